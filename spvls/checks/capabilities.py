@@ -1,0 +1,123 @@
+"""capability.*: opcodes and enumerants need their enabling capability, extension and version.
+
+All requirements come from spirv.core.grammar.json. The rules follow SPIR-V 2.16.1
+("all the capabilities ... must be declared") and the grammar's version/extension fields.
+"""
+from __future__ import annotations
+
+from ..model.module import Inst, Module
+from ..spec.grammar import format_version
+from .diagnostic import ERROR, Diagnostic, Edit, Fix
+
+# SPIRV-Tools issue 365: mentioning these builtins in a decoration needs no capability.
+_FREE_BUILTINS = {"PointSize", "ClipDistance", "CullDistance"}
+
+
+def _insert_after(m: Module, opnames: tuple[str, ...]) -> tuple[int, str]:
+    """Line to insert a new header instruction at, and the indentation to use."""
+    best, indent = None, ""
+    for inst in m.insts:
+        if inst.opname in opnames:
+            best = inst.line
+            indent = inst.src.text[: len(inst.src.text) - len(inst.src.text.lstrip())]
+    if best is not None:
+        return best + 1, indent
+    first = m.insts[0] if m.insts else None
+    if first is not None:
+        return first.line, first.src.text[: len(first.src.text) - len(first.src.text.lstrip())]
+    return 0, ""
+
+
+def add_capability_fix(m: Module, cap: str) -> Fix:
+    line, indent = _insert_after(m, ("OpCapability",))
+    return Fix(f"Add 'OpCapability {cap}'", (Edit(line, 0, 0, f"{indent}OpCapability {cap}\n"),))
+
+
+def add_extension_fix(m: Module, ext: str) -> Fix:
+    line, indent = _insert_after(m, ("OpCapability", "OpExtension"))
+    return Fix(f"Add 'OpExtension \"{ext}\"'", (Edit(line, 0, 0, f'{indent}OpExtension "{ext}"\n'),))
+
+
+def _caps_fixes(m: Module, caps) -> tuple[Fix, ...]:
+    return tuple(add_capability_fix(m, c) for c in caps[:3])
+
+
+def _ext_fixes(m: Module, exts) -> tuple[Fix, ...]:
+    return tuple(add_extension_fix(m, e) for e in exts[:3])
+
+
+def _has_ext(m: Module, exts) -> bool:
+    return any(e in m.extensions for e in exts)
+
+
+def check(m: Module) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for inst in m.insts:
+        if inst.spec is not None:
+            out.extend(_opcode(m, inst))
+            out.extend(_operands(m, inst))
+    return out
+
+
+def _opcode(m: Module, inst: Inst) -> list[Diagnostic]:
+    spec, tok, v = inst.spec, inst.src.opcode, m.version
+    d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731
+    if spec.capabilities and not any(c in m.declared_caps for c in spec.capabilities):
+        caps = list(spec.capabilities)
+        return [d("capability.missing",
+                  f"{spec.name} requires one of these capabilities: {', '.join(caps)} "
+                  "(SPIR-V 2.16.1: declare it with OpCapability)", _caps_fixes(m, caps))]
+    if spec.last_version and v > spec.last_version:
+        return [d("capability.version", f"{spec.name} requires SPIR-V {format_version(spec.last_version)} or earlier")]
+    if spec.capabilities and spec.name != "OpTerminateInvocation":
+        return []
+    exts = list(spec.extensions)
+    if spec.version is not None and v >= spec.version:
+        return []
+    if not exts:
+        if spec.version is None:
+            return [d("capability.reserved", f"{spec.name} is reserved for future use: no capability, "
+                                              "extension or version enables it")]
+        return [d("capability.version", f"{spec.name} requires SPIR-V {format_version(spec.version)} at minimum "
+                                         f"(the module targets {format_version(v)})")]
+    if _has_ext(m, exts):
+        return []
+    also = "" if spec.version is None else f"SPIR-V {format_version(spec.version)} or "
+    return [d("capability.extension", f"{spec.name} requires {also}OpExtension of one of: {', '.join(exts)}",
+              _ext_fixes(m, exts))]
+
+
+def _operands(m: Module, inst: Inst) -> list[Diagnostic]:
+    out = []
+    v = m.version
+    for op in inst.match.operands:
+        for e in op.enumerants:
+            if e.value == 0 and m.grammar.kinds[e.kind].category == "BitEnum":
+                continue
+            tok = op.token
+            d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731,B023
+            free = e.kind == "BuiltIn" and e.name in _FREE_BUILTINS
+            # OpCapability declares its operand: only version and extension apply to it.
+            if (e.capabilities and inst.opname != "OpCapability" and not free
+                    and not any(c in m.declared_caps for c in e.capabilities)):
+                caps = list(e.capabilities)
+                out.append(d("capability.missing",
+                             f"{e.kind} {e.name} requires one of these capabilities: {', '.join(caps)} "
+                             "(SPIR-V 2.16.1)", _caps_fixes(m, caps)))
+                continue
+            if e.version is not None and e.version <= v and (e.last_version is None or v <= e.last_version):
+                continue
+            if e.last_version is not None and e.last_version < v:
+                out.append(d("capability.version",
+                             f"{e.kind} {e.name} requires SPIR-V {format_version(e.last_version)} or earlier"))
+            elif e.version is not None and not e.extensions:
+                out.append(d("capability.version",
+                             f"{e.kind} {e.name} requires SPIR-V {format_version(e.version)} or later "
+                             f"(the module targets {format_version(v)})"))
+            elif e.extensions and not _has_ext(m, e.extensions):
+                exts = list(e.extensions)
+                also = "" if e.version is None else f"SPIR-V {format_version(e.version)} or "
+                out.append(d("capability.extension",
+                             f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}",
+                             _ext_fixes(m, exts)))
+    return out

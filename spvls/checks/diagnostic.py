@@ -1,0 +1,46 @@
+"""The diagnostic every check produces; the CLI and the server only format it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ERROR, WARNING, INFO, HINT = "error", "warning", "information", "hint"
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    line: int
+    start: int
+    end: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace text in [start, end) of `line` (line == len(lines) appends)."""
+
+    line: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    title: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    line: int
+    start: int
+    end: int
+    severity: str
+    code: str
+    message: str
+    related: tuple[Related, ...] = field(default=())
+    fixes: tuple[Fix, ...] = field(default=())
+
+    @property
+    def family(self) -> str:
+        return self.code.split(".", 1)[0]

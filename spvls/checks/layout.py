@@ -1,0 +1,74 @@
+"""layout.*: the logical layout of a module (SPIR-V 2.4)."""
+from __future__ import annotations
+
+from ..model.module import Module
+from .diagnostic import ERROR, Diagnostic
+
+_SECTIONS = [
+    ("capabilities", {"OpCapability"}),
+    ("extensions", {"OpExtension"}),
+    ("extended instruction set imports", {"OpExtInstImport"}),
+    ("the memory model", {"OpMemoryModel"}),
+    ("entry points", {"OpEntryPoint"}),
+    ("execution modes", {"OpExecutionMode", "OpExecutionModeId"}),
+    ("debug source instructions", {"OpString", "OpSourceExtension", "OpSource", "OpSourceContinued"}),
+    ("debug names", {"OpName", "OpMemberName"}),
+    ("OpModuleProcessed", {"OpModuleProcessed"}),
+]
+_RANK = {op: i for i, (_, ops) in enumerate(_SECTIONS) for op in ops}
+_ANNOTATIONS = len(_SECTIONS)
+_GLOBALS = _ANNOTATIONS + 1
+_FUNCTIONS = _GLOBALS + 1
+_NAMES = [s for s, _ in _SECTIONS] + ["annotations", "types, constants and global variables", "functions"]
+# Allowed wherever they are: line info and (non-semantic) extended instructions.
+_ANYWHERE = {"OpLine", "OpNoLine", "OpExtInst", "OpExtInstWithForwardRefsKHR", "OpNop", "OpUndef"}
+
+
+def _rank(inst) -> int | None:
+    op = inst.opname
+    if op in _RANK:
+        return _RANK[op]
+    if op in _ANYWHERE or inst.spec is None:
+        return None
+    cls = inst.spec.cls
+    if cls == "Annotation":
+        return _ANNOTATIONS
+    if cls in ("Type-Declaration", "Constant-Creation") or op == "OpVariable" or op.startswith("OpUntypedVariable"):
+        return _GLOBALS
+    return _FUNCTIONS
+
+
+def check(m: Module) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    highest, where = -1, None
+    in_function = False
+    for inst in m.insts:
+        if inst.opname == "OpFunction":
+            in_function = True
+        if in_function:
+            if inst.opname == "OpFunctionEnd":
+                in_function = False
+            highest = max(highest, _FUNCTIONS)
+            continue
+        r = _rank(inst)
+        if r is None:
+            continue
+        if r == _FUNCTIONS:
+            tok = inst.src.opcode
+            out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "layout.outside-function",
+                                  f"{inst.opname} must be inside a function (SPIR-V 2.4 Logical Layout)"))
+            continue
+        if r < highest:
+            tok = inst.src.opcode
+            out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "layout.order",
+                                  f"{inst.opname} belongs with {_NAMES[r]}, which must come before "
+                                  f"{_NAMES[highest]} (line {where + 1}) (SPIR-V 2.4 Logical Layout)"))
+            continue
+        if r > highest:
+            highest, where = r, inst.line
+    if m.insts and not any(i.opname == "OpMemoryModel" for i in m.insts):
+        first = m.insts[0]
+        tok = first.src.opcode
+        out.append(Diagnostic(first.line, tok.start, tok.end, ERROR, "layout.missing-memory-model",
+                              "the module has no OpMemoryModel: exactly one is required (SPIR-V 2.4)"))
+    return out

@@ -1,0 +1,69 @@
+"""syntax.*: the text does not parse; operand.*: operands the grammar JSON rejects."""
+from __future__ import annotations
+
+import re
+
+from ..model.module import Module
+from .diagnostic import ERROR, Diagnostic, Edit, Fix
+
+_VALID_ID = re.compile(r"%[A-Za-z0-9_]+")
+
+
+def check(m: Module) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for n, line in enumerate(m.doc.lines):
+        if line.error:
+            e = line.error
+            out.append(Diagnostic(n, e.start, e.end, ERROR, "syntax.parse", e.message))
+        for tok in (line.result, *line.operands):
+            if tok is not None and tok.kind == "ID" and not _VALID_ID.fullmatch(tok.text):
+                out.append(Diagnostic(n, tok.start, tok.end, ERROR, "syntax.bad-id",
+                                      f"invalid id {tok.text!r}: an id is '%' followed by letters, "
+                                      "digits and '_' (spirv-as accepts no other characters)"))
+    for inst in m.insts:
+        for p in inst.match.problems:
+            fixes = tuple(
+                Fix(f"Change to '{s}'", (Edit(inst.line, p.start, p.end, s),)) for s in p.suggestions[:3]
+            )
+            out.append(Diagnostic(inst.line, p.start, p.end, ERROR, p.code, p.message, fixes=fixes))
+        out.extend(_literal_values(m, inst))
+    return out
+
+
+def _int_range(width: int, signed: bool) -> tuple[int, int]:
+    # spirv-as takes any bit pattern of the width for signed types, written as hex or positive.
+    return (-(1 << (width - 1)) if signed else 0), (1 << width) - 1
+
+
+def _literal_values(m: Module, inst) -> list[Diagnostic]:
+    """LiteralContextDependentNumber: the result type (or the selector) decides its form."""
+    op = inst.opname
+    if op in ("OpConstant", "OpSpecConstant"):
+        type_id, lits = inst.result_type, [o for o in inst.match.operands if o.spec.kind == "LiteralContextDependentNumber"]
+    elif op == "OpSwitch":
+        sel = inst.ids()
+        t = m.type_of(sel[0].token.text) if sel else None
+        type_id = t.result if t else None
+        lits = [o for o in inst.match.operands if o.spec.kind == "LiteralInteger" and o.token.kind != "RAW"]
+    else:
+        return []
+    t = m.definition(type_id)
+    if t is None or not lits:
+        return []
+    out = []
+    widths = [o.token.text for o in t.match.operands if not o.is_id]
+    for lit in lits:
+        tok = lit.token
+        if t.opname == "OpTypeInt" and len(widths) >= 2 and widths[0].isdigit():
+            width, signed = int(widths[0]), widths[1] == "1"
+            if tok.kind != "INT":
+                out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "operand.literal-type",
+                                      f"{tok.text!r} is not an integer, but the type {t.result} is an integer type"))
+                continue
+            lo, hi = _int_range(width, signed)
+            value = int(tok.text, 0)
+            if not lo <= value <= hi:
+                kind = "signed" if signed else "unsigned"
+                out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "operand.literal-range",
+                                      f"{tok.text} does not fit a {width}-bit {kind} integer ({t.result})"))
+    return out

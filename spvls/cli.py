@@ -1,0 +1,97 @@
+"""`spvls check FILE...` for CI and pre-commit; `spvls` alone serves LSP over stdio."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .checks import analyze
+from .checks.diagnostic import ERROR, WARNING, Diagnostic
+from .spec import env as envs
+from .syntax.document import Document
+
+SPIRV_MAGIC = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
+_SEVERITY_WORD = {"information": "info"}
+
+
+def read_source(path: Path) -> tuple[str, list[Diagnostic]]:
+    """The file's text, with diagnostics for what made it hard to read. Never raises."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return "", [Diagnostic(0, 0, 0, ERROR, "io.unreadable", f"cannot read {path}: {e.strerror or e}")]
+    if data[:4] in SPIRV_MAGIC:
+        return "", [Diagnostic(0, 0, 0, ERROR, "syntax.binary",
+                               "this is a SPIR-V binary module, not assembly text: run spirv-dis on it first")]
+    if not data.strip():
+        return "", [Diagnostic(0, 0, 0, WARNING, "syntax.empty", "the file is empty: no SPIR-V module here")]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as e:
+        text = data.decode("utf-8", errors="replace")
+        line = data[: e.start].count(b"\n")
+        col = len(data[: e.start].rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace"))
+        return text, [Diagnostic(line, col, col + 1, ERROR, "syntax.encoding",
+                                 f"byte 0x{data[e.start]:02x} is not UTF-8: SPIR-V assembly is UTF-8 text "
+                                 "(shown here as U+FFFD)")]
+
+
+def check_file(path: Path, target_env: str | None) -> list[Diagnostic]:
+    text, problems = read_source(path)
+    if any(d.severity == ERROR for d in problems) and not text:
+        return problems
+    diags = analyze(Document(text, uri=str(path)), target_env).diagnostics if text else []
+    return sorted(problems + diags, key=lambda d: (d.line, d.start))
+
+
+def format_text(path: str, d: Diagnostic) -> str:
+    sev = _SEVERITY_WORD.get(d.severity, d.severity)
+    return f"{path}:{d.line + 1}:{d.start + 1}: {sev}: {d.message} [{d.code}]"
+
+
+def format_json(path: str, d: Diagnostic) -> dict:
+    return {"path": path, "line": d.line + 1, "column": d.start + 1, "endColumn": d.end + 1,
+            "severity": d.severity, "code": d.code, "message": d.message,
+            "related": [{"line": r.line + 1, "column": r.start + 1, "message": r.message} for r in d.related]}
+
+
+def cmd_check(args) -> int:
+    errors = 0
+    records = []
+    for name in args.files:
+        for d in check_file(Path(name), args.target_env):
+            errors += d.severity == ERROR
+            if args.format == "json":
+                records.append(format_json(name, d))
+            else:
+                print(format_text(name, d))
+    if args.format == "json":
+        print(json.dumps(records, indent=1))
+    elif errors:
+        print(f"{errors} error(s)", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="spvls", description="SPIR-V assembly language server and checker")
+    parser.add_argument("--stdio", action="store_true", help="serve LSP over stdio (the default)")
+    parser.add_argument("--tcp", action="store_true", help="serve LSP over TCP (for debugging)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=2087)
+    sub = parser.add_subparsers(dest="command")
+    check = sub.add_parser("check", help="check files and print diagnostics")
+    check.add_argument("--target-env", choices=envs.NAMES, metavar="ENV",
+                       help="spirv-val's target env (spv1.0..spv1.6, vulkan1.0..vulkan1.4, universal1.x); "
+                            "default: the file's '; Version:' header, else spv1.6")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("files", nargs="+", metavar="FILE")
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        return cmd_check(args)
+    from .server import serve
+    return serve(tcp=args.tcp, host=args.host, port=args.port)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

