@@ -1,5 +1,104 @@
-"""placeholder"""
+"""ballot.*: SPV_KHR_shader_ballot."""
+from __future__ import annotations
+
+from ..model.module import Inst, Module
+from ..model.types import describe, int_info, vector_of
+from ..spec.env import is_vulkan
+from .diagnostic import ERROR, WARNING, Diagnostic, at, related_at
+
+EXTENSION = "SPV_KHR_shader_ballot"
+MASKS = {"SubgroupEqMask", "SubgroupGeMask", "SubgroupGtMask", "SubgroupLeMask", "SubgroupLtMask"}
+RULES = {
+    "ballot.mask-type": "Provides a 4 component 32 bit integer vector bitmask for all invocations.",
+    "ballot.mask-storage": "Builtin variables provide a bitmask for invocations (an Input variable).",
+    "ballot.member-decoration": "The mask builtins decorate a variable, never a structure member.",
+    "ballot.result-type": "Result type and masks now changed to 4 component vector of 32 bit integers.",
+    "ballot.predicate": "OpSubgroupBallotKHR takes a Boolean Predicate.",
+    "ballot.value-type": "OpSubgroupReadInvocationKHR and OpSubgroupFirstInvocationKHR return a value of the "
+                         "type of Value.",
+    "ballot.index": "Index is a scalar integer.",
+}
 
 
-def check(m):
-    return []
+def _msg(code: str, lead: str) -> str:
+    return f"{EXTENSION}: {lead}. Spec: \"{RULES[code]}\""
+
+
+def _is_u32x4(m: Module, t: Inst | None) -> bool:
+    v = vector_of(m, t)
+    return v is not None and v[1] == 4 and (int_info(v[0]) or (0,))[0] == 32
+
+
+def check(m: Module) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for inst in m.insts:
+        op = inst.opname
+        if op in ("OpDecorate", "OpMemberDecorate"):
+            out.extend(_builtin(m, inst))
+        elif op == "OpSubgroupBallotKHR":
+            out.extend(_ballot(m, inst))
+        elif op in ("OpSubgroupReadInvocationKHR", "OpSubgroupFirstInvocationKHR"):
+            out.extend(_read(m, inst))
+    return out
+
+
+def _builtin(m: Module, inst: Inst) -> list[Diagnostic]:
+    ops = inst.match.operands
+    mask = next((o for o in ops if o.enumerants and o.enumerants[0].kind == "BuiltIn"
+                 and o.enumerants[0].name in MASKS), None)
+    if mask is None:
+        return []
+    name = mask.token.text
+    if inst.opname == "OpMemberDecorate":
+        return [at(inst.line, mask.token, ERROR, "ballot.member-decoration",
+                   _msg("ballot.member-decoration", f"BuiltIn {name} cannot be used as a member decoration"))]
+    var = m.definition(ops[0].token.text)
+    if var is None or var.opname != "OpVariable":
+        return []
+    out = []
+    # Vulkan makes these rules (VUID-SubgroupEqMask-SubgroupEqMask-04371/04372); elsewhere the
+    # extension only describes the type, so we warn.
+    sev = ERROR if is_vulkan(m.env) else WARNING
+    ptr = m.definition(var.result_type)
+    rel = (related_at(var.line, var.src.result, f"{var.result} is declared here"),)
+    sc = next((o for o in var.match.operands if o.enumerants), None)
+    if sc is not None and sc.enumerants[0].name != "Input":
+        out.append(at(inst.line, mask.token, sev, "ballot.mask-storage",
+                      _msg("ballot.mask-storage", f"{name} decorates {var.result}, a "
+                           f"{sc.enumerants[0].name} variable; it must be Input"), rel))
+    pointee = m.strip_pointer(ptr)
+    if pointee is not None and not _is_u32x4(m, pointee):
+        out.append(at(inst.line, mask.token, sev, "ballot.mask-type",
+                      _msg("ballot.mask-type", f"{name} decorates {var.result} of type {describe(m, pointee)}; "
+                           "it must be a 4-component vector of 32-bit integers"), rel))
+    return out
+
+
+def _ballot(m: Module, inst: Inst) -> list[Diagnostic]:
+    out = []
+    rt = m.definition(inst.result_type)
+    if rt is not None and not _is_u32x4(m, rt):
+        out.append(at(inst.line, inst.match.operands[0].token, WARNING, "ballot.result-type",
+                      _msg("ballot.result-type", f"the result is {describe(m, rt)}")))
+    pred = inst.operand("Predicate")
+    pt = m.type_of(pred.token.text) if pred else None
+    if pt is not None and pt.opname != "OpTypeBool":
+        out.append(at(inst.line, pred.token, WARNING, "ballot.predicate",
+                      _msg("ballot.predicate", f"Predicate is {describe(m, pt)}")))
+    return out
+
+
+def _read(m: Module, inst: Inst) -> list[Diagnostic]:
+    out = []
+    rt = m.definition(inst.result_type)
+    value = inst.operand("Value")
+    vt = m.type_of(value.token.text) if value else None
+    if rt is not None and vt is not None and rt is not vt:
+        out.append(at(inst.line, value.token, WARNING, "ballot.value-type",
+                      _msg("ballot.value-type", f"Value is {describe(m, vt)}, the result {describe(m, rt)}")))
+    index = inst.operand("Index")
+    it = m.type_of(index.token.text) if index else None
+    if it is not None and int_info(it) is None:
+        out.append(at(inst.line, index.token, WARNING, "ballot.index",
+                      _msg("ballot.index", f"Index is {describe(m, it)}")))
+    return out

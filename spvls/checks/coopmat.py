@@ -1,5 +1,449 @@
-"""placeholder"""
+"""coopmat.*: SPV_KHR_cooperative_matrix."""
+from __future__ import annotations
+
+from ..model.module import Inst, Module
+from ..model.types import contains, describe, float_encoding, int_info, scalar_of
+from .capabilities import add_capability_fix
+from .diagnostic import ERROR, WARNING, Diagnostic, at, related_at
+
+EXTENSION = "SPV_KHR_cooperative_matrix"
+COOPMAT = "OpTypeCooperativeMatrixKHR"
+RULES = {
+    "coopmat.component-type": "Component Type must be a scalar numerical type.",
+    "coopmat.type-operand": "Scope, Rows and Columns must be a constant instruction with scalar 32-bit integer type.",
+    "coopmat.use": "Use must be a constant instruction scalar 32-bit integer type whose value corresponds to "
+                   "a Cooperative Matrix Use.",
+    "coopmat.storage-class": "Cooperative matrix types (or types containing them) can only be allocated in "
+                             "Function or Private storage classes.",
+    "coopmat.vulkan-memory-model": "If the CooperativeMatrixKHR capability is declared then the "
+                                   "VulkanMemoryModel capability must be declared as well.",
+    "coopmat.load-result": "Result Type is the type of the loaded object. It must be a cooperative matrix type.",
+    "coopmat.store-object": "Object is the object to store. Its type must be an OpTypeCooperativeMatrixKHR.",
+    "coopmat.pointer": "Pointer is a pointer. Its type must be an OpTypePointer whose Type operand is a scalar "
+                       "or vector type.",
+    "coopmat.layout": "MemoryLayout ... must come from a 32-bit integer constant instruction whose value "
+                      "corresponds to a Cooperative Matrix Layout.",
+    "coopmat.stride": "Stride ... must be a scalar integer type.",
+    "coopmat.memory-operand": "MakePointerAvailable: not valid with OpLoad or OpCooperativeMatrixLoadKHR; "
+                              "MakePointerVisible: not valid with OpStore or OpCooperativeMatrixStoreKHR.",
+    "coopmat.length-result": "Result Type must be an OpTypeInt with 32-bit Width and 0 Signedness.",
+    "coopmat.length-type": "Type is a cooperative matrix type.",
+    "coopmat.muladd-use": "Result Type ... whose Use must be MatrixAccumulatorKHR. A ... whose Use must be "
+                          "MatrixAKHR. B ... whose Use must be MatrixBKHR. C ... whose Use must be "
+                          "MatrixAccumulatorKHR.",
+    "coopmat.muladd-shape": "Result Type must be a cooperative matrix type with M rows and N columns; A ... M "
+                            "rows and K columns; B ... K rows and N columns; C ... M rows and N columns. The "
+                            "values of M, N, and K must be consistent across the result and operands.",
+    "coopmat.muladd-scope": "A, B, C, and Result Type must have the same scope.",
+    "coopmat.signed-components": "The Matrix{A,B,C,Result}SignedComponentsKHR Cooperative Matrix Operand can "
+                                 "only be used when the type of the corresponding matrix is an integer type.",
+    "coopmat.conversion": "The result type and value type must have the same Scope, number of Rows, number of "
+                          "Columns, and Use.",
+    "coopmat.arithmetic": "OpF instructions can be used with cooperative matrix types whose Component Type is "
+                          "a floating-point type. OpI, OpS, and OpU instructions can be used with cooperative "
+                          "matrix types whose Component Type is an integer type. Binary arithmetic instructions "
+                          "operate on the individual elements of a pair of cooperative matrices whose type must "
+                          "match.",
+    "coopmat.constituent": "If the Result Type is a cooperative matrix type, then there must be only one "
+                           "Constituent and it is used to initialize all members.",
+    "coopmat.encoding": "SPV_KHR_bfloat16 / SPV_EXT_float8: arithmetic instructions do not take BFloat16 or "
+                        "8-bit floating-point cooperative matrices; convert them first.",
+    "coopmat.workgroup-size": "A Workgroup-scope cooperative matrix type needs the LocalSizeId constants to be "
+                              "defined before it (the workgroup size decides its layout).",
+    "coopmat.non-uniform": "All dynamic instances of an instruction with an operand or result that is an object "
+                           "of this type must be executed such that all the invocations in the Scope instance "
+                           "are active or none of them are.",
+}
+_CONVERSIONS = {"OpConvertFToU", "OpConvertFToS", "OpConvertSToF", "OpConvertUToF", "OpUConvert",
+                "OpSConvert", "OpFConvert", "OpBitcast"}
+_UNARY = {"OpSNegate", "OpFNegate"}
+_BINARY = {"OpIAdd", "OpFAdd", "OpISub", "OpFSub", "OpFMul", "OpIMul", "OpFDiv", "OpSDiv", "OpUDiv"}
+_USES = {0: "MatrixAKHR", 1: "MatrixBKHR", 2: "MatrixAccumulatorKHR"}
 
 
-def check(m):
+def _msg(code: str, lead: str) -> str:
+    return f"{EXTENSION}: {lead}. Spec: \"{RULES[code]}\""
+
+
+class _Mat:
+    """The parts of an OpTypeCooperativeMatrixKHR, as values where known, else as ids."""
+
+    def __init__(self, m: Module, t: Inst):
+        ids = [o.token.text for o in t.ids()]
+        ids += [""] * (5 - len(ids))
+        self.inst = t
+        self.component = m.definition(ids[0])
+        key = lambda i: (m.int_value(i) if m.int_value(i) is not None else i)  # noqa: E731
+        self.scope, self.rows, self.cols, self.use = (key(i) for i in ids[1:5])
+
+    def use_name(self) -> str:
+        return _USES.get(self.use, str(self.use)) if isinstance(self.use, int) else str(self.use)
+
+
+def _mat(m: Module, id_: str | None) -> _Mat | None:
+    t = m.type_of(id_)
+    return _Mat(m, t) if t is not None and t.opname == COOPMAT else None
+
+
+def _is_const_u32ish(m: Module, id_: str) -> bool:
+    d = m.definition(id_)
+    if d is None or not m.is_constant(id_):
+        return False
+    info = int_info(m.definition(d.result_type))
+    return info is not None and info[0] == 32
+
+
+def check(m: Module) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    out.extend(_memory_model(m))
+    for inst in m.insts:
+        op = inst.opname
+        if op == COOPMAT:
+            out.extend(_type(m, inst))
+        elif op == "OpVariable":
+            out.extend(_storage(m, inst))
+        elif op == "OpCooperativeMatrixLoadKHR":
+            out.extend(_load_store(m, inst, load=True))
+        elif op == "OpCooperativeMatrixStoreKHR":
+            out.extend(_load_store(m, inst, load=False))
+        elif op == "OpCooperativeMatrixLengthKHR":
+            out.extend(_length(m, inst, inst.operand("Type")))
+        elif op == "OpSpecConstantOp" and inst.match.ext_inst and \
+                inst.match.ext_inst.name == "OpCooperativeMatrixLengthKHR":
+            out.extend(_length(m, inst, inst.ids(skip_type=True)[0] if inst.ids(skip_type=True) else None))
+        elif op == "OpCooperativeMatrixMulAddKHR":
+            out.extend(_muladd(m, inst))
+        elif op in _CONVERSIONS:
+            out.extend(_conversion(m, inst))
+        elif op in _UNARY or op in _BINARY or op == "OpMatrixTimesScalar":
+            out.extend(_arithmetic(m, inst))
+        elif op in ("OpCompositeConstruct", "OpConstantComposite", "OpSpecConstantComposite"):
+            out.extend(_constituents(m, inst))
+    out.extend(_uniformity(m))
+    return out
+
+
+def _memory_model(m: Module) -> list[Diagnostic]:
+    cap = m.capabilities.get("CooperativeMatrixKHR")
+    if cap is None or "Shader" not in m.declared_caps or "VulkanMemoryModel" in m.declared_caps:
+        return []
+    tok = cap.match.operands[0].token
+    return [at(cap.line, tok, ERROR, "coopmat.vulkan-memory-model",
+               _msg("coopmat.vulkan-memory-model", "with the Shader capability, CooperativeMatrixKHR needs "
+                    "the VulkanMemoryModel capability"),
+               fixes=(add_capability_fix(m, "VulkanMemoryModel"),))]
+
+
+def _type(m: Module, inst: Inst) -> list[Diagnostic]:
+    out = []
+    comp, scope, rows, cols, use = (inst.operand(n) for n in ("Component Type", "Scope", "Rows", "Columns", "Use"))
+    if comp and comp.is_id:
+        t = m.definition(comp.token.text)
+        if t is not None and t.opname not in ("OpTypeInt", "OpTypeFloat"):
+            out.append(at(inst.line, comp.token, ERROR, "coopmat.component-type",
+                          _msg("coopmat.component-type", f"{comp.token.text} is {describe(m, t)}, not a scalar "
+                               "integer or floating-point type")))
+    for op in (scope, rows, cols, use):
+        if op is None or not op.is_id or m.definition(op.token.text) is None:
+            continue
+        if not _is_const_u32ish(m, op.token.text):
+            code = "coopmat.use" if op is use else "coopmat.type-operand"
+            out.append(at(inst.line, op.token, ERROR, code,
+                          _msg(code, f"{op.spec.name} {op.token.text} is not a constant instruction of 32-bit "
+                               "integer type")))
+    if use and use.is_id:
+        v = m.int_value(use.token.text)
+        if v is not None and v not in _USES:
+            out.append(at(inst.line, use.token, ERROR, "coopmat.use",
+                          _msg("coopmat.use", f"Use is {v}; a Cooperative Matrix Use is 0 (MatrixAKHR), "
+                               "1 (MatrixBKHR) or 2 (MatrixAccumulatorKHR)")))
+    if scope and scope.is_id and m.int_value(scope.token.text) == 2:  # Workgroup
+        out.extend(_workgroup_size(m, inst, scope))
+    return out
+
+
+def _workgroup_size(m: Module, inst: Inst, scope) -> list[Diagnostic]:
+    out = []
+    for ep in m.entry_points.values():
+        for mode in ep.modes:
+            if mode.opname != "OpExecutionModeId":
+                continue
+            for op in mode.ids()[1:]:
+                d = m.definition(op.token.text)
+                if d is not None and d.line > inst.line:
+                    out.append(at(inst.line, scope.token, ERROR, "coopmat.workgroup-size",
+                                  _msg("coopmat.workgroup-size", f"this Workgroup-scope type comes before "
+                                       f"{op.token.text}, a LocalSizeId constant of {ep.name!r}"),
+                                  (related_at(d.line, d.src.result, f"{op.token.text} is defined here"),)))
+                    return out
+    return out
+
+
+def _storage(m: Module, inst: Inst) -> list[Diagnostic]:
+    ptr = m.definition(inst.result_type)
+    if ptr is None or ptr.opname != "OpTypePointer":
+        return []
+    pointee = m.strip_pointer(ptr)
+    sc = next((o for o in inst.match.operands if o.enumerants), None)
+    if sc is None or sc.enumerants[0].name in ("Function", "Private") or not contains(m, pointee, COOPMAT):
+        return []
+    return [at(inst.line, sc.token, ERROR, "coopmat.storage-class",
+               _msg("coopmat.storage-class", f"{inst.result} holds a cooperative matrix in "
+                    f"{sc.enumerants[0].name} storage"),
+               (related_at(ptr.line, ptr.src.result, f"{ptr.result} is {describe(m, ptr)}"),))]
+
+
+def _load_store(m: Module, inst: Inst, load: bool) -> list[Diagnostic]:
+    out = []
+    if load:
+        rt = inst.match.operands[0] if inst.match.operands else None
+        if rt and rt.is_id and m.definition(rt.token.text) and _mat(m, rt.token.text) is None:
+            out.append(at(inst.line, rt.token, ERROR, "coopmat.load-result",
+                          _msg("coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type")))
+    else:
+        obj = inst.operand("Object")
+        if obj and m.definition(obj.token.text) and _mat(m, obj.token.text) is None:
+            out.append(at(inst.line, obj.token, ERROR, "coopmat.store-object",
+                          _msg("coopmat.store-object", f"{obj.token.text} is not a cooperative matrix")))
+    ptr = inst.operand("Pointer")
+    pt = m.type_of(ptr.token.text) if ptr else None
+    if pt is not None and pt.opname == "OpTypePointer":
+        pointee = m.strip_pointer(pt)
+        if pointee is not None and scalar_of(m, pointee) is None:
+            out.append(at(inst.line, ptr.token, ERROR, "coopmat.pointer",
+                          _msg("coopmat.pointer", f"{ptr.token.text} points to {describe(m, pointee)}")))
+    layout = inst.operand("MemoryLayout")
+    if layout and layout.is_id and m.definition(layout.token.text) and not _is_const_u32ish(m, layout.token.text):
+        out.append(at(inst.line, layout.token, ERROR, "coopmat.layout",
+                      _msg("coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant")))
+    stride = inst.operand("Stride")
+    if stride and stride.is_id and m.definition(stride.token.text):
+        if int_info(m.type_of(stride.token.text)) is None:
+            out.append(at(inst.line, stride.token, ERROR, "coopmat.stride",
+                          _msg("coopmat.stride", f"{stride.token.text} is not a scalar integer")))
+    bad = "MakePointerAvailable" if load else "MakePointerVisible"
+    for op in inst.match.operands:
+        if op.spec.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):
+            out.append(at(inst.line, op.token, ERROR, "coopmat.memory-operand",
+                          _msg("coopmat.memory-operand", f"{bad} is not valid on {inst.opname}")))
+    return out
+
+
+def _length(m: Module, inst: Inst, type_op) -> list[Diagnostic]:
+    out = []
+    rt = m.definition(inst.result_type)
+    if rt is not None and int_info(rt) != (32, False):
+        tok = inst.match.operands[0].token
+        out.append(at(inst.line, tok, ERROR, "coopmat.length-result",
+                      _msg("coopmat.length-result", f"{inst.result_type} is {describe(m, rt)}, not u32")))
+    if type_op is not None and type_op.is_id:
+        t = m.definition(type_op.token.text)
+        if t is not None and t.opname != COOPMAT:
+            out.append(at(inst.line, type_op.token, ERROR, "coopmat.length-type",
+                          _msg("coopmat.length-type", f"{type_op.token.text} is not a cooperative matrix type")))
+    return out
+
+
+def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
+    out = []
+    ops = {"Result": inst.match.operands[0] if inst.match.operands else None,
+           "A": inst.operand("A"), "B": inst.operand("B"), "C": inst.operand("C")}
+    mats = {k: (_mat(m, o.token.text) if o and o.is_id else None) for k, o in ops.items()}
+    want = {"Result": "MatrixAccumulatorKHR", "A": "MatrixAKHR", "B": "MatrixBKHR", "C": "MatrixAccumulatorKHR"}
+    for k, mat in mats.items():
+        if mat is not None and isinstance(mat.use, int) and mat.use_name() != want[k]:
+            out.append(at(inst.line, ops[k].token, ERROR, "coopmat.muladd-use",
+                          _msg("coopmat.muladd-use", f"{k} has Use {mat.use_name()}, must be {want[k]}"),
+                          (related_at(mat.inst.line, mat.inst.src.result, "its type"),)))
+    r, a, b, c = (mats[k] for k in ("Result", "A", "B", "C"))
+    # (operand, its dimension, what it must equal, name of the dimension)
+    pairs = []
+    if r and a:
+        pairs.append(("A", a.rows, r.rows, "rows (M)"))
+    if r and b:
+        pairs.append(("B", b.cols, r.cols, "columns (N)"))
+    if a and b:
+        pairs.append(("B", b.rows, a.cols, "rows (K, A's columns)"))
+    if r and c:
+        pairs += [("C", c.rows, r.rows, "rows (M)"), ("C", c.cols, r.cols, "columns (N)")]
+    for k, got, expect, what in pairs:
+        if got != expect:
+            out.append(at(inst.line, ops[k].token, ERROR, "coopmat.muladd-shape",
+                          _msg("coopmat.muladd-shape", f"{k} has {got} {what}, expected {expect}"),
+                          (related_at(mats[k].inst.line, mats[k].inst.src.result, "its type"),)))
+    scopes = {k: v.scope for k, v in mats.items() if v is not None}
+    if len(set(map(str, scopes.values()))) > 1:
+        first = next(iter(scopes.values()))
+        for k, s in scopes.items():
+            if s != first:
+                out.append(at(inst.line, ops[k].token, ERROR, "coopmat.muladd-scope",
+                              _msg("coopmat.muladd-scope", f"{k} has scope {s}, the result has {first}")))
+    for op in inst.match.operands:
+        for e in op.enumerants:
+            which = {"MatrixASignedComponentsKHR": "A", "MatrixBSignedComponentsKHR": "B",
+                     "MatrixCSignedComponentsKHR": "C", "MatrixResultSignedComponentsKHR": "Result"}.get(e.name)
+            mat = mats.get(which) if which else None
+            if mat is not None and mat.component is not None and int_info(mat.component) is None:
+                out.append(at(inst.line, op.token, ERROR, "coopmat.signed-components",
+                              _msg("coopmat.signed-components", f"{e.name} given, but {which}'s components are "
+                                   f"{describe(m, mat.component)}")))
+    return out
+
+
+def _conversion(m: Module, inst: Inst) -> list[Diagnostic]:
+    ops = inst.ids(skip_type=True)
+    if not ops or not inst.result_type:
+        return []
+    res, val = _mat(m, inst.result_type), _mat(m, ops[0].token.text)
+    if res is None and val is None:
+        return []
+    if res is None or val is None:
+        return [at(inst.line, ops[0].token, ERROR, "coopmat.conversion",
+                   _msg("coopmat.conversion", "a cooperative matrix converts only to another cooperative matrix"))]
+    out = []
+    for what, a, b in (("Scope", val.scope, res.scope), ("Rows", val.rows, res.rows),
+                       ("Columns", val.cols, res.cols), ("Use", val.use, res.use)):
+        if a != b:
+            out.append(at(inst.line, ops[0].token, ERROR, "coopmat.conversion",
+                          _msg("coopmat.conversion", f"{what} differs: {ops[0].token.text} has {a}, "
+                               f"the Result Type {b}"),
+                          (related_at(res.inst.line, res.inst.src.result, "result type"),
+                           related_at(val.inst.line, val.inst.src.result, "operand type"))))
+    return out
+
+
+def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
+    ops = inst.ids(skip_type=True)
+    res = _mat(m, inst.result_type)
+    mats = [(o, _mat(m, o.token.text)) for o in ops]
+    if res is None and not any(x for _, x in mats):
+        return []
+    out = []
+    op = inst.opname
+    if res is not None and res.component is not None:
+        comp = res.component
+        is_float = comp.opname == "OpTypeFloat"
+        float_op = op.startswith("OpF") or op == "OpMatrixTimesScalar"
+        if float_op != is_float:
+            kind = "floating-point" if float_op else "integer"
+            out.append(at(inst.line, inst.src.opcode, ERROR, "coopmat.arithmetic",
+                          _msg("coopmat.arithmetic", f"{op} needs {kind} components, the matrix has "
+                               f"{describe(m, comp)}")))
+        enc = float_encoding(comp)
+        if enc and op != "OpMatrixTimesScalar":
+            out.append(at(inst.line, inst.src.opcode, ERROR, "coopmat.encoding",
+                          _msg("coopmat.encoding", f"{op} does not take {enc} components")))
+    if op in _BINARY:
+        for o, mat in mats:
+            if o.token.text and m.type_of(o.token.text) is not None and \
+                    m.definition(inst.result_type) is not m.type_of(o.token.text):
+                out.append(at(inst.line, o.token, ERROR, "coopmat.arithmetic",
+                              _msg("coopmat.arithmetic", f"{o.token.text} is not of the Result Type "
+                                   f"{inst.result_type}")))
+    return out
+
+
+def _constituents(m: Module, inst: Inst) -> list[Diagnostic]:
+    res = _mat(m, inst.result_type)
+    if res is None:
+        return []
+    parts = inst.ids(skip_type=True)
+    if len(parts) != 1:
+        tok = parts[1].token if len(parts) > 1 else inst.src.opcode
+        return [at(inst.line, tok, ERROR, "coopmat.constituent",
+                   _msg("coopmat.constituent", f"{len(parts)} constituents given, a cooperative matrix takes one"))]
+    t = m.type_of(parts[0].token.text)
+    if t is not None and res.component is not None and t is not res.component:
+        return [at(inst.line, parts[0].token, ERROR, "coopmat.constituent",
+                   _msg("coopmat.constituent", f"{parts[0].token.text} is {describe(m, t)}, the matrix's "
+                        f"component type is {describe(m, res.component)}"))]
     return []
+
+
+# -- beyond the validator: cooperative-matrix work under per-invocation control flow ---
+_PER_INVOCATION = {"LocalInvocationId", "LocalInvocationIndex", "GlobalInvocationId",
+                   "SubgroupLocalInvocationId", "FragCoord", "VertexIndex", "InstanceIndex"}
+
+
+def _uniformity(m: Module) -> list[Diagnostic]:
+    if "CooperativeMatrixKHR" not in m.declared_caps:
+        return []
+    tainted: dict[str, tuple[Inst, str]] = {}
+    for var, decos in m.decorations.items():
+        for d in decos:
+            if d.opname != "OpDecorate":
+                continue
+            for op in d.match.operands:
+                for e in op.enumerants:
+                    if e.kind == "BuiltIn" and e.name in _PER_INVOCATION:
+                        tainted[var] = (d, e.name)
+    if not tainted:
+        return []
+    out = []
+    for fn in m.functions:
+        local = dict(tainted)
+        for b in fn.blocks:
+            for inst in b.insts:
+                if inst.result and inst.result not in local:
+                    for o in inst.ids(skip_type=True):
+                        if o.token.text in local:
+                            local[inst.result] = local[o.token.text]
+                            break
+        out.extend(_guarded(m, fn, local))
+    return out
+
+
+def _construct(fn, header, stop: str | None) -> list:
+    """Blocks reached from a header's successors before its merge block."""
+    seen, stack, order = {header.label}, [t for t, _ in header.successors], []
+    while stack:
+        label = stack.pop()
+        if label in seen or label == stop:
+            continue
+        seen.add(label)
+        b = fn.block(label)
+        if b is None:
+            continue
+        order.append(b)
+        stack.extend(t for t, _ in b.successors)
+    return order
+
+
+def _guarded(m: Module, fn, tainted) -> list[Diagnostic]:
+    out = []
+    reported: set[int] = set()
+    for b in fn.blocks:
+        t = b.terminator
+        if t is None or t.opname not in ("OpBranchConditional", "OpSwitch"):
+            continue
+        cond = t.ids()[0] if t.ids() else None
+        if cond is None or cond.token.text not in tainted:
+            continue
+        header, stop = b, (b.merge.ids()[0].token.text if b.merge and b.merge.ids() else None)
+        if stop is None:
+            loop = next((h for h in reversed(fn.blocks[: fn.blocks.index(b) + 1])
+                         if h.merge is not None and h.merge.opname == "OpLoopMerge"), None)
+            if loop is None:
+                continue
+            header, stop = loop, loop.merge.ids()[0].token.text
+        deco, builtin = tainted[cond.token.text]
+        for blk in _construct(fn, header, stop):
+            for inst in blk.insts:
+                if inst.line in reported or not _touches_coopmat(m, inst):
+                    continue
+                reported.add(inst.line)
+                out.append(at(inst.line, inst.src.opcode, WARNING, "coopmat.non-uniform",
+                              _msg("coopmat.non-uniform", f"{inst.opname} on a cooperative matrix runs under a "
+                                   f"condition that depends on {builtin}, so some invocations of the scope may "
+                                   "be inactive"),
+                              (related_at(t.line, cond.token, "the per-invocation condition"),
+                               related_at(deco.line, deco.src.opcode, f"{builtin} is decorated here"))))
+    return out
+
+
+def _touches_coopmat(m: Module, inst: Inst) -> bool:
+    if inst.result_type and _mat(m, inst.result_type) is not None:
+        return True
+    return any(_mat(m, o.token.text) is not None for o in inst.ids(skip_type=True)
+               if m.definition(o.token.text) is not None and not m.definition(o.token.text).opname.startswith("OpType"))
+

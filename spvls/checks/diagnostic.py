@@ -44,3 +44,13 @@ class Diagnostic:
     @property
     def family(self) -> str:
         return self.code.split(".", 1)[0]
+
+
+def at(line: int, tok, severity: str, code: str, message: str,
+       related: tuple[Related, ...] = (), fixes: tuple[Fix, ...] = ()) -> Diagnostic:
+    """A diagnostic on one token (anything with .start and .end)."""
+    return Diagnostic(line, tok.start, tok.end, severity, code, message, related, fixes)
+
+
+def related_at(line: int, tok, message: str) -> Related:
+    return Related(line, tok.start, tok.end, message)

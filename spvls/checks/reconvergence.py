@@ -1,5 +1,114 @@
-"""placeholder"""
+"""reconvergence.*: SPV_KHR_maximal_reconvergence."""
+from __future__ import annotations
+
+from ..model.module import Block, EntryPoint, Function, Module
+from .diagnostic import ERROR, INFO, Diagnostic, at, related_at
+
+EXTENSION = "SPV_KHR_maximal_reconvergence"
+RULES = {
+    "reconvergence.multiple-predecessors":
+        "Any function in the static call tree of an entry point annotated with the MaximallyReconvergesKHR "
+        "execution mode must satisfy the following requirements: The only Basic Blocks that may have multiple "
+        "unique predecessors are: Any Basic Block containing an OpLoopMerge instruction; Any declared Merge "
+        "Block; Any declared Continue Target; Any Target or Default of an OpSwitch instruction.",
+    "reconvergence.same-labels":
+        "Starting with version 1.6, or in any function reachable from an entry point with the execution mode "
+        "MaximallyReconvergesKHR, True Label and False Label must not be the same <id>.",
+    "reconvergence.kill":
+        "It is recommended that shader authors use OpTerminateInvocation or OpDemoteToHelperInvocation "
+        "instead of OpKill whenever possible to produce more predictable behavior.",
+}
 
 
-def check(m):
-    return []
+def _reconverging(m: Module) -> list[tuple[EntryPoint, object]]:
+    out = []
+    for ep in m.entry_points.values():
+        for mode in ep.modes:
+            for op in mode.match.operands:
+                if any(e.name == "MaximallyReconvergesKHR" for e in op.enumerants):
+                    out.append((ep, (mode, op)))
+    return out
+
+
+def _allowed_joins(fn: Function) -> set[str]:
+    allowed: set[str] = set()
+    for b in fn.blocks:
+        if b.merge is not None:
+            ids = b.merge.ids()
+            allowed.update(o.token.text for o in ids[:2 if b.merge.opname == "OpLoopMerge" else 1])
+            if b.merge.opname == "OpLoopMerge":
+                allowed.add(b.label)
+        if b.terminator is not None and b.terminator.opname == "OpSwitch":
+            allowed.update(o.token.text for o in b.terminator.ids()[1:])
+    return allowed
+
+
+def _predecessors(fn: Function) -> dict[str, list[Block]]:
+    preds: dict[str, list[Block]] = {}
+    for b in fn.blocks:
+        for target in dict.fromkeys(t for t, _ in b.successors):
+            preds.setdefault(target, []).append(b)
+    return preds
+
+
+def check(m: Module) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    eps = _reconverging(m)
+    reached: dict[str, tuple[EntryPoint, object, list]] = {}
+    for ep, where in eps:
+        for fid, path in m.call_tree(ep.id).items():
+            reached.setdefault(fid, (ep, where, path))
+    for fn in m.functions:
+        hit = reached.get(fn.id)
+        if hit is None:
+            if m.version >= (1, 6):
+                out.extend(_same_labels(m, fn, None))
+            continue
+        ep, (mode, op), path = hit
+        why = [related_at(mode.line, op.token, f"entry point {ep.name!r} is MaximallyReconvergesKHR")]
+        why += [related_at(site.line, site.src.opcode, f"call into {site.ids(skip_type=True)[0].token.text}")
+                for site in path]
+        out.extend(_same_labels(m, fn, why))
+        out.extend(_joins(fn, why))
+        for b in fn.blocks:
+            t = b.terminator
+            if t is not None and t.opname == "OpKill":
+                out.append(at(t.line, t.src.opcode, INFO, "reconvergence.kill",
+                              f"{EXTENSION}: OpKill may act as OpTerminateInvocation or as "
+                              "OpDemoteToHelperInvocation, so reconvergence after it is unpredictable. "
+                              + RULES["reconvergence.kill"], tuple(why)))
+    return out
+
+
+def _same_labels(m: Module, fn: Function, why) -> list[Diagnostic]:
+    out = []
+    for b in fn.blocks:
+        t = b.terminator
+        if t is None or t.opname != "OpBranchConditional":
+            continue
+        ids = t.ids()
+        if len(ids) >= 3 and ids[1].token.text == ids[2].token.text:
+            reason = (f"{EXTENSION}: in functions reachable from a MaximallyReconvergesKHR entry point"
+                      if why else f"SPIR-V {m.version[0]}.{m.version[1]}")
+            out.append(at(t.line, ids[2].token, ERROR, "reconvergence.same-labels",
+                          f"{reason}, True Label and False Label must not be the same <id> "
+                          f"({ids[1].token.text} twice). {RULES['reconvergence.same-labels']}",
+                          tuple(why or ())))
+    return out
+
+
+def _joins(fn: Function, why) -> list[Diagnostic]:
+    out = []
+    allowed = _allowed_joins(fn)
+    for label, preds in _predecessors(fn).items():
+        b = fn.block(label)
+        if len(preds) < 2 or label in allowed or b is None or b.label_inst is None:
+            continue
+        rel = tuple(why) + tuple(
+            related_at(p.terminator.line, p.terminator.src.opcode, f"branch from {p.label}") for p in preds)
+        out.append(at(b.line, b.label_inst.src.result, ERROR, "reconvergence.multiple-predecessors",
+                      f"{EXTENSION}: block {label} has {len(preds)} unique predecessors "
+                      f"({', '.join(p.label for p in preds)}) but is not a loop header, a declared merge "
+                      f"block, a continue target or an OpSwitch target. "
+                      f"{RULES['reconvergence.multiple-predecessors']}", rel))
+    return out

@@ -1,5 +1,76 @@
-"""placeholder"""
+"""rotate.*: SPV_KHR_subgroup_rotate (OpGroupNonUniformRotateKHR)."""
+from __future__ import annotations
+
+from ..model.module import Inst, Module
+from ..model.types import describe, int_info, scalar_of
+from ..spec.env import is_vulkan
+from .diagnostic import ERROR, Diagnostic, at
+
+EXTENSION = "SPV_KHR_subgroup_rotate"
+RULES = {
+    "rotate.result-type": "Result Type must be a scalar or vector of floating-point type, integer type, or "
+                          "Boolean type.",
+    "rotate.value-type": "The type of Value must be the same as Result Type.",
+    "rotate.scope": "Execution is a Scope. It must be either Workgroup or Subgroup.",
+    "rotate.delta": "Delta must be a scalar of integer type, whose Signedness operand is 0.",
+    "rotate.cluster-size": "ClusterSize must be a scalar of integer type, whose Signedness operand is 0. "
+                           "ClusterSize must come from a constant instruction. Behavior is undefined unless "
+                           "ClusterSize is at least 1 and a power of 2.",
+}
+_SCOPES = {2: "Workgroup", 3: "Subgroup"}
 
 
-def check(m):
-    return []
+def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
+    return at(inst.line, tok, ERROR, code, f"{EXTENSION}: {lead}. Spec: \"{RULES[code]}\"")
+
+
+def check(m: Module) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for inst in m.insts:
+        if inst.opname == "OpGroupNonUniformRotateKHR":
+            out.extend(_rotate(m, inst))
+    return out
+
+
+def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
+    out = []
+    rt = m.definition(inst.result_type)
+    rt_tok = inst.match.operands[0].token if inst.match.operands else inst.src.opcode
+    if rt is not None and scalar_of(m, rt) is None:
+        out.append(_d(inst, rt_tok, "rotate.result-type", f"Result Type is {describe(m, rt)}"))
+    value = inst.operand("Value")
+    if value and rt is not None:
+        vt = m.type_of(value.token.text)
+        if vt is not None and vt is not rt:
+            out.append(_d(inst, value.token, "rotate.value-type",
+                          f"Value is {describe(m, vt)}, the Result Type is {describe(m, rt)}"))
+    scope = inst.operand("Execution")
+    if scope and scope.is_id and m.definition(scope.token.text):
+        v = m.int_value(scope.token.text)
+        if not m.is_constant(scope.token.text):
+            out.append(_d(inst, scope.token, "rotate.scope", "Execution is not a constant"))
+        elif v is not None and v not in _SCOPES:
+            name = m.grammar.kinds["Scope"].by_value.get(v)
+            out.append(_d(inst, scope.token, "rotate.scope", f"Execution is {name.name if name else v}"))
+        elif v == 2 and is_vulkan(m.env):
+            out.append(at(inst.line, scope.token, ERROR, "rotate.scope",
+                          f"{EXTENSION}: under a Vulkan target the Execution scope is limited to Subgroup "
+                          "(VUID-StandaloneSpirv-None-04642); this is Workgroup"))
+    delta = inst.operand("Delta")
+    if delta and m.definition(delta.token.text):
+        info = int_info(m.type_of(delta.token.text))
+        if info is None or info[1]:
+            out.append(_d(inst, delta.token, "rotate.delta",
+                          f"Delta is {describe(m, m.type_of(delta.token.text))}"))
+    cluster = inst.operand("ClusterSize")
+    if cluster and m.definition(cluster.token.text):
+        info = int_info(m.type_of(cluster.token.text))
+        v = m.int_value(cluster.token.text)
+        if info is None or info[1]:
+            out.append(_d(inst, cluster.token, "rotate.cluster-size",
+                          f"ClusterSize is {describe(m, m.type_of(cluster.token.text))}"))
+        elif not m.is_constant(cluster.token.text):
+            out.append(_d(inst, cluster.token, "rotate.cluster-size", "ClusterSize is not a constant instruction"))
+        elif v is not None and (v < 1 or v & (v - 1)):
+            out.append(_d(inst, cluster.token, "rotate.cluster-size", f"ClusterSize is {v}"))
+    return out

@@ -62,6 +62,7 @@ class Inst:
 class Block:
     label: str
     line: int
+    label_inst: Inst | None = None
     insts: list[Inst] = field(default_factory=list)
     merge: Inst | None = None  # OpSelectionMerge / OpLoopMerge
     terminator: Inst | None = None
@@ -158,7 +159,7 @@ class Module:
                 fn = block = None
             elif fn is not None:
                 if op == "OpLabel":
-                    block = Block(inst.result or "", n)
+                    block = Block(inst.result or "", n, inst)
                     fn.blocks.append(block)
                 elif block is not None:
                     block.insts.append(inst)

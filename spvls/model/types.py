@@ -71,3 +71,58 @@ def type_text(m: Module, id_: str) -> str | None:
     if d.result_type:
         return describe(m, m.definition(d.result_type))
     return None
+
+
+# -- predicates over type instructions (None when unknown) --------------------
+def int_info(t: Inst | None) -> tuple[int, bool] | None:
+    """(width, signed) of an OpTypeInt."""
+    if t is None or t.opname != "OpTypeInt":
+        return None
+    lits = [o.token.text for o in t.match.operands if not o.is_id]
+    if len(lits) < 2 or not lits[0].isdigit():
+        return None
+    return int(lits[0]), lits[1] == "1"
+
+
+def float_encoding(t: Inst | None) -> str | None:
+    """The FP Encoding operand of an OpTypeFloat (BFloat16KHR, Float8E4M3EXT, ...)."""
+    if t is None or t.opname != "OpTypeFloat":
+        return None
+    for op in t.match.operands:
+        if op.enumerants:
+            return op.enumerants[0].name
+    return None
+
+
+def is_scalar(t: Inst | None) -> bool:
+    return t is not None and t.opname in ("OpTypeInt", "OpTypeFloat", "OpTypeBool")
+
+
+def vector_of(m: Module, t: Inst | None) -> tuple[Inst | None, int] | None:
+    """(component type, count) of an OpTypeVector."""
+    if t is None or t.opname != "OpTypeVector":
+        return None
+    ids = t.ids()
+    lits = [o.token.text for o in t.match.operands if not o.is_id]
+    count = int(lits[0], 0) if lits and lits[0].isdigit() else 0
+    return (m.definition(ids[0].token.text) if ids else None), count
+
+
+def scalar_of(m: Module, t: Inst | None) -> Inst | None:
+    """The scalar type of a scalar or vector type."""
+    v = vector_of(m, t)
+    return v[0] if v else (t if is_scalar(t) else None)
+
+
+def contains(m: Module, t: Inst | None, opname: str, depth: int = 0) -> bool:
+    """Whether a type is, or (through arrays and structs) holds, a type of `opname`."""
+    if t is None or depth > 16:
+        return False
+    if t.opname == opname:
+        return True
+    if t.opname in ("OpTypeArray", "OpTypeRuntimeArray", "OpTypeStruct"):
+        ids = t.ids()
+        if t.opname == "OpTypeArray":
+            ids = ids[:1]
+        return any(contains(m, m.definition(o.token.text), opname, depth + 1) for o in ids)
+    return False
