@@ -74,7 +74,8 @@ class Document:
         k = sl - 1
         while k >= 0 and self.span[k] == 0:
             k -= 1
-        if k >= 0 and (k + self.span[k] > sl or any(n == 0 for n in old_span)):
+        # Re-read from the previous instruction when the edit may join or split its string.
+        if k >= 0 and (k + self.span[k] > sl or any(n == 0 for n in old_span) or _open_quote(self.texts[k])):
             start = k
         self._regroup(start, sl + len(fresh))
         self.generation += 1

@@ -1,0 +1,34 @@
+"""Real-world SPIR-V (../shared/corpus) against spirv-as and spirv-val's verdicts."""
+import csv
+
+from spvls.cli import check_file
+
+GRAMMAR_FAMILIES = {"syntax", "operand", "id"}
+
+
+def test_corpus_agrees_with_spirv_as_and_spirv_val(shared):
+    root = shared / "corpus"
+    rows = list(csv.DictReader(open(root / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t"))
+    disagree = []
+    counts = dict(files=0, assembled=0, clean=0, rejected=0, rejected_by_us=0, valid=0)
+    for r in rows:
+        errors = [d for d in check_file(root / r["path"], r["env"]) if d.severity == "error"]
+        grammar = [d for d in errors if d.family in GRAMMAR_FAMILIES]
+        counts["files"] += 1
+        if r["assembles"] == "yes":
+            counts["assembled"] += 1
+            counts["clean"] += not grammar
+            if grammar:
+                disagree.append((r["path"], "spirv-as assembles it", grammar[0]))
+        else:
+            counts["rejected"] += 1
+            counts["rejected_by_us"] += bool(grammar)
+            if not grammar:
+                disagree.append((r["path"], "spirv-as rejects it", None))
+        if r["validates"] == "yes":
+            counts["valid"] += 1
+            if errors:
+                disagree.append((r["path"], "spirv-val accepts it", errors[0]))
+    print("corpus:", counts, "disagreements:", len(disagree))
+    assert counts["files"] >= 600
+    assert not disagree, "\n".join(f"{p}: {why}: {d}" for p, why, d in disagree)

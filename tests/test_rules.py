@@ -1,0 +1,49 @@
+"""Rules as data: each module in data/rules marks its expected diagnostics with `; expect: code`.
+
+A `*-fail` module breaks each rule on a marked line; a `*-pass` module satisfies them
+and must produce nothing at all.
+"""
+import re
+from pathlib import Path
+
+import pytest
+
+from spvls.checks import FAMILIES
+from spvls.cli import check_file
+
+RULES = sorted((Path(__file__).parent / "data" / "rules").glob("*.spvasm"))
+
+
+def expectations(text: str) -> set[tuple[int, str]]:
+    out = set()
+    for n, line in enumerate(text.split("\n")):
+        if "; expect:" in line:
+            out |= {(n + 1, c.strip()) for c in line.split("; expect:", 1)[1].split(",")}
+    return out
+
+
+@pytest.mark.parametrize("path", RULES, ids=lambda p: p.stem)
+def test_rule_module(path: Path):
+    text = path.read_text()
+    env = re.search(r"; target-env: (\S+)", text).group(1)
+    got = {(d.line + 1, d.code) for d in check_file(path, env)}
+    assert got == expectations(text)
+
+
+def test_every_extension_rule_has_failing_and_passing_modules():
+    failing = set()
+    for path in RULES:
+        failing |= {code for _, code in expectations(path.read_text())}
+    for family in FAMILIES:
+        for code in getattr(family, "RULES", {}):
+            assert code in failing, f"no failing module exercises {code}"
+        if getattr(family, "RULES", None):
+            stem = family.__name__.rsplit(".", 1)[1]
+            assert any(p.stem == f"{stem}-pass" for p in RULES), f"no passing module for {stem}"
+
+
+def test_every_rule_cites_its_spec_text():
+    for family in FAMILIES:
+        for code, sentence in getattr(family, "RULES", {}).items():
+            assert code.split(".")[0] == family.__name__.rsplit(".", 1)[1]
+            assert len(sentence) > 20

@@ -1,0 +1,49 @@
+"""Incremental documents: an edit re-parses only the lines it touched."""
+from spvls.syntax.document import Document
+from spvls.syntax.parser import Stats
+
+
+def _unique_module(n: int) -> str:
+    return "\n".join(f"%c{i} = OpConstant %uint {i}" for i in range(n))
+
+
+def test_edit_reparses_only_touched_lines():
+    doc = Document(_unique_module(500) + "\n; unique-tail-marker-1")
+    before = Stats.parses
+    doc.replace((250, 0), (250, 0), "%new = OpConstant %uint 123456789\n")
+    # Only the inserted line: the rest of line 250 is unchanged text, parsed once already.
+    assert Stats.parses - before == 1
+    assert doc.lines[250].result.text == "%new"
+    assert doc.lines[251].result.text == "%c250"
+    assert len(doc.lines) == 502
+
+
+def test_edit_matches_fresh_parse():
+    doc = Document("OpCapability Shader\n%a = OpTypeInt 32 0\n")
+    doc.replace((1, 5), (1, 14), "OpTypeFloat")
+    fresh = Document(doc.text)
+    assert doc.lines == fresh.lines
+    assert doc.text == "OpCapability Shader\n%a = OpTypeFloat 32 0\n"
+    assert doc.lines[1].error is None
+
+
+def test_multiline_string_joins_and_splits():
+    doc = Document('OpSource GLSL 450 %f "line one\nline two"\n%f = OpString "x.glsl"')
+    assert doc.span[:3] == [2, 0, 1]
+    assert doc.lines[0].operands[-1].text == '"line one\nline two"'
+    assert doc.position(0, len("OpSource GLSL 450 %f \"line one\nline")) == (1, 4)
+    doc.replace((1, 8), (1, 9), "")  # remove the closing quote: the string no longer closes
+    assert doc.span[:3] == [1, 1, 1]
+    assert doc.lines[0].error is not None
+    doc.replace((1, 8), (1, 8), '"')
+    assert doc.span[:3] == [2, 0, 1] and doc.lines == Document(doc.text).lines
+
+
+def test_out_of_range_edit_is_clamped():
+    doc = Document("OpNop")
+    doc.replace((99, 5), (120, 0), "\nOpNop")
+    assert doc.text == "OpNop\nOpNop"
+
+
+def test_header_version():
+    assert Document("; SPIR-V\n; Version: 1.3\nOpCapability Shader").header_version() == (1, 3)

@@ -1,0 +1,50 @@
+"""syntax layer: one line, every token with its exact range. Cases are data."""
+import pytest
+
+from spvls.syntax.parser import parse_line
+
+# line, expected (kind, text) tokens in order, expected error substring or None
+CASES = [
+    ("%a = OpConstant %f 0x1.8p+1 ; c",
+     [("ID", "%a"), ("OPNAME", "OpConstant"), ("ID", "%f"), ("FLOAT", "0x1.8p+1"), ("COMMENT", "; c")], None),
+    ("OpDecorate %x SpecId !5", [("OPNAME", "OpDecorate"), ("ID", "%x"), ("WORD", "SpecId"), ("RAW", "!5")], None),
+    ("OpLoopMerge %m %c Unroll|DontUnroll",
+     [("OPNAME", "OpLoopMerge"), ("ID", "%m"), ("ID", "%c"), ("WORD", "Unroll|DontUnroll")], None),
+    ('%s = OpString "a\\"b"', [("ID", "%s"), ("OPNAME", "OpString"), ("STRING", '"a\\"b"')], None),
+    ("%c = OpConstant %i -42", [("ID", "%c"), ("OPNAME", "OpConstant"), ("ID", "%i"), ("INT", "-42")], None),
+    ("%c = OpConstant %u 0xFFFFFFFF", [("ID", "%c"), ("OPNAME", "OpConstant"), ("ID", "%u"), ("INT", "0xFFFFFFFF")],
+     None),
+    ("%c = OpConstant %f -1.5e3", [("ID", "%c"), ("OPNAME", "OpConstant"), ("ID", "%f"), ("FLOAT", "-1.5e3")], None),
+    ("%t = OpTypeImage %f 2D 0 0 0 1 Unknown",
+     [("ID", "%t"), ("OPNAME", "OpTypeImage"), ("ID", "%f"), ("WORD", "2D"), ("INT", "0"), ("INT", "0"),
+      ("INT", "0"), ("INT", "1"), ("WORD", "Unknown")], None),
+    ("   ; Version: 1.3", [("COMMENT", "; Version: 1.3")], None),
+    ("", [], None),
+    ("%x = ", [("ID", "%x")], "expected an instruction"),
+    ("foo bar", [("WORD", "foo"), ("WORD", "bar")], "expected an instruction"),
+    ('%x = OpString "abc', [("ID", "%x"), ("OPNAME", "OpString"), ("STRING", '"abc')], "unterminated string"),
+    ("OpName %a $$", [("OPNAME", "OpName"), ("ID", "%a"), ("OTHER", "$$")], "unexpected '$$'"),
+]
+
+
+@pytest.mark.parametrize("text,tokens,error", CASES)
+def test_line(text, tokens, error):
+    line = parse_line(text)
+    assert [(t.kind, t.text) for t in line.tokens] == tokens
+    for t in line.tokens:
+        assert text[t.start:t.end] == t.text  # exact ranges
+    if error is None:
+        assert line.error is None
+    else:
+        assert error in line.error.message
+        assert 0 <= line.error.start < line.error.end <= len(text)
+
+
+def test_error_points_at_the_bad_token():
+    line = parse_line("OpFoo %a = %b")
+    assert (line.error.start, line.error.end) == (9, 10)
+
+
+def test_hostile_lines_do_not_raise():
+    for text in ["\x00\x01\x02", "Op" * 50000, '"' * 1001, "%" * 10, "\ufffd\ufffd OpNop", "=" * 3]:
+        parse_line(text)
