@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tool
+from helpers import tool
 from spvls.cli import check_file
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -120,6 +120,7 @@ class Module:
         self.version = version
         self.env: str | None = None  # the target env name, when one was given
         self.insts: list[Inst] = []
+        self.inst_at: dict[int, Inst] = {}  # by line number
         self.defs: dict[str, Inst] = {}  # first definition of each id
         self.duplicates: list[Inst] = []
         self.uses: dict[str, list[tuple[Inst, Operand]]] = {}
@@ -145,6 +146,7 @@ class Module:
                 self.ext_imports[line.result.text] = line.operands[0].text.strip('"')
             inst = Inst(n, line, match(self.grammar, line, self.ext_imports))
             self.insts.append(inst)
+            self.inst_at[n] = inst
             self._index(inst)
             op = inst.opname
             if op == "OpFunction":

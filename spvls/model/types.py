@@ -68,6 +68,9 @@ def type_text(m: Module, id_: str) -> str | None:
         return None
     if d.opname.startswith("OpType"):
         return describe(m, d)
+    if d.opname == "OpFunction":
+        ft = d.ids()
+        return describe(m, m.definition(ft[1].token.text)) if len(ft) > 1 else None
     if d.result_type:
         return describe(m, m.definition(d.result_type))
     return None

@@ -1,0 +1,130 @@
+"""Completion driven by what the grammar expects at the cursor."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model.module import Module
+from ..model.types import describe
+from ..spec import docs
+from ..spec.grammar import Instruction
+from .context import cursor
+from .docs import enumerant_md, extension_md, instruction_md
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    label: str
+    kind: str  # keyword, enum, type, function, label, value, text
+    detail: str
+    documentation: str
+    insert_text: str | None = None
+    snippet: bool = False
+    sort_text: str | None = None
+    replace_start: int | None = None  # column where the replaced word starts
+
+
+def _rank(name: str) -> str:
+    """The four extensions' symbols first among equals."""
+    return ("0" if docs.extension_of(name) else "1") + name
+
+
+def _ext_note(name: str) -> str:
+    ext = docs.extension_of(name)
+    return f" ({ext})" if ext else ""
+
+
+def _snippet(inst: Instruction, with_result: bool) -> str:
+    parts, n = [], 1
+    for o in inst.operands:
+        if o.kind == "IdResult" or o.quantifier:
+            continue
+        label = (o.name or o.kind).replace("}", "").replace("$", "")
+        parts.append(f"${{{n}:{label}}}")
+        n += 1
+    body = " ".join([inst.name, *parts])
+    return f"%${{{n}:result}} = {body}" if with_result else body
+
+
+_LABEL_WORDS = ("Label", "Merge Block", "Continue Target", "Default", "Target", "Parent")
+_TYPE_OPERANDS = ("Type", "Component Type", "Element Type", "Result Type", "Pointer Type", "Return Type",
+                  "Sampled Type", "Image Type", "Column Type", "Object Type")
+
+
+def complete(m: Module, line: int, col: int) -> list[Item]:
+    c = cursor(m, line, col)
+    if c is None:
+        return []
+    if c.opcode_slot:
+        return _opcodes(m, c)
+    spec = c.expected
+    if spec is None:
+        return []
+    kind = m.grammar.kinds.get(spec.kind)
+    if kind and kind.category in ("ValueEnum", "BitEnum"):
+        return [Item(e.name, "enum", f"{kind.kind}{_ext_note(e.name)}", enumerant_md(e, kind.category),
+                     sort_text=_rank(e.name), replace_start=c.start)
+                for e in kind.canonical()]
+    if c.inst and c.inst.name == "OpExtension" and spec.kind == "LiteralString":
+        return [Item(f'"{x}"', "text", "extension" + (" (documented here)" if x in docs.EXTENSIONS else ""),
+                     extension_md(x), sort_text=("0" if x in docs.EXTENSIONS else "1") + x, replace_start=c.start)
+                for x in m.grammar.extensions]
+    if spec.kind == "LiteralExtInstInteger" and c.ext_set:
+        from ..spec.grammar import ext_set
+        s = ext_set(m.grammar, c.ext_set)
+        return [Item(i.name, "function", c.ext_set, instruction_md(i, c.ext_set), replace_start=c.start)
+                for i in (s.by_name.values() if s else [])]
+    if spec.kind == "LiteralSpecConstantOpInteger":
+        return [Item(i.name[2:], "keyword", "opcode", instruction_md(i), replace_start=c.start)
+                for i in m.grammar.by_opcode.values() if i.has_result and i.has_result_type]
+    if spec.kind.startswith("Id"):
+        return _ids(m, c, spec)
+    return []
+
+
+def _opcodes(m: Module, c) -> list[Item]:
+    out = []
+    for inst in m.grammar.by_opcode.values():
+        if c.has_result and not inst.has_result:
+            continue
+        with_result = inst.has_result and not c.has_result
+        out.append(Item(inst.name, "keyword", f"{inst.cls}{_ext_note(inst.name)}", instruction_md(inst),
+                        insert_text=_snippet(inst, with_result), snippet=True, sort_text=_rank(inst.name),
+                        replace_start=c.start))
+    return out
+
+
+def _ids(m: Module, c, spec) -> list[Item]:
+    name = spec.name
+    inst = c.inst
+    want = "value"
+    if spec.kind == "IdResultType" or name in _TYPE_OPERANDS or (inst and inst.cls == "Type-Declaration"
+                                                                 and name not in ("Rows", "Columns", "Length")):
+        want = "type"
+    if any(w in name for w in _LABEL_WORDS) and spec.kind == "IdRef":
+        want = "label"
+    if inst and inst.name == "OpFunctionCall" and name == "Function":
+        want = "function"
+    if spec.kind in ("IdScope", "IdMemorySemantics") or name in ("Rows", "Columns", "Use", "MemoryLayout"):
+        want = "constant"
+    coopmat_type = inst is not None and want == "type" and (
+        inst.name in ("OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixLengthKHR"))
+    out = []
+    for id_, d in m.defs.items():
+        op = d.opname
+        is_type = op.startswith("OpType")
+        if want == "type" and not is_type:
+            continue
+        if want == "label" and op != "OpLabel":
+            continue
+        if want == "function" and op != "OpFunction":
+            continue
+        if want == "constant" and not m.is_constant(id_):
+            continue
+        if want == "value" and (is_type or op in ("OpLabel", "OpFunction", "OpExtInstImport", "OpString")):
+            continue
+        t = describe(m, d) if is_type else describe(m, m.definition(d.result_type))
+        top = coopmat_type and op == "OpTypeCooperativeMatrixKHR"
+        doc = f"```spvasm\n{d.src.text.strip()}\n```"
+        out.append(Item(id_, {"type": "type", "label": "label", "function": "function"}.get(want, "value"),
+                        t, doc, sort_text=("0" if top else "1") + id_, replace_start=c.start))
+    return out

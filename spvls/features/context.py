@@ -1,0 +1,57 @@
+"""What the grammar expects at a cursor: shared by completion and signature help."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..model.module import Inst, Module
+from ..model.operands import match
+from ..spec.grammar import Instruction, OperandSpec
+from ..syntax.parser import Line, Token, parse_line
+
+
+@dataclass(slots=True)
+class Cursor:
+    line: int
+    col: int
+    prefix: str  # the word being typed, up to the cursor
+    start: int  # where that word starts
+    opcode_slot: bool  # typing an instruction name
+    has_result: bool  # the line starts with '%x ='
+    inst: Instruction | None
+    expected: OperandSpec | None  # the operand the next token fills
+    before: tuple[Token, ...]  # operand tokens before the cursor
+    ext_set: str | None = None  # OpExtInst: the imported set named on the line
+
+
+_WORD = re.compile(r'[%A-Za-z0-9_|."!-]*$')
+
+
+def cursor(m: Module, line_no: int, col: int) -> Cursor | None:
+    line = m.doc.line(line_no)
+    if line is None or m.doc.span[line_no] == 0:
+        return None
+    col = max(0, min(col, len(line.text)))
+    text = line.text[:col]
+    if ";" in re.sub(r'"(\\.|[^"\\])*"', "", text):
+        return None  # inside a comment
+    whole = _WORD.search(text).group()
+    word = whole.rsplit("|", 1)[1] if "|" in whole else whole
+    start = col - len(word)
+    # In a mask (A|B|_) the slot is the mask's: look at what comes before the whole mask.
+    head = parse_line(text[:col - len(whole)])
+    has_result = head.result is not None or bool(re.match(r"\s*%\S*\s*=", text))
+    if head.opcode is None:
+        return Cursor(line_no, col, word, start, True, has_result, None, None, ())
+    ops = tuple(t for t in head.operands)
+    probe = Line(text[:col - len(whole)], head.result, head.opcode, ops, None, None)
+    mt = match(m.grammar, probe, m.ext_imports)
+    expected = mt.pending[0] if mt.pending else None
+    ext = None
+    if mt.inst and mt.inst.name == "OpExtInst" and len(ops) >= 2:
+        ext = m.ext_imports.get(ops[1].text)
+    return Cursor(line_no, col, word, start, False, has_result, mt.inst, expected, ops, ext)
+
+
+def instruction_at(m: Module, line_no: int) -> Inst | None:
+    return m.inst_at.get(line_no)

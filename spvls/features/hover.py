@@ -1,0 +1,84 @@
+"""Hover: grammar facts and the extension's own text for names; definition and type for ids."""
+from __future__ import annotations
+
+import re
+
+from ..model.module import Module
+from ..model.types import type_text
+from ..spec.grammar import ext_set
+from .docs import enumerant_md, extension_md, instruction_md, term_md
+
+
+def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
+    """Markdown and the (start, end) columns it describes, or None."""
+    src = m.doc.line(line)
+    if src is None:
+        return None
+    tok = src.token_at(col)
+    if tok is None:
+        return None
+    inst = m.inst_at.get(line)
+    span = (tok.start, tok.end)
+    if tok.kind == "OPNAME":
+        spec = m.grammar.instruction(tok.text)
+        return (instruction_md(spec), span) if spec else None
+    if tok.kind == "ID":
+        return _id(m, tok.text), span
+    if tok.kind == "WORD" and inst is not None:
+        return _word(m, inst, tok, col)
+    if tok.kind == "STRING" and inst is not None and inst.opname == "OpExtension":
+        return extension_md(tok.text.strip('"')), span
+    if tok.kind == "COMMENT":
+        return _term(tok.text, col - tok.start, tok.start)
+    return None
+
+
+def _id(m: Module, id_: str) -> str:
+    d = m.definition(id_)
+    if d is None:
+        return f"`{id_}` is not defined"
+    parts = [f"```spvasm\n{d.src.text.strip()}\n```", f"Defined on line {d.line + 1}"]
+    name = m.names.get(id_)
+    if name:
+        parts.append(f"OpName: `{name}`")
+    t = type_text(m, id_)
+    if t:
+        parts.append(f"{'Type' if d.opname.startswith('OpType') else 'Type'}: `{t}`")
+    return "\n\n".join(parts[:1]) + "\n\n" + "  \n".join(parts[1:])
+
+
+def _word(m: Module, inst, tok, col: int):
+    for op in inst.match.operands:
+        if op.token.start != tok.start:
+            continue
+        if op.spec.kind == "LiteralExtInstInteger":
+            set_name = m.ext_imports.get(inst.ids()[1].token.text) if len(inst.ids()) > 1 else None
+            s = ext_set(m.grammar, set_name) if set_name else None
+            e = s.by_name.get(tok.text) if s else None
+            return (instruction_md(e, set_name), (tok.start, tok.end)) if e else None
+        if op.spec.kind == "LiteralSpecConstantOpInteger":
+            spec = m.grammar.instruction("Op" + tok.text)
+            return (instruction_md(spec), (tok.start, tok.end)) if spec else None
+        kind = m.grammar.kinds.get(op.spec.kind)
+        if kind is None:
+            return None
+        # A mask: the name under the cursor.
+        start = tok.start
+        for part in tok.text.split("|"):
+            end = start + len(part)
+            if start <= col <= end:
+                e = kind.enumerants.get(part)
+                return (enumerant_md(e, kind.category), (start, end)) if e else None
+            start = end + 1
+    return None
+
+
+def _term(comment: str, offset: int, base: int):
+    from ..spec.docs import index
+    for name, entry in index().items():
+        if entry.kind != "term":
+            continue
+        for mt in re.finditer(rf"\b{re.escape(name)}\b", comment, re.IGNORECASE):
+            if mt.start() <= offset <= mt.end():
+                return term_md(name), (base + mt.start(), base + mt.end())
+    return None

@@ -1,0 +1,89 @@
+"""Document symbols, workspace symbols and folding ranges."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model.module import Module
+from ..model.types import describe
+
+
+@dataclass(slots=True)
+class Symbol:
+    name: str
+    kind: str  # entry-point, function, block, type, variable, constant
+    detail: str
+    line: int  # the whole symbol: start and end lines
+    end_line: int
+    sel: tuple[int, int]  # (start, end) columns of its name on `line`
+    children: list["Symbol"] = field(default_factory=list)
+
+
+def _sel(inst) -> tuple[int, int]:
+    tok = inst.src.result or inst.src.opcode
+    return tok.start, tok.end
+
+
+def document_symbols(m: Module) -> list[Symbol]:
+    out = []
+    for ep in m.entry_points.values():
+        out.append(Symbol(ep.name, "entry-point", f"{ep.model} {ep.id}", ep.inst.line, ep.inst.line, _sel(ep.inst)))
+    in_fn = {i.line for f in m.functions for i in [f.inst]}
+    fn_ranges = [(f.line, f.end_line) for f in m.functions]
+    for inst in m.insts:
+        if inst.line in in_fn or not inst.result or any(a <= inst.line <= b for a, b in fn_ranges):
+            continue
+        op = inst.opname
+        if op.startswith("OpType"):
+            kind = "type"
+        elif op == "OpVariable":
+            kind = "variable"
+        elif inst.spec and inst.spec.cls == "Constant-Creation":
+            kind = "constant"
+        else:
+            continue
+        detail = describe(m, inst) if kind == "type" else describe(m, m.definition(inst.result_type))
+        out.append(Symbol(m.name_of(inst.result) if kind == "variable" else inst.result, kind, detail,
+                          inst.line, inst.line, _sel(inst)))
+    for f in m.functions:
+        sym = Symbol(m.name_of(f.id), "function", describe(m, m.definition(f.inst.result_type)) if
+                     f.inst.result_type else "", f.line, f.end_line, _sel(f.inst))
+        for i, b in enumerate(f.blocks):
+            end = f.blocks[i + 1].line - 1 if i + 1 < len(f.blocks) else f.end_line
+            if b.label_inst is not None:
+                sym.children.append(Symbol(b.label, "block", "", b.line, max(b.line, end), _sel(b.label_inst)))
+        out.append(sym)
+    return out
+
+
+def workspace_symbols(modules: dict[str, Module], query: str) -> list[tuple[str, Symbol]]:
+    q = query.lower()
+    out = []
+    for uri, m in modules.items():
+        for s in document_symbols(m):
+            for x in [s, *s.children]:
+                if q in x.name.lower():
+                    out.append((uri, x))
+    return out
+
+
+def folding_ranges(m: Module) -> list[tuple[int, int, str]]:
+    """(start line, end line, kind) for functions, runs of declarations and long strings."""
+    out = [(f.line, f.end_line, "region") for f in m.functions if f.end_line > f.line]
+    run_start, run_kind, prev = None, None, -2
+    for inst in m.insts:
+        op = inst.opname
+        group = ("decorations" if inst.spec and inst.spec.cls == "Annotation" else
+                 "names" if op in ("OpName", "OpMemberName") else
+                 "types" if (op.startswith("OpType") or (inst.spec and inst.spec.cls == "Constant-Creation"))
+                 else None)
+        if group != run_kind or inst.line != prev + 1:
+            if run_kind and prev - run_start >= 2:
+                out.append((run_start, prev, "region"))
+            run_start, run_kind = inst.line, group
+        prev = inst.line
+    if run_kind and prev - run_start >= 2:
+        out.append((run_start, prev, "region"))
+    for n, span in enumerate(m.doc.span):
+        if span > 1:
+            out.append((n, n + span - 1, "region"))
+    return sorted(set(out))

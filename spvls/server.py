@@ -1,0 +1,402 @@
+"""LSP wiring only: translate between the protocol and spvls.features."""
+from __future__ import annotations
+
+import logging
+import traceback
+from functools import wraps
+
+from lsprotocol import types as T
+from pygls.lsp.server import LanguageServer
+
+from . import __version__
+from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
+from .features import completion, hover, inlay, navigation, signature, symbols, tokens
+from .features.workspace import Workspace
+
+log = logging.getLogger("spvls")
+_SEVERITY = {ERROR: T.DiagnosticSeverity.Error, WARNING: T.DiagnosticSeverity.Warning,
+             INFO: T.DiagnosticSeverity.Information, HINT: T.DiagnosticSeverity.Hint}
+_REGISTRY = "https://github.khronos.org/SPIRV-Registry/extensions/KHR/{}.html"
+_CORE_SPEC = "https://registry.khronos.org/SPIR-V/specs/unified1/SPIRV.html"
+_FAMILY_DOC = {"reconvergence": "SPV_KHR_maximal_reconvergence", "coopmat": "SPV_KHR_cooperative_matrix",
+               "rotate": "SPV_KHR_subgroup_rotate", "ballot": "SPV_KHR_shader_ballot"}
+_SYMBOL_KIND = {"entry-point": T.SymbolKind.Event, "function": T.SymbolKind.Function,
+                "block": T.SymbolKind.Namespace, "type": T.SymbolKind.Class,
+                "variable": T.SymbolKind.Variable, "constant": T.SymbolKind.Constant}
+_ITEM_KIND = {"keyword": T.CompletionItemKind.Keyword, "enum": T.CompletionItemKind.EnumMember,
+              "type": T.CompletionItemKind.Class, "function": T.CompletionItemKind.Function,
+              "label": T.CompletionItemKind.Reference, "value": T.CompletionItemKind.Variable,
+              "text": T.CompletionItemKind.Text}
+
+
+class SpvServer(LanguageServer):
+    def __init__(self):
+        super().__init__("spvls", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental)
+        self.ws = Workspace()
+        self.utf8 = False  # negotiated position encoding; UTF-16 unless the client offers UTF-8
+
+
+server = SpvServer()
+
+
+# -- positions: LSP columns are UTF-16 code units (or UTF-8 bytes); ours are code points -------
+def _to_cp(text: str, col: int) -> int:
+    if text.isascii():
+        return min(col, len(text))
+    units = 0
+    for i, ch in enumerate(text):
+        if units >= col:
+            return i
+        units += len(ch.encode("utf-8")) if server.utf8 else (2 if ord(ch) > 0xFFFF else 1)
+    return len(text)
+
+
+def _from_cp(text: str, col: int) -> int:
+    if text.isascii():
+        return col
+    head = text[:col]
+    return len(head.encode("utf-8")) if server.utf8 else len(head.encode("utf-16-le")) // 2
+
+
+def _line_text(doc, n: int) -> str:
+    return doc.texts[n] if 0 <= n < len(doc.texts) else ""
+
+
+def _pos(doc, line: int, col: int) -> T.Position:
+    """A position from (instruction line, offset), mapped to the physical line."""
+    line, col = doc.position(line, col)
+    return T.Position(line, _from_cp(_line_text(doc, line), col))
+
+
+def _range(doc, line: int, start: int, end: int) -> T.Range:
+    return T.Range(_pos(doc, line, start), _pos(doc, line, end))
+
+
+def _cursor(doc, p: T.Position) -> tuple[int, int]:
+    line = max(0, min(p.line, len(doc.texts) - 1))
+    return line, _to_cp(_line_text(doc, line), p.character)
+
+
+def _guard(fallback=None):
+    """A feature that fails answers `fallback` for that request only, and the failure is logged."""
+    def wrap(fn):
+        @wraps(fn)
+        def run(ls: SpvServer, params):
+            try:
+                return fn(ls, params)
+            except Exception as e:  # noqa: BLE001 - one request fails, the server keeps serving
+                uri = getattr(getattr(params, "text_document", None), "uri", "")
+                msg = f"spvls: {fn.__name__} failed on {uri}: {e!r}\n{traceback.format_exc()}"
+                log.error(msg)
+                try:
+                    ls.window_log_message(T.LogMessageParams(T.MessageType.Error, msg))
+                except Exception:  # noqa: BLE001
+                    pass
+                if fallback == "raise":
+                    raise
+                return fallback
+        return run
+    return wrap
+
+
+def _lsp_diagnostic(doc, uri: str, d: Diagnostic) -> T.Diagnostic:
+    family = d.code.split(".")[0]
+    href = _REGISTRY.format(_FAMILY_DOC[family]) if family in _FAMILY_DOC else _CORE_SPEC
+    return T.Diagnostic(
+        range=_range(doc, d.line, d.start, d.end), message=d.message, severity=_SEVERITY[d.severity],
+        code=d.code, source="spvls", code_description=T.CodeDescription(href=href),
+        related_information=[T.DiagnosticRelatedInformation(
+            T.Location(uri, _range(doc, r.line, r.start, r.end)), r.message) for r in d.related] or None,
+        data={"fixes": len(d.fixes)})
+
+
+def _diagnostics(ls: SpvServer, uri: str) -> list[T.Diagnostic]:
+    a = ls.ws.analysis(uri)
+    doc = ls.ws.docs.get(uri)
+    return [_lsp_diagnostic(doc, uri, d) for d in a.diagnostics] if a else []
+
+
+def _publish(ls: SpvServer, uri: str) -> None:
+    doc = ls.ws.docs.get(uri)
+    if doc is None:
+        return
+    try:
+        diags = _diagnostics(ls, uri)
+    except Exception as e:  # noqa: BLE001
+        log.error("analysis failed on %s: %r\n%s", uri, e, traceback.format_exc())
+        diags = []
+    # Computed synchronously for this version, so an older result is never sent after a newer one.
+    ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, diags, version=doc.version))
+
+
+# -- lifecycle and sync ---------------------------------------------------------------------
+@server.feature(T.INITIALIZE)
+def initialize(ls: SpvServer, params: T.InitializeParams):
+    ls.ws.settings.update(params.initialization_options)
+    general = params.capabilities.general
+    encodings = (general.position_encodings if general else None) or []
+    ls.utf8 = T.PositionEncodingKind.Utf8 in encodings and T.PositionEncodingKind.Utf16 not in encodings
+
+
+@server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationParams):
+    ls.ws.settings.update(params.settings)
+    ls.ws.invalidate()
+    for uri in list(ls.ws.docs):
+        _publish(ls, uri)
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
+    d = params.text_document
+    ls.ws.open(d.uri, d.text, d.version)
+    _publish(ls, d.uri)
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: SpvServer, params: T.DidChangeTextDocumentParams):
+    uri = params.text_document.uri
+    doc = ls.ws.docs.get(uri)
+    if doc is None:
+        log.warning("change for a document that is not open: %s", uri)
+        return
+    for change in params.content_changes:
+        if isinstance(change, T.TextDocumentContentChangePartial):
+            r = change.range
+            start = _cursor_raw(doc, r.start)
+            end = _cursor_raw(doc, r.end)
+            doc.replace(start, end, change.text)
+        else:
+            doc.set_text(change.text)
+    doc.version = params.text_document.version
+    _publish(ls, uri)
+
+
+def _cursor_raw(doc, p: T.Position) -> tuple[int, int]:
+    """Edit positions: past the end of the document means the end."""
+    if p.line >= len(doc.texts):
+        return len(doc.texts), 0
+    return p.line, _to_cp(doc.texts[p.line], p.character)
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams):
+    ls.ws.close(params.text_document.uri)
+    ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(params.text_document.uri, []))
+
+
+@server.feature(T.TEXT_DOCUMENT_DIAGNOSTIC, T.DiagnosticOptions(inter_file_dependencies=False,
+                                                                workspace_diagnostics=False))
+@_guard(fallback=None)
+def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams):
+    return T.RelatedFullDocumentDiagnosticReport(items=_diagnostics(ls, params.text_document.uri))
+
+
+# -- features -------------------------------------------------------------------------------
+def _module(ls: SpvServer, uri: str):
+    a = ls.ws.analysis(uri)
+    return (a.module, a.module.doc) if a else (None, None)
+
+
+@server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["%", " ", "|", '"']))
+@_guard(fallback=None)
+def on_completion(ls: SpvServer, params: T.CompletionParams):
+    m, doc = _module(ls, params.text_document.uri)
+    if m is None:
+        return None
+    line, col = _cursor(doc, params.position)
+    items = []
+    for it in completion.complete(m, line, col):
+        edit = None
+        if it.replace_start is not None:
+            edit = T.TextEdit(_range(doc, line, it.replace_start, col), it.insert_text or it.label)
+        items.append(T.CompletionItem(
+            label=it.label, kind=_ITEM_KIND.get(it.kind), detail=it.detail, sort_text=it.sort_text,
+            documentation=T.MarkupContent(T.MarkupKind.Markdown, it.documentation), text_edit=edit,
+            insert_text_format=T.InsertTextFormat.Snippet if it.snippet else T.InsertTextFormat.PlainText))
+    return T.CompletionList(is_incomplete=False, items=items)
+
+
+@server.feature(T.TEXT_DOCUMENT_HOVER)
+@_guard(fallback=None)
+def on_hover(ls: SpvServer, params: T.HoverParams):
+    m, doc = _module(ls, params.text_document.uri)
+    if m is None:
+        return None
+    line, col = _cursor(doc, params.position)
+    found = hover.hover(m, line, col)
+    if not found:
+        return None
+    text, (start, end) = found
+    return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, text), _range(doc, line, start, end))
+
+
+def _location(doc, uri, span) -> T.Location:
+    return T.Location(uri, _range(doc, *span))
+
+
+@server.feature(T.TEXT_DOCUMENT_DEFINITION)
+@_guard(fallback=None)
+def on_definition(ls: SpvServer, params: T.DefinitionParams):
+    m, doc = _module(ls, params.text_document.uri)
+    span = navigation.definition(m, *_cursor(doc, params.position)) if m else None
+    return _location(doc, params.text_document.uri, span) if span else None
+
+
+@server.feature(T.TEXT_DOCUMENT_REFERENCES)
+@_guard(fallback=None)
+def on_references(ls: SpvServer, params: T.ReferenceParams):
+    m, doc = _module(ls, params.text_document.uri)
+    if m is None:
+        return None
+    spans = navigation.references(m, *_cursor(doc, params.position), params.context.include_declaration)
+    return [_location(doc, params.text_document.uri, s) for s in spans]
+
+
+@server.feature(T.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+@_guard(fallback=None)
+def on_highlight(ls: SpvServer, params: T.DocumentHighlightParams):
+    m, doc = _module(ls, params.text_document.uri)
+    if m is None:
+        return None
+    return [T.DocumentHighlight(_range(doc, *s), T.DocumentHighlightKind.Write if w else T.DocumentHighlightKind.Read)
+            for s, w in navigation.highlights(m, *_cursor(doc, params.position))]
+
+
+@server.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
+@_guard(fallback=None)
+def on_prepare_rename(ls: SpvServer, params: T.PrepareRenameParams):
+    m, doc = _module(ls, params.text_document.uri)
+    span = navigation.prepare_rename(m, *_cursor(doc, params.position)) if m else None
+    return _range(doc, *span) if span else None
+
+
+@server.feature(T.TEXT_DOCUMENT_RENAME, T.RenameOptions(prepare_provider=True))
+def on_rename(ls: SpvServer, params: T.RenameParams):
+    m, doc = _module(ls, params.text_document.uri)
+    if m is None:
+        return None
+    try:
+        edits = navigation.rename(m, *_cursor(doc, params.position), params.new_name)
+    except navigation.RenameError as e:
+        # Refused with the reason, as an LSP error response.
+        from pygls.exceptions import JsonRpcInvalidParams
+        raise JsonRpcInvalidParams(str(e)) from None
+    uri = params.text_document.uri
+    return T.WorkspaceEdit(changes={uri: [T.TextEdit(_range(doc, *s), new) for s, new in edits]})
+
+
+def _doc_symbol(doc, s) -> T.DocumentSymbol:
+    full = T.Range(_pos(doc, s.line, 0), _pos(doc, s.end_line, len(_line_text(doc, s.end_line))))
+    return T.DocumentSymbol(name=s.name or "?", kind=_SYMBOL_KIND[s.kind], detail=s.detail, range=full,
+                            selection_range=_range(doc, s.line, *s.sel),
+                            children=[_doc_symbol(doc, c) for c in s.children] or None)
+
+
+@server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@_guard(fallback=None)
+def on_document_symbol(ls: SpvServer, params: T.DocumentSymbolParams):
+    m, doc = _module(ls, params.text_document.uri)
+    return [_doc_symbol(doc, s) for s in symbols.document_symbols(m)] if m else None
+
+
+@server.feature(T.WORKSPACE_SYMBOL)
+@_guard(fallback=None)
+def on_workspace_symbol(ls: SpvServer, params: T.WorkspaceSymbolParams):
+    mods = {uri: ls.ws.analysis(uri).module for uri in list(ls.ws.docs)}
+    return [T.WorkspaceSymbol(name=s.name, kind=_SYMBOL_KIND[s.kind],
+                              location=T.Location(uri, _range(mods[uri].doc, s.line, *s.sel)))
+            for uri, s in symbols.workspace_symbols(mods, params.query)]
+
+
+@server.feature(T.TEXT_DOCUMENT_FOLDING_RANGE)
+@_guard(fallback=None)
+def on_folding(ls: SpvServer, params: T.FoldingRangeParams):
+    m, _ = _module(ls, params.text_document.uri)
+    return [T.FoldingRange(a, b, kind=T.FoldingRangeKind.Region) for a, b, _k in symbols.folding_ranges(m)] \
+        if m else None
+
+
+LEGEND = T.SemanticTokensLegend(token_types=tokens.TOKEN_TYPES, token_modifiers=tokens.TOKEN_MODIFIERS)
+
+
+def _encode(doc, toks) -> list[int]:
+    data, prev_line, prev_col = [], 0, 0
+    for line, start, length, kind, mods in toks:
+        text = _line_text(doc, line)
+        col = _from_cp(text, start)
+        length = _from_cp(text, start + length) - col
+        bits = sum(1 << tokens.TOKEN_MODIFIERS.index(x) for x in mods)
+        data += [line - prev_line, col - prev_col if line == prev_line else col, length,
+                 tokens.TOKEN_TYPES.index(kind), bits]
+        prev_line, prev_col = line, col
+    return data
+
+
+@server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
+@_guard(fallback=None)
+def on_tokens_full(ls: SpvServer, params: T.SemanticTokensParams):
+    m, doc = _module(ls, params.text_document.uri)
+    return T.SemanticTokens(data=_encode(doc, tokens.semantic_tokens(m))) if m else None
+
+
+@server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND)
+@_guard(fallback=None)
+def on_tokens_range(ls: SpvServer, params: T.SemanticTokensRangeParams):
+    m, doc = _module(ls, params.text_document.uri)
+    if m is None:
+        return None
+    toks = tokens.semantic_tokens(m, params.range.start.line, params.range.end.line)
+    return T.SemanticTokens(data=_encode(doc, toks))
+
+
+@server.feature(T.TEXT_DOCUMENT_SIGNATURE_HELP, T.SignatureHelpOptions(trigger_characters=[" "]))
+@_guard(fallback=None)
+def on_signature(ls: SpvServer, params: T.SignatureHelpParams):
+    m, doc = _module(ls, params.text_document.uri)
+    sig = signature.signature_help(m, *_cursor(doc, params.position)) if m else None
+    if sig is None:
+        return None
+    return T.SignatureHelp(
+        signatures=[T.SignatureInformation(sig.label, T.MarkupContent(T.MarkupKind.Markdown, sig.documentation),
+                                           [T.ParameterInformation(p) for p in sig.parameters])],
+        active_signature=0, active_parameter=sig.active)
+
+
+@server.feature(T.TEXT_DOCUMENT_INLAY_HINT)
+@_guard(fallback=None)
+def on_inlay(ls: SpvServer, params: T.InlayHintParams):
+    m, doc = _module(ls, params.text_document.uri)
+    if m is None or not ls.ws.settings.inlay_hints:
+        return []
+    return [T.InlayHint(_pos(doc, line, col), label, kind=T.InlayHintKind.Type, padding_left=False)
+            for line, col, label in inlay.inlay_hints(m, params.range.start.line, params.range.end.line)]
+
+
+@server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
+@_guard(fallback=None)
+def on_code_action(ls: SpvServer, params: T.CodeActionParams):
+    a = ls.ws.analysis(params.text_document.uri)
+    if a is None:
+        return None
+    doc, uri = a.module.doc, params.text_document.uri
+    lo, hi = params.range.start.line, params.range.end.line
+    out = []
+    for d in a.diagnostics:
+        if not d.fixes or not (lo <= doc.position(d.line, d.start)[0] <= hi):
+            continue
+        for fix in d.fixes:
+            edits = [T.TextEdit(_range(doc, e.line, e.start, e.end), e.text) for e in fix.edits]
+            out.append(T.CodeAction(fix.title, kind=T.CodeActionKind.QuickFix,
+                                    diagnostics=[_lsp_diagnostic(doc, uri, d)], is_preferred=fix is d.fixes[0],
+                                    edit=T.WorkspaceEdit(changes={uri: edits})))
+    return out
+
+
+def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> int:
+    logging.basicConfig(level=logging.WARNING, format="spvls: %(levelname)s %(message)s")
+    if tcp:
+        server.start_tcp(host, port)
+    else:
+        server.start_io()
+    return 0

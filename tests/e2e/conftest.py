@@ -1,0 +1,14 @@
+import sys
+
+import pytest_lsp
+from lsprotocol import types as T
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "spvls"]))
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(T.InitializeParams(
+        capabilities=T.ClientCapabilities(),
+        initialization_options={"targetEnv": None, "inlayHints": True}))
+    yield
+    await lsp_client.shutdown_session()
