@@ -80,6 +80,10 @@ def _describe(lines: list[str], names: tuple[str, ...]) -> str | None:
                 prev = next((p.strip() for p in reversed(lines[:i]) if p.strip()), "")
                 if prev.endswith("."):  # "This extension introduces a new capability."
                     return prev
+                table = next((p.strip() for p in reversed(lines[:i]) if p.strip().endswith(" Enabling Capabilities")), "")
+                if table:  # a table row with no description: name its table and value
+                    title = table.removesuffix(" Enabling Capabilities")
+                    return f"{name}: a value ({prev}) of the {title} table added by this extension."
     for i, line in enumerate(lines):  # fall back to the first sentence that mentions it
         for name in names:
             if re.search(rf"\b{re.escape(name)}\b", line) and len(line.strip()) > len(name) + 10:
