@@ -1,0 +1,35 @@
+-- Drives Neovim as a real LSP client: the shipped editors/nvim module starts spvls.
+local out_path = os.getenv("SPVLS_NVIM_OUT")
+vim.opt.runtimepath:prepend(os.getenv("SPVLS_NVIM_RTP"))
+vim.cmd("filetype on")
+require("spvls").setup({ cmd = { os.getenv("SPVLS_PYTHON"), "-m", "spvls" } })
+vim.cmd("edit " .. os.getenv("SPVLS_EXAMPLE"))
+local bufnr = vim.api.nvim_get_current_buf()
+local uri = vim.uri_from_bufnr(bufnr)
+local result = { filetype = vim.bo.filetype, diagnostics = {}, completion = {} }
+
+vim.wait(30000, function() return #vim.diagnostic.get(bufnr) > 0 end, 50)
+for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+  local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
+  table.insert(result.diagnostics, { lnum = d.lnum, col = d.col, code = code, severity = d.severity })
+end
+
+local function request(method, line, character)
+  local params = { textDocument = { uri = uri }, position = { line = line, character = character } }
+  local responses = vim.lsp.buf_request_sync(bufnr, method, params, 15000) or {}
+  for _, r in pairs(responses) do
+    if r.result then return r.result end
+  end
+end
+
+local hover = request("textDocument/hover", 22, 20)
+result.hover = hover and hover.contents and hover.contents.value or ""
+local completion = request("textDocument/completion", 9, 37)
+for _, item in ipairs((completion and completion.items) or completion or {}) do
+  table.insert(result.completion, item.label)
+end
+
+local f = io.open(out_path, "w")
+f:write(vim.fn.json_encode(result))
+f:close()
+vim.cmd("qa!")
