@@ -26,12 +26,28 @@ def target(doc: Document, target_env: str | None) -> tuple[tuple[int, int], str 
     return doc.header_version() or (1, 6), None
 
 
-def analyze(doc: Document, target_env: str | None = None) -> Analysis:
-    version, env = target(doc, target_env)
-    m = build(doc, load(), version)
-    m.env = env
+def _run(m: Module, scope=None) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
     for family in FAMILIES:
-        diags.extend(family.check(m))
+        diags.extend(family.check(m, scope))
     diags.sort(key=lambda d: (d.line, d.start, d.code))
-    return Analysis(m, diags)
+    return diags
+
+
+def analyze(doc: Document, target_env: str | None = None, previous: Analysis | None = None) -> Analysis:
+    """Check a document. With the previous analysis of the same document, an edit inside one
+    function's body re-checks only that function; anything else is checked whole."""
+    version, env = target(doc, target_env)
+    touched = doc.touched
+    doc.touched = set()
+    if previous is not None and touched and previous.module.doc is doc and \
+            (previous.module.version, previous.module.env) == (version, env):
+        m = previous.module
+        fn = m.update(touched)
+        if fn is not None:
+            kept = [d for d in previous.diagnostics if not fn.line <= d.line <= fn.end_line]
+            fresh = _run(m, fn)
+            return Analysis(m, sorted(kept + fresh, key=lambda d: (d.line, d.start, d.code)))
+    m = build(doc, load(), version)
+    m.env = env
+    return Analysis(m, _run(m))

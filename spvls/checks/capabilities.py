@@ -50,9 +50,9 @@ def _has_ext(m: Module, exts) -> bool:
     return any(e in m.extensions for e in exts)
 
 
-def check(m: Module) -> list[Diagnostic]:
+def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in m.insts:
+    for inst in m.scoped(scope):
         if inst.spec is not None:
             out.extend(_opcode(m, inst))
             out.extend(_operands(m, inst))

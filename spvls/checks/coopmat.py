@@ -93,10 +93,11 @@ def _is_const_u32ish(m: Module, id_: str) -> bool:
     return info is not None and info[0] == 32
 
 
-def check(m: Module) -> list[Diagnostic]:
+def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    out.extend(_memory_model(m))
-    for inst in m.insts:
+    if scope is None:
+        out.extend(_memory_model(m))
+    for inst in m.scoped(scope):
         op = inst.opname
         if op == COOPMAT:
             out.extend(_type(m, inst))
@@ -119,7 +120,7 @@ def check(m: Module) -> list[Diagnostic]:
             out.extend(_arithmetic(m, inst))
         elif op in ("OpCompositeConstruct", "OpConstantComposite", "OpSpecConstantComposite"):
             out.extend(_constituents(m, inst))
-    out.extend(_uniformity(m))
+    out.extend(_uniformity(m, scope))
     return out
 
 
@@ -365,22 +366,14 @@ _PER_INVOCATION = {"LocalInvocationId", "LocalInvocationIndex", "GlobalInvocatio
                    "SubgroupLocalInvocationId", "FragCoord", "VertexIndex", "InstanceIndex"}
 
 
-def _uniformity(m: Module) -> list[Diagnostic]:
+def _uniformity(m: Module, scope) -> list[Diagnostic]:
     if "CooperativeMatrixKHR" not in m.declared_caps:
         return []
-    tainted: dict[str, tuple[Inst, str]] = {}
-    for var, decos in m.decorations.items():
-        for d in decos:
-            if d.opname != "OpDecorate":
-                continue
-            for op in d.match.operands:
-                for e in op.enumerants:
-                    if e.kind == "BuiltIn" and e.name in _PER_INVOCATION:
-                        tainted[var] = (d, e.name)
+    tainted = _per_invocation(m)
     if not tainted:
         return []
     out = []
-    for fn in m.functions:
+    for fn in (m.functions if scope is None else [scope]):
         local = dict(tainted)
         for b in fn.blocks:
             for inst in b.insts:
@@ -391,6 +384,24 @@ def _uniformity(m: Module) -> list[Diagnostic]:
                             break
         out.extend(_guarded(m, fn, local))
     return out
+
+
+def _per_invocation(m: Module) -> dict[str, tuple[Inst, str]]:
+    """Variables decorated with a per-invocation builtin (decorations only change on a rebuild)."""
+    cached = m.memo.get("coopmat.tainted")
+    if cached is not None:
+        return cached
+    tainted: dict[str, tuple[Inst, str]] = {}
+    for var, decos in m.decorations.items():
+        for d in decos:
+            if d.opname != "OpDecorate":
+                continue
+            for op in d.match.operands:
+                for e in op.enumerants:
+                    if e.kind == "BuiltIn" and e.name in _PER_INVOCATION:
+                        tainted[var] = (d, e.name)
+    m.memo["coopmat.tainted"] = tainted
+    return tainted
 
 
 def _construct(fn, header, stop: str | None) -> list:

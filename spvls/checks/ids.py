@@ -42,9 +42,27 @@ def _word_index(inst: Inst, position: int) -> int:
     return position + 1 if not spec.has_result_type or position > 0 else 0
 
 
-def check(m: Module) -> list[Diagnostic]:
+def _candidates(m: Module, name: str) -> list[str]:
+    """Defined ids close enough in length and spelling to be worth a did-you-mean."""
+    by_len = m.memo.get("ids.by_len")
+    if by_len is None or m.memo.get("ids.defs_size") != len(m.defs):
+        by_len = {}
+        for id_ in m.defs:
+            by_len.setdefault(len(id_), []).append(id_)
+        m.memo["ids.by_len"], m.memo["ids.defs_size"] = by_len, len(m.defs)
+    pool = [c for k in range(len(name) - 2, len(name) + 3) for c in by_len.get(k, ())]
+    keep = 2
+    while len(pool) > 2000 and keep < len(name):
+        keep += 1
+        pool = [c for c in pool if c[:keep] == name[:keep]]
+    return pool
+
+
+def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for inst in m.duplicates:
+        if scope is not None and not scope.line <= inst.line <= scope.end_line:
+            continue
         first = m.defs[inst.result]
         tok = inst.src.result
         out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.duplicate",
@@ -52,15 +70,14 @@ def check(m: Module) -> list[Diagnostic]:
                               "each <id> is defined exactly once (SPIR-V 2.2.2)",
                               (Related(first.line, first.src.result.start, first.src.result.end,
                                        f"first definition of {inst.result}"),)))
-    defined = list(m.defs)
-    for inst in m.insts:
+    for inst in m.scoped(scope):
         for pos, op in enumerate(inst.match.operands):
             if not op.is_id:
                 continue
             name, tok = op.token.text, op.token
             d = m.defs.get(name)
             if d is None:
-                sugg = suggest(name, defined) if len(defined) < 20000 else []
+                sugg = suggest(name, _candidates(m, name))
                 hint = f"; did you mean {sugg[0]}?" if sugg else ""
                 fixes = tuple(Fix(f"Change to {s}", (Edit(inst.line, tok.start, tok.end, s),)) for s in sugg[:3])
                 out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.undefined",

@@ -38,7 +38,9 @@ def _rank(inst) -> int | None:
     return _FUNCTIONS
 
 
-def check(m: Module) -> list[Diagnostic]:
+def check(m: Module, scope=None) -> list[Diagnostic]:
+    if scope is not None:
+        return []  # an edit inside a function body cannot change the module's layout
     out: list[Diagnostic] = []
     highest, where = -1, None
     in_function = False

@@ -51,14 +51,23 @@ def _predecessors(fn: Function) -> dict[str, list[Block]]:
     return preds
 
 
-def check(m: Module) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    eps = _reconverging(m)
+def _reached(m: Module) -> dict[str, tuple[EntryPoint, object, list]]:
+    """Functions in the static call tree of a MaximallyReconvergesKHR entry point (structure only)."""
+    cached = m.memo.get("reconvergence.reached")
+    if cached is not None:
+        return cached
     reached: dict[str, tuple[EntryPoint, object, list]] = {}
-    for ep, where in eps:
+    for ep, where in _reconverging(m):
         for fid, path in m.call_tree(ep.id).items():
             reached.setdefault(fid, (ep, where, path))
-    for fn in m.functions:
+    m.memo["reconvergence.reached"] = reached
+    return reached
+
+
+def check(m: Module, scope=None) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    reached = _reached(m)
+    for fn in (m.functions if scope is None else [scope]):
         hit = reached.get(fn.id)
         if hit is None:
             if m.version >= (1, 6):

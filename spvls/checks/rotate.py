@@ -24,9 +24,9 @@ def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
     return at(inst.line, tok, ERROR, code, f"{EXTENSION}: {lead}. Spec: \"{RULES[code]}\"")
 
 
-def check(m: Module) -> list[Diagnostic]:
+def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in m.insts:
+    for inst in m.scoped(scope):
         if inst.opname == "OpGroupNonUniformRotateKHR":
             out.extend(_rotate(m, inst))
     return out

@@ -4,14 +4,17 @@ from __future__ import annotations
 import re
 
 from ..model.module import Module
+from ..syntax.parser import int_value
 from .diagnostic import ERROR, Diagnostic, Edit, Fix
 
 _VALID_ID = re.compile(r"%[A-Za-z0-9_]+")
 
 
-def check(m: Module) -> list[Diagnostic]:
+def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for n, line in enumerate(m.doc.lines):
+    lo, hi = (0, len(m.doc.lines) - 1) if scope is None else (scope.line, scope.end_line)
+    for n in range(lo, hi + 1):
+        line = m.doc.lines[n]
         if line.error:
             e = line.error
             out.append(Diagnostic(n, e.start, e.end, ERROR, "syntax.parse", e.message))
@@ -20,7 +23,7 @@ def check(m: Module) -> list[Diagnostic]:
                 out.append(Diagnostic(n, tok.start, tok.end, ERROR, "syntax.bad-id",
                                       f"invalid id {tok.text!r}: an id is '%' followed by letters, "
                                       "digits and '_' (spirv-as accepts no other characters)"))
-    for inst in m.insts:
+    for inst in m.scoped(scope):
         for p in inst.match.problems:
             fixes = tuple(
                 Fix(f"Change to '{s}'", (Edit(inst.line, p.start, p.end, s),)) for s in p.suggestions[:3]
@@ -61,7 +64,9 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
                                       f"{tok.text!r} is not an integer, but the type {t.result} is an integer type"))
                 continue
             lo, hi = _int_range(width, signed)
-            value = int(tok.text, 0)
+            value = int_value(tok.text)
+            if value is None:
+                continue  # not a number at all: the operand matcher reports it
             if not lo <= value <= hi:
                 kind = "signed" if signed else "unsigned"
                 out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "operand.literal-range",

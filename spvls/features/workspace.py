@@ -50,7 +50,7 @@ class Workspace:
         env = self.settings.target_env
         if cached and cached[0] == doc.generation and cached[1] == env:
             return cached[2]
-        a = analyze(doc, env)
+        a = analyze(doc, env, previous=cached[2] if cached else None)
         self._analyses[uri] = (doc.generation, env, a)
         return a
 

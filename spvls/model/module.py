@@ -4,11 +4,12 @@ Built from a document's parsed lines; no protocol types here.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from ..spec.grammar import Grammar, Instruction
 from ..syntax.document import Document
-from ..syntax.parser import Line, Token
+from ..syntax.parser import Line, Token, int_value
 from .operands import Match, Operand, match
 
 
@@ -113,6 +114,16 @@ TERMINATORS = {"OpBranch", "OpBranchConditional", "OpSwitch", "OpReturn", "OpRet
                "OpTerminateRayKHR", "OpEmitMeshTasksEXT"}
 
 
+# Instructions whose edit changes more than their own line's facts: module header, names and
+# decorations, function and block structure, the call graph. Editing one rebuilds the model.
+STRUCTURAL = TERMINATORS | {
+    "OpCapability", "OpExtension", "OpExtInstImport", "OpMemoryModel", "OpEntryPoint", "OpExecutionMode",
+    "OpExecutionModeId", "OpName", "OpMemberName", "OpDecorate", "OpMemberDecorate", "OpDecorateId",
+    "OpDecorateString", "OpMemberDecorateString", "OpGroupDecorate", "OpGroupMemberDecorate",
+    "OpDecorationGroup", "OpFunction", "OpFunctionEnd", "OpFunctionParameter", "OpLabel", "OpFunctionCall",
+    "OpSelectionMerge", "OpLoopMerge", "OpVariable"}
+
+
 class Module:
     def __init__(self, doc: Document, grammar: Grammar, version: tuple[int, int]):
         self.doc = doc
@@ -132,6 +143,9 @@ class Module:
         self.entry_points: dict[str, EntryPoint] = {}
         self.functions: list[Function] = []
         self.function_of: dict[str, Function] = {}
+        self._ints: dict[str | None, int | None] = {}
+        # Facts checks derive from the module's structure; kept across incremental updates.
+        self.memo: dict[str, object] = {}
         self._build()
         self.declared_caps = grammar.implied_capabilities(self.capabilities)
 
@@ -203,6 +217,99 @@ class Module:
             if ep:
                 ep.modes.append(inst)
 
+    # -- incremental update -------------------------------------------------
+    def function_at(self, line: int) -> Function | None:
+        i = bisect_right(self.functions, line, key=lambda f: f.line) - 1
+        if i >= 0 and self.functions[i].line <= line <= self.functions[i].end_line:
+            return self.functions[i]
+        return None
+
+    def scoped(self, scope: Function | None) -> list[Inst]:
+        """The instructions a check looks at: all, or one function's."""
+        return self.insts if scope is None else self.insts_in(scope)
+
+    def insts_in(self, fn: Function) -> list[Inst]:
+        lo = bisect_left(self.insts, fn.line, key=lambda i: i.line)
+        hi = bisect_right(self.insts, fn.end_line, key=lambda i: i.line)
+        return self.insts[lo:hi]
+
+    def _opname_of(self, line: Line) -> str | None:
+        if line.opcode is None:
+            return None
+        spec = self.grammar.instruction(line.opcode.text)
+        return spec.name if spec else line.opcode.text
+
+    def update(self, lines: set[int]) -> Function | None:
+        """Catch up with edits to `lines` (same line count) inside one function's body.
+
+        Returns that function, or None when the edit reaches further and the model must be rebuilt.
+        """
+        fn = None
+        for n in lines:
+            f = self.function_at(n)
+            if f is None or n in (f.line, f.end_line) or (fn is not None and f is not fn):
+                return None
+            fn = f
+            old, new = self.inst_at.get(n), self.doc.lines[n]
+            if self.doc.span[n] != 1 or (old and old.opname in STRUCTURAL) or \
+                    self._opname_of(new) in STRUCTURAL:
+                return None
+            if new.opcode is not None and self._block_at(f, n) is None:
+                return None  # between blocks: structure changes
+            old_res = old.result if old else None
+            new_res = new.result.text if new.result and new.opcode else None
+            if new_res and new_res != old_res and new_res in self.defs:
+                return None  # would duplicate an id defined elsewhere
+            if old_res and old_res != new_res and any(
+                    not (f.line <= i.line <= f.end_line) for i, _ in self.uses.get(old_res, [])):
+                return None  # its uses outside this function would change meaning
+        if fn is None:
+            return None
+        for n in sorted(lines):
+            self._replace_line(fn, n)
+        self._ints.clear()
+        return fn
+
+    def _block_at(self, fn: Function, n: int) -> Block | None:
+        i = bisect_right(fn.blocks, n, key=lambda b: b.line) - 1
+        if i < 0:
+            return None
+        b = fn.blocks[i]
+        if b.terminator is not None and n > b.terminator.line:
+            return None
+        return b
+
+    def _replace_line(self, fn: Function, n: int) -> None:
+        old = self.inst_at.pop(n, None)
+        block = self._block_at(fn, n)
+        pos = bisect_left(self.insts, n, key=lambda i: i.line)
+        if old is not None:
+            del self.insts[pos]
+            self._unindex(old)
+            if block is not None:
+                block.insts[:] = [i for i in block.insts if i is not old]
+        line = self.doc.lines[n]
+        if line.opcode is None:
+            return
+        inst = Inst(n, line, match(self.grammar, line, self.ext_imports))
+        self.insts.insert(pos, inst)
+        self.inst_at[n] = inst
+        self._index(inst)
+        if block is not None:
+            k = bisect_left(block.insts, n, key=lambda i: i.line)
+            block.insts.insert(k, inst)
+
+    def _unindex(self, inst: Inst) -> None:
+        res = inst.result
+        if res and self.defs.get(res) is inst:
+            del self.defs[res]
+        self.duplicates[:] = [d for d in self.duplicates if d is not inst]
+        for op in inst.match.operands:
+            if op.is_id:
+                lst = self.uses.get(op.token.text)
+                if lst:
+                    lst[:] = [u for u in lst if u[0] is not inst]
+
     # -- queries ----------------------------------------------------------
     def definition(self, id_: str | None) -> Inst | None:
         return self.defs.get(id_) if id_ else None
@@ -224,6 +331,13 @@ class Module:
 
     def int_value(self, id_: str | None) -> int | None:
         """The value of an OpConstant/OpSpecConstant of integer type, when known."""
+        try:
+            return self._ints[id_]
+        except KeyError:
+            v = self._ints[id_] = self._int_value(id_)
+            return v
+
+    def _int_value(self, id_: str | None) -> int | None:
         d = self.definition(id_)
         if d is None or d.opname not in ("OpConstant", "OpSpecConstant"):
             return None
@@ -231,10 +345,7 @@ class Module:
         text = d.literal(0)
         if t is None or t.opname != "OpTypeInt" or text is None:
             return None
-        try:
-            return int(text, 0)
-        except ValueError:
-            return None
+        return int_value(text)
 
     def is_constant(self, id_: str | None) -> bool:
         d = self.definition(id_)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from ..spec.grammar import Enumerant, Grammar, Instruction, OperandSpec, ext_set
 from ..spec.names import suggest
-from ..syntax.parser import Line, Token
+from ..syntax.parser import Line, Token, int_value
 
 ID_KINDS = {"IdRef", "IdResultType", "IdScope", "IdMemorySemantics", "IdResult"}
 
@@ -49,13 +49,13 @@ def _label(spec: OperandSpec) -> str:
 
 
 class _Matcher:
-    def __init__(self, grammar: Grammar, line: Line, ext_imports: dict[str, str]):
+    def __init__(self, grammar: Grammar, line: Line, ext_imports: dict[str, str], inst: Instruction):
         self.g = grammar
         self.line = line
         self.ext_imports = ext_imports
-        self.tokens = list(line.operands)
+        self.tokens = line.operands
         self.pos = 0
-        self.m = Match(grammar.instruction(line.opcode.text) if line.opcode else None)
+        self.m = Match(inst)
 
     def problem(self, code, tok_or_span, message, suggestions=()):
         start, end = (tok_or_span.start, tok_or_span.end) if isinstance(tok_or_span, Token) else tok_or_span
@@ -198,7 +198,7 @@ class _Matcher:
             return None
         inst = None
         if tok.kind == "INT":
-            inst = ext.by_opcode.get(int(tok.text, 0))
+            inst = ext.by_opcode.get(int_value(tok.text))
         elif tok.kind == "WORD":
             inst = ext.by_name.get(tok.text)
         if inst is None:
@@ -238,7 +238,13 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
         m.problems.append(Problem("operand.unknown-opcode", line.opcode.start, line.opcode.end,
                                   f"unknown instruction {line.opcode.text!r}{hint}", tuple(sugg)))
         return m
-    matcher = _Matcher(grammar, line, ext_imports or {})
+    ops = line.operands
+    plain = inst.plain_ids
+    if plain is not None and len(plain) == len(ops) and (line.result is not None) == inst.has_result \
+            and all(t.kind == "ID" for t in ops):
+        # The common case (OpIAdd %t %a %b, OpLoad %t %p, ...): every operand an <id>, all present.
+        return Match(inst, [Operand(t, s) for t, s in zip(ops, plain)])
+    matcher = _Matcher(grammar, line, ext_imports or {}, inst)
     if inst.has_result and line.result is None:
         matcher.problem("operand.missing-result", line.opcode,
                         f"{inst.name} produces a result: write '%name = {inst.name} ...'")

@@ -107,7 +107,7 @@ def vector_of(m: Module, t: Inst | None) -> tuple[Inst | None, int] | None:
         return None
     ids = t.ids()
     lits = [o.token.text for o in t.match.operands if not o.is_id]
-    count = int(lits[0], 0) if lits and lits[0].isdigit() else 0
+    count = int(lits[0]) if lits and lits[0].isdigit() else 0
     return (m.definition(ids[0].token.text) if ids else None), count
 
 

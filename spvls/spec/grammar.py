@@ -75,14 +75,18 @@ class Instruction:
     extensions: tuple[str, ...]
     version: Version
     last_version: Version
+    has_result: bool = False
+    has_result_type: bool = False
+    # Operands after the result when every one is a plain, required <id>: the matcher's fast path.
+    plain_ids: tuple[OperandSpec, ...] | None = None
 
-    @property
-    def has_result(self) -> bool:
-        return any(o.kind == "IdResult" for o in self.operands)
-
-    @property
-    def has_result_type(self) -> bool:
-        return any(o.kind == "IdResultType" for o in self.operands)
+    def __post_init__(self):
+        self.has_result = any(o.kind == "IdResult" for o in self.operands)
+        self.has_result_type = any(o.kind == "IdResultType" for o in self.operands)
+        rest = tuple(o for o in self.operands if o.kind != "IdResult")
+        if all(o.kind in ("IdRef", "IdResultType", "IdScope", "IdMemorySemantics") and not o.quantifier
+               for o in rest):
+            self.plain_ids = rest
 
     def signature(self) -> str:
         parts = []

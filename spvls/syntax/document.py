@@ -38,6 +38,8 @@ class Document:
         # span[i]: physical lines in the instruction that starts at i; 0 on a continuation.
         self.span: list[int] = []
         self.generation = 0  # bumped on every edit; later layers key caches on it
+        # Lines edited since the model last caught up; None: the line structure changed.
+        self.touched: set[int] | None = None
         self.set_text(text)
 
     @property
@@ -77,7 +79,11 @@ class Document:
         # Re-read from the previous instruction when the edit may join or split its string.
         if k >= 0 and (k + self.span[k] > sl or any(n == 0 for n in old_span) or _open_quote(self.texts[k])):
             start = k
-        self._regroup(start, sl + len(fresh))
+        last = self._regroup(start, sl + len(fresh))
+        if self.touched is not None and len(fresh) == el - sl + 1 and start == sl and last == sl + len(fresh):
+            self.touched.update(range(sl, sl + len(fresh)))
+        else:
+            self.touched = None
         self.generation += 1
         return range(sl, sl + len(fresh))
 
@@ -86,10 +92,11 @@ class Document:
         self.lines = [None] * len(self.texts)
         self.span = [1] * len(self.texts)
         self._regroup(0, len(self.texts))
+        self.touched = None
         self.generation += 1
 
-    def _regroup(self, lo: int, hi: int) -> None:
-        """Parse lines from lo on; past hi, stop where the old grouping resumes."""
+    def _regroup(self, lo: int, hi: int) -> int:
+        """Parse lines from lo on; past hi, stop where the old grouping resumes. Returns where it stopped."""
         i, n = lo, len(self.texts)
         while i < n:
             if i >= hi and self.span[i] != 0 and self.lines[i] is not None:
@@ -104,6 +111,7 @@ class Document:
                 self.lines[k] = _blank(self.texts[k])
                 self.span[k] = 0
             i = last + 1
+        return i
 
     def _group_end(self, i: int) -> int:
         text = self.texts[i]

@@ -105,11 +105,25 @@ def _fallback(text: str, problem: SyntaxProblem) -> Line:
     return Line(text, result, opcode, operands, comment, problem)
 
 
+_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|[0-9]+)")
+_FLOAT = re.compile(r"[-+]?(0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][-+]?[0-9]+"
+                    r"|([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)")
+
+
+def int_value(text: str) -> int | None:
+    """An integer literal's value as spirv-as reads it (decimal, hex, signed), or None."""
+    if not _INT.fullmatch(text):
+        return None
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("+-")
+    return sign * (int(body, 16) if body[:2].lower() == "0x" else int(body, 10))
+
+
 def _num_kind(text: str) -> str:
-    low = text.lower().lstrip("+-")
-    if low.startswith("0x"):
-        return "FLOAT" if "p" in low else "INT"
-    return "FLOAT" if any(c in low for c in ".e") else "INT"
+    """Same number shapes as the grammar's INT and FLOAT; anything else is not a number."""
+    if _INT.fullmatch(text):
+        return "INT"
+    return "FLOAT" if _FLOAT.fullmatch(text) else "OTHER"
 
 
 def _describe(tok: str) -> str:
@@ -161,9 +175,48 @@ class Stats:
     parses = 0
 
 
+# Lines that differ only in their ids parse alike: Lark parses each distinct shape once,
+# and the tokens are re-placed over the line's own ids. Lines with strings or comments
+# (where '%' may be text) always go to Lark whole.
+_ID = re.compile(r'%[^\s;="]*')
+
+
 @lru_cache(maxsize=65536)
 def parse_line(text: str) -> Line:
     """Parse one line (without its newline). Identical lines are parsed once."""
+    if '"' in text or ";" in text or "%" not in text:
+        return _parse(text)
+    ids = _ID.findall(text)
+    shape = _ID.sub("%", text)
+    line = _parse_shape(shape)
+    if line.error is not None:
+        return _parse(text)
+    return _reshape(line, text, ids)
+
+
+@lru_cache(maxsize=16384)
+def _parse_shape(shape: str) -> Line:
+    return _parse(shape)
+
+
+def _reshape(line: Line, text: str, ids: list[str]) -> Line:
+    """The shape's tokens, moved over the real ids (each '%' in the shape is one id)."""
+    it = iter(ids)
+    shift = 0
+    out = []
+    for tok in ([line.result] if line.result else []) + [line.opcode] + list(line.operands):
+        start = tok.start + shift
+        if tok.kind == "ID":
+            real = next(it)
+            shift += len(real) - 1
+            out.append(Token("ID", real, start, start + len(real)))
+        else:
+            out.append(Token(tok.kind, tok.text, start, start + len(tok.text)))
+    result = out.pop(0) if line.result else None
+    return Line(text, result, out[0], tuple(out[1:]), None, None)
+
+
+def _parse(text: str) -> Line:
     Stats.parses += 1
     if len(text) > 20000 and "\x00" in text:
         return Line(text, None, None, (), None,

@@ -1,0 +1,185 @@
+"""Benchmark spvls against spirv-as + spirv-val on the same files, in one run.
+
+    python bench/run.py [--quick]
+
+Prints each figure and its ratio to the baseline (one spirv-as + spirv-val run on the file).
+Not part of the test suite: speed is measured here, never asserted in a test.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types as T
+from pygls.lsp.client import LanguageClient
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from generate import module  # noqa: E402
+
+ENV = "vulkan1.3"
+
+
+def tool(name: str) -> str:
+    here = Path(sys.executable).parent / name
+    return str(here) if here.exists() else name
+
+
+def best_of(n: int, fn) -> float:
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def baseline(path: Path) -> float:
+    out = Path(tempfile.mkdtemp()) / "m.spv"
+
+    def run():
+        subprocess.run([tool("spirv-as"), "--target-env", ENV, str(path), "-o", str(out)], check=True,
+                       capture_output=True)
+        subprocess.run([tool("spirv-val"), "--target-env", ENV, str(out)], capture_output=True)
+    return best_of(3, run)
+
+
+def cold_check(path: Path) -> float:
+    return best_of(3, lambda: subprocess.run([sys.executable, "-m", "spvls", "check", "--target-env", ENV,
+                                              str(path)], capture_output=True))
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def peak_rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+async def lsp_session(path: Path, edits: int, requests: int) -> dict:
+    text = path.read_text()
+    lines = text.split("\n")
+    client = LanguageClient("spvls-bench", "1")
+    published: dict[int, float] = {}
+    got = asyncio.Event()
+
+    @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diags(params: T.PublishDiagnosticsParams):
+        published[params.version] = time.perf_counter()
+        got.set()
+
+    await client.start_io(sys.executable, "-m", "spvls")
+    pid = client._server.pid  # noqa: SLF001 - the benchmark reads the server's RSS
+    await client.initialize_async(T.InitializeParams(capabilities=T.ClientCapabilities(),
+                                                     initialization_options={"targetEnv": ENV}))
+    client.initialized(T.InitializedParams())
+    uri = path.resolve().as_uri()
+
+    async def wait_version(v: int) -> float:
+        while v not in published:
+            got.clear()
+            await got.wait()
+        return published[v]
+
+    t0 = time.perf_counter()
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "spirv", 1, text)))
+    open_s = await wait_version(1) - t0
+
+    # One-character edits inside function bodies: insert then delete a space before an operand.
+    targets = [n for n, ln in enumerate(lines) if "OpIAdd" in ln or "OpFAdd" in ln or "= OpLoad" in ln][:edits]
+    keystrokes = []
+    version = 1
+    for i in range(edits):
+        n = targets[i % len(targets)]
+        col = len(lines[n]) - 1
+        insert = i % 2 == 0
+        version += 1
+        change = T.TextDocumentContentChangePartial(
+            range=T.Range(T.Position(n, col), T.Position(n, col if insert else col + 1)), text=" " if insert else "")
+        t = time.perf_counter()
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            T.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]))
+        keystrokes.append(await wait_version(version) - t)
+
+    doc = T.TextDocumentIdentifier(uri)
+    # Hover an opcode in a function body; complete the operand after it (an id slot).
+    probe = next((n for n, ln in enumerate(lines) if "OpCooperativeMatrixMulAddKHR" in ln),
+                 next(n for n, ln in enumerate(lines) if "= OpLoad" in ln))
+    op = "OpCooperativeMatrixMulAddKHR" if "OpCooperativeMatrixMulAddKHR" in lines[probe] else "OpLoad"
+    col = lines[probe].index(op) + 5
+    hovers, completions = [], []
+    for _ in range(requests):
+        t = time.perf_counter()
+        await client.text_document_hover_async(T.HoverParams(doc, T.Position(probe, col)))
+        hovers.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        await client.text_document_completion_async(
+            T.CompletionParams(doc, T.Position(probe, lines[probe].index(op) + len(op) + 1)))
+        completions.append(time.perf_counter() - t)
+    rss = peak_rss_mb(pid)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return {"open": open_s, "key_p50": statistics.median(keystrokes), "key_p95": pct(keystrokes, 95),
+            "hover_p50": statistics.median(hovers), "hover_p95": pct(hovers, 95),
+            "completion_p50": statistics.median(completions), "completion_p95": pct(completions, 95),
+            "rss_mb": rss}
+
+
+def corpus_files(n: int) -> list[Path]:
+    root = ROOT.parent / "shared" / "corpus"
+    manifest = root / "MANIFEST.tsv"
+    if not manifest.exists():
+        return []
+    rows = [r for r in csv.DictReader(open(manifest, encoding="utf-8"), delimiter="\t")
+            if r["validates"] == "yes"]
+    rows.sort(key=lambda r: -int(r["lines"]))
+    return [root / r["path"] for r in rows[:n]]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="fewer edits and requests")
+    args = ap.parse_args()
+    edits, requests = (20, 20) if args.quick else (60, 60)
+    work = Path(tempfile.mkdtemp(prefix="spvls-bench-"))
+    files = []
+    for n in (10_000, 100_000):
+        p = work / f"generated-{n // 1000}k.spvasm"
+        p.write_text(module(n))
+        files.append(p)
+    files += corpus_files(2)
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, {sys.platform}")
+    print(f"{'file':28} {'lines':>7} {'as+val':>8} {'check':>14} {'open':>14} {'key p50':>15} {'key p95':>9} "
+          f"{'hover p95':>10} {'compl p95':>10} {'RSS MB':>7}")
+    for p in files:
+        base = baseline(p)
+        cold = cold_check(p)
+        s = asyncio.run(lsp_session(p, edits, requests))
+        nlines = p.read_text().count("\n")
+        print(f"{p.name[:28]:28} {nlines:7d} {base * 1000:7.0f}ms {cold * 1000:7.0f}ms {cold / base:4.1f}x "
+              f"{s['open'] * 1000:7.0f}ms {s['open'] / base:4.1f}x {s['key_p50'] * 1000:7.1f}ms "
+              f"{s['key_p50'] / base:5.2f}x {s['key_p95'] * 1000:7.1f}ms {s['hover_p95'] * 1000:8.1f}ms "
+              f"{s['completion_p95'] * 1000:8.1f}ms {s['rss_mb']:7.0f}")
+    print("ratios are to one spirv-as + spirv-val run on the same file (best of 3)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""Property tests: random incremental edits keep the document and its analysis equal to a fresh
+parse and a fresh analysis of the same text, and every feature answers without an exception."""
+import random
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spvls.checks import analyze
+from spvls.features import completion, hover, navigation, signature, symbols, tokens
+from spvls.syntax.document import Document
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+RULES = Path(__file__).resolve().parent / "data" / "rules"
+SOURCES = [p.read_text() for p in sorted(EXAMPLES.glob("*.spvasm")) + sorted(RULES.glob("*-pass.spvasm"))]
+# Pieces an editor produces: characters, tokens, whole lines, CRLF, tabs, non-ASCII, quotes.
+PIECES = ["", " ", "%", "x", "=", '"', ";", "|", "\t", "\r\n", "\n", "é", "😀", "\x00", "Op", "%a = OpIAdd %u32 %b %c",
+          "OpCapability Shader\n", "OpBranch %entry\n", "%x = OpLabel\n", "Unroll|DontUnroll", "0x1.8p+1", "!7"]
+
+
+def _fresh_equal(doc: Document, env=None):
+    fresh = Document(doc.text)
+    assert doc.lines == fresh.lines
+    assert doc.span == fresh.span
+
+
+edit = st.tuples(st.integers(0, 10_000), st.integers(0, 200), st.integers(0, 3), st.integers(0, 40),
+                 st.sampled_from(PIECES))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(src=st.sampled_from(SOURCES), edits=st.lists(edit, min_size=1, max_size=12))
+def test_incremental_edits_match_fresh_parse_and_analysis(src, edits):
+    doc = Document(src)
+    previous = analyze(doc)
+    for line, col, dl, dc, text in edits:
+        n = len(doc.texts)
+        sl = line % n
+        el = min(n - 1, sl + dl)
+        doc.replace((sl, col), (el, dc), text)
+        _fresh_equal(doc)
+        previous = analyze(doc, previous=previous)
+        fresh = analyze(Document(doc.text))
+        assert previous.diagnostics == fresh.diagnostics
+        m = previous.module
+        for probe in range(3):
+            ln = (sl + probe) % len(doc.texts)
+            c = random.Random(ln).randint(0, len(doc.texts[ln]) + 2)
+            completion.complete(m, ln, c)
+            hover.hover(m, ln, c)
+            signature.signature_help(m, ln, c)
+            navigation.references(m, ln, c)
+            navigation.definition(m, ln, c)
+        symbols.document_symbols(m)
+        symbols.folding_ranges(m)
+        tokens.semantic_tokens(m)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(SOURCES), st.integers(0, 500), st.sampled_from(["x", " ", "1", "%", "Op"]))
+def test_typing_inside_a_function_is_incremental_and_exact(src, pick, char):
+    doc = Document(src)
+    a = analyze(doc)
+    body = [i.line for f in a.module.functions for i in a.module.insts_in(f)
+            if i.opname not in ("OpFunction", "OpFunctionEnd", "OpLabel")]
+    if not body:
+        return
+    n = body[pick % len(body)]
+    doc.replace((n, len(doc.texts[n])), (n, len(doc.texts[n])), char)
+    b = analyze(doc, previous=a)
+    assert b.diagnostics == analyze(Document(doc.text)).diagnostics
