@@ -7,6 +7,7 @@ from functools import wraps
 
 from lsprotocol import types as T
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from . import __version__
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
@@ -29,9 +30,34 @@ _ITEM_KIND = {"keyword": T.CompletionItemKind.Keyword, "enum": T.CompletionItemK
               "text": T.CompletionItemKind.Text}
 
 
+class _Protocol(LanguageServerProtocol):
+    """Text sync goes straight to spvls' own documents, which re-parse only the edited lines.
+
+    pygls would also keep a copy of each text and re-split all of it on every keystroke.
+    """
+
+    def _to_handler(self, method, params):
+        handler = self.fm.features.get(method)
+        if handler is not None:
+            yield handler, (params,), None
+
+    @lsp_method(T.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: T.DidOpenTextDocumentParams):
+        yield from self._to_handler(T.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(T.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: T.DidChangeTextDocumentParams):
+        yield from self._to_handler(T.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(T.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: T.DidCloseTextDocumentParams):
+        yield from self._to_handler(T.TEXT_DOCUMENT_DID_CLOSE, params)
+
+
 class SpvServer(LanguageServer):
     def __init__(self):
-        super().__init__("spvls", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental)
+        super().__init__("spvls", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
+                         protocol_cls=_Protocol)
         self.ws = Workspace()
         self.utf8 = False  # negotiated position encoding; UTF-16 unless the client offers UTF-8
 
@@ -214,7 +240,8 @@ def on_completion(ls: SpvServer, params: T.CompletionParams):
             label=it.label, kind=_ITEM_KIND.get(it.kind), detail=it.detail, sort_text=it.sort_text,
             documentation=T.MarkupContent(T.MarkupKind.Markdown, it.documentation), text_edit=edit,
             insert_text_format=T.InsertTextFormat.Snippet if it.snippet else T.InsertTextFormat.PlainText))
-    return T.CompletionList(is_incomplete=False, items=items)
+    # A capped id list is incomplete: the client asks again as the user types more of the name.
+    return T.CompletionList(is_incomplete=len(items) >= completion.MAX_IDS, items=items)
 
 
 @server.feature(T.TEXT_DOCUMENT_HOVER)

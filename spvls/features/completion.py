@@ -93,6 +93,38 @@ def _opcodes(m: Module, c) -> list[Item]:
     return out
 
 
+def _pools(m: Module) -> dict[str, list[str]]:
+    """Ids of the global section by what they are; edits inside functions never change these."""
+    pools = m.memo.get("completion.pools")
+    if pools is None:
+        pools = {"type": [], "constant": [], "function": [], "global": []}
+        for id_, d in m.defs.items():
+            op = d.opname
+            if op.startswith("OpType"):
+                pools["type"].append(id_)
+            elif op == "OpFunction":
+                pools["function"].append(id_)
+            elif m.function_at(d.line) is None and op not in ("OpExtInstImport", "OpString", "OpLabel"):
+                pools["constant" if m.is_constant(id_) else "global"].append(id_)
+        m.memo["completion.pools"] = pools
+    return pools
+
+
+def _candidates(m: Module, c, want: str) -> list[str]:
+    pools = _pools(m)
+    fn = m.function_at(c.line)
+    if want in ("type", "function", "constant"):
+        return pools[want]
+    if want == "label":
+        return [b.label for b in fn.blocks] if fn else []
+    local = [i.result for i in m.insts_in(fn) if i.result and i.opname not in ("OpLabel", "OpFunction")] \
+        if fn else []
+    return pools["constant"] + pools["global"] + local
+
+
+MAX_IDS = 500
+
+
 def _ids(m: Module, c, spec) -> list[Item]:
     name = spec.name
     inst = c.inst
@@ -108,23 +140,20 @@ def _ids(m: Module, c, spec) -> list[Item]:
         want = "constant"
     coopmat_type = inst is not None and want == "type" and (
         inst.name in ("OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixLengthKHR"))
+    prefix = c.prefix.lower()
     out = []
-    for id_, d in m.defs.items():
-        op = d.opname
-        is_type = op.startswith("OpType")
-        if want == "type" and not is_type:
+    for id_ in _candidates(m, c, want):
+        if prefix and prefix not in id_.lower():
             continue
-        if want == "label" and op != "OpLabel":
+        d = m.defs.get(id_)
+        if d is None:
             continue
-        if want == "function" and op != "OpFunction":
-            continue
-        if want == "constant" and not m.is_constant(id_):
-            continue
-        if want == "value" and (is_type or op in ("OpLabel", "OpFunction", "OpExtInstImport", "OpString")):
-            continue
+        is_type = d.opname.startswith("OpType")
         t = describe(m, d) if is_type else describe(m, m.definition(d.result_type))
-        top = coopmat_type and op == "OpTypeCooperativeMatrixKHR"
-        doc = f"```spvasm\n{d.src.text.strip()}\n```"
+        top = coopmat_type and d.opname == "OpTypeCooperativeMatrixKHR"
         out.append(Item(id_, {"type": "type", "label": "label", "function": "function"}.get(want, "value"),
-                        t, doc, sort_text=("0" if top else "1") + id_, replace_start=c.start))
+                        t, f"```spvasm\n{d.src.text.strip()}\n```", sort_text=("0" if top else "1") + id_,
+                        replace_start=c.start))
+        if len(out) >= MAX_IDS:
+            break
     return out
