@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import logging
+import os
 import traceback
 from functools import wraps
 
 from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -35,6 +37,15 @@ class _Protocol(LanguageServerProtocol):
 
     pygls would also keep a copy of each text and re-split all of it on every keystroke.
     """
+
+    def handle_message(self, message):
+        # LSP: requests after shutdown "should error with InvalidRequest"; pygls drops them silently.
+        if self._shutdown and getattr(message, "method", "") != T.EXIT and getattr(message, "id", None) is not None \
+                and hasattr(message, "method"):
+            self._send_response(message.id, error=JsonRpcInvalidRequest(
+                "the server is shutting down: only 'exit' is accepted").to_response_error())
+            return
+        super().handle_message(message)
 
     def _to_handler(self, method, params):
         handler = self.fm.features.get(method)
@@ -103,26 +114,37 @@ def _cursor(doc, p: T.Position) -> tuple[int, int]:
     return line, _to_cp(_line_text(doc, line), p.character)
 
 
-def _guard(fallback=None):
-    """A feature that fails answers `fallback` for that request only, and the failure is logged."""
-    def wrap(fn):
-        @wraps(fn)
-        def run(ls: SpvServer, params):
-            try:
-                return fn(ls, params)
-            except Exception as e:  # noqa: BLE001 - one request fails, the server keeps serving
-                uri = getattr(getattr(params, "text_document", None), "uri", "")
-                msg = f"spvls: {fn.__name__} failed on {uri}: {e!r}\n{traceback.format_exc()}"
-                log.error(msg)
-                try:
-                    ls.window_log_message(T.LogMessageParams(T.MessageType.Error, msg))
-                except Exception:  # noqa: BLE001
-                    pass
-                if fallback == "raise":
-                    raise
-                return fallback
-        return run
-    return wrap
+# Tests set this to a feature name to prove a failure stays inside its own request.
+_FAULT = os.environ.get("SPVLS_FAULT_INJECT", "")
+
+
+def _log_fault(ls: SpvServer, what: str, e: Exception) -> None:
+    msg = f"spvls: {what}: {e!r}\n{traceback.format_exc()}"
+    log.error(msg)
+    try:
+        ls.window_log_message(T.LogMessageParams(T.MessageType.Error, msg))
+    except Exception:  # noqa: BLE001 - the log channel itself may be gone
+        pass
+
+
+def _guard(fn):
+    """A feature that fails is logged with its context (stderr and window/logMessage) and answers
+    that request alone with an error; the server keeps serving."""
+    @wraps(fn)
+    def run(ls: SpvServer, params):
+        try:
+            if _FAULT and _FAULT == fn.__name__:
+                raise RuntimeError(f"injected fault in {fn.__name__}")
+            return fn(ls, params)
+        except Exception as e:  # noqa: BLE001 - one request fails, the server keeps serving
+            uri = getattr(getattr(params, "text_document", None), "uri", "")
+            pos = getattr(params, "position", None)
+            where = f"{uri}:{pos.line + 1}:{pos.character + 1}" if pos else uri
+            if isinstance(e, JsonRpcException):
+                raise  # a deliberate protocol error (e.g. a refused rename), not a fault
+            _log_fault(ls, f"{fn.__name__} failed at {where}", e)
+            raise JsonRpcInternalError(f"spvls: {fn.__name__} failed: {e}") from None
+    return run
 
 
 def _lsp_diagnostic(doc, uri: str, d: Diagnostic) -> T.Diagnostic:
@@ -136,10 +158,23 @@ def _lsp_diagnostic(doc, uri: str, d: Diagnostic) -> T.Diagnostic:
         data={"fixes": len(d.fixes)})
 
 
+MAX_PUBLISHED = 2000  # more helps no one and stalls clients; `spvls check` prints them all
+
+
 def _diagnostics(ls: SpvServer, uri: str) -> list[T.Diagnostic]:
     a = ls.ws.analysis(uri)
     doc = ls.ws.docs.get(uri)
-    return [_lsp_diagnostic(doc, uri, d) for d in a.diagnostics] if a else []
+    if a is None:
+        return []
+    diags = a.diagnostics
+    if len(diags) <= MAX_PUBLISHED:
+        return [_lsp_diagnostic(doc, uri, d) for d in diags]
+    rank = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
+    shown = sorted(sorted(diags, key=lambda d: rank[d.severity])[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
+    note = T.Diagnostic(range=T.Range(T.Position(0, 0), T.Position(0, 0)), severity=T.DiagnosticSeverity.Information,
+                        source="spvls", code="spvls.truncated",
+                        message=f"{len(diags) - MAX_PUBLISHED} more problems not shown; run `spvls check` for all")
+    return [note] + [_lsp_diagnostic(doc, uri, d) for d in shown]
 
 
 def _publish(ls: SpvServer, uri: str) -> None:
@@ -147,10 +182,14 @@ def _publish(ls: SpvServer, uri: str) -> None:
     if doc is None:
         return
     try:
+        if _FAULT == "analysis":
+            raise RuntimeError("injected fault in analysis")
         diags = _diagnostics(ls, uri)
-    except Exception as e:  # noqa: BLE001
-        log.error("analysis failed on %s: %r\n%s", uri, e, traceback.format_exc())
-        diags = []
+    except Exception as e:  # noqa: BLE001 - the text is kept; only this analysis is lost
+        _log_fault(ls, f"analysis failed on {uri}", e)
+        diags = [T.Diagnostic(range=T.Range(T.Position(0, 0), T.Position(0, 0)),
+                              severity=T.DiagnosticSeverity.Error, source="spvls", code="spvls.internal",
+                              message=f"spvls could not analyse this document ({e!r}); see the server log")]
     # Computed synchronously for this version, so an older result is never sent after a newer one.
     ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, diags, version=doc.version))
 
@@ -213,7 +252,7 @@ def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams):
 
 @server.feature(T.TEXT_DOCUMENT_DIAGNOSTIC, T.DiagnosticOptions(inter_file_dependencies=False,
                                                                 workspace_diagnostics=False))
-@_guard(fallback=None)
+@_guard
 def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams):
     return T.RelatedFullDocumentDiagnosticReport(items=_diagnostics(ls, params.text_document.uri))
 
@@ -225,7 +264,7 @@ def _module(ls: SpvServer, uri: str):
 
 
 @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["%", " ", "|", '"']))
-@_guard(fallback=None)
+@_guard
 def on_completion(ls: SpvServer, params: T.CompletionParams):
     m, doc = _module(ls, params.text_document.uri)
     if m is None:
@@ -245,7 +284,7 @@ def on_completion(ls: SpvServer, params: T.CompletionParams):
 
 
 @server.feature(T.TEXT_DOCUMENT_HOVER)
-@_guard(fallback=None)
+@_guard
 def on_hover(ls: SpvServer, params: T.HoverParams):
     m, doc = _module(ls, params.text_document.uri)
     if m is None:
@@ -263,7 +302,7 @@ def _location(doc, uri, span) -> T.Location:
 
 
 @server.feature(T.TEXT_DOCUMENT_DEFINITION)
-@_guard(fallback=None)
+@_guard
 def on_definition(ls: SpvServer, params: T.DefinitionParams):
     m, doc = _module(ls, params.text_document.uri)
     span = navigation.definition(m, *_cursor(doc, params.position)) if m else None
@@ -271,7 +310,7 @@ def on_definition(ls: SpvServer, params: T.DefinitionParams):
 
 
 @server.feature(T.TEXT_DOCUMENT_REFERENCES)
-@_guard(fallback=None)
+@_guard
 def on_references(ls: SpvServer, params: T.ReferenceParams):
     m, doc = _module(ls, params.text_document.uri)
     if m is None:
@@ -281,7 +320,7 @@ def on_references(ls: SpvServer, params: T.ReferenceParams):
 
 
 @server.feature(T.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
-@_guard(fallback=None)
+@_guard
 def on_highlight(ls: SpvServer, params: T.DocumentHighlightParams):
     m, doc = _module(ls, params.text_document.uri)
     if m is None:
@@ -291,7 +330,7 @@ def on_highlight(ls: SpvServer, params: T.DocumentHighlightParams):
 
 
 @server.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
-@_guard(fallback=None)
+@_guard
 def on_prepare_rename(ls: SpvServer, params: T.PrepareRenameParams):
     m, doc = _module(ls, params.text_document.uri)
     span = navigation.prepare_rename(m, *_cursor(doc, params.position)) if m else None
@@ -299,6 +338,7 @@ def on_prepare_rename(ls: SpvServer, params: T.PrepareRenameParams):
 
 
 @server.feature(T.TEXT_DOCUMENT_RENAME, T.RenameOptions(prepare_provider=True))
+@_guard
 def on_rename(ls: SpvServer, params: T.RenameParams):
     m, doc = _module(ls, params.text_document.uri)
     if m is None:
@@ -307,7 +347,6 @@ def on_rename(ls: SpvServer, params: T.RenameParams):
         edits = navigation.rename(m, *_cursor(doc, params.position), params.new_name)
     except navigation.RenameError as e:
         # Refused with the reason, as an LSP error response.
-        from pygls.exceptions import JsonRpcInvalidParams
         raise JsonRpcInvalidParams(str(e)) from None
     uri = params.text_document.uri
     return T.WorkspaceEdit(changes={uri: [T.TextEdit(_range(doc, *s), new) for s, new in edits]})
@@ -321,14 +360,14 @@ def _doc_symbol(doc, s) -> T.DocumentSymbol:
 
 
 @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-@_guard(fallback=None)
+@_guard
 def on_document_symbol(ls: SpvServer, params: T.DocumentSymbolParams):
     m, doc = _module(ls, params.text_document.uri)
     return [_doc_symbol(doc, s) for s in symbols.document_symbols(m)] if m else None
 
 
 @server.feature(T.WORKSPACE_SYMBOL)
-@_guard(fallback=None)
+@_guard
 def on_workspace_symbol(ls: SpvServer, params: T.WorkspaceSymbolParams):
     mods = {uri: ls.ws.analysis(uri).module for uri in list(ls.ws.docs)}
     return [T.WorkspaceSymbol(name=s.name, kind=_SYMBOL_KIND[s.kind],
@@ -337,7 +376,7 @@ def on_workspace_symbol(ls: SpvServer, params: T.WorkspaceSymbolParams):
 
 
 @server.feature(T.TEXT_DOCUMENT_FOLDING_RANGE)
-@_guard(fallback=None)
+@_guard
 def on_folding(ls: SpvServer, params: T.FoldingRangeParams):
     m, _ = _module(ls, params.text_document.uri)
     return [T.FoldingRange(a, b, kind=T.FoldingRangeKind.Region) for a, b, _k in symbols.folding_ranges(m)] \
@@ -361,14 +400,14 @@ def _encode(doc, toks) -> list[int]:
 
 
 @server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
-@_guard(fallback=None)
+@_guard
 def on_tokens_full(ls: SpvServer, params: T.SemanticTokensParams):
     m, doc = _module(ls, params.text_document.uri)
     return T.SemanticTokens(data=_encode(doc, tokens.semantic_tokens(m))) if m else None
 
 
 @server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND)
-@_guard(fallback=None)
+@_guard
 def on_tokens_range(ls: SpvServer, params: T.SemanticTokensRangeParams):
     m, doc = _module(ls, params.text_document.uri)
     if m is None:
@@ -378,7 +417,7 @@ def on_tokens_range(ls: SpvServer, params: T.SemanticTokensRangeParams):
 
 
 @server.feature(T.TEXT_DOCUMENT_SIGNATURE_HELP, T.SignatureHelpOptions(trigger_characters=[" "]))
-@_guard(fallback=None)
+@_guard
 def on_signature(ls: SpvServer, params: T.SignatureHelpParams):
     m, doc = _module(ls, params.text_document.uri)
     sig = signature.signature_help(m, *_cursor(doc, params.position)) if m else None
@@ -391,7 +430,7 @@ def on_signature(ls: SpvServer, params: T.SignatureHelpParams):
 
 
 @server.feature(T.TEXT_DOCUMENT_INLAY_HINT)
-@_guard(fallback=None)
+@_guard
 def on_inlay(ls: SpvServer, params: T.InlayHintParams):
     m, doc = _module(ls, params.text_document.uri)
     if m is None or not ls.ws.settings.inlay_hints:
@@ -401,7 +440,7 @@ def on_inlay(ls: SpvServer, params: T.InlayHintParams):
 
 
 @server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
-@_guard(fallback=None)
+@_guard
 def on_code_action(ls: SpvServer, params: T.CodeActionParams):
     a = ls.ws.analysis(params.text_document.uri)
     if a is None:

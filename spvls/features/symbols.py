@@ -24,6 +24,15 @@ def _sel(inst) -> tuple[int, int]:
 
 
 def document_symbols(m: Module) -> list[Symbol]:
+    cached = m.memo.get("symbols")
+    if cached is not None and cached[0] == m.doc.generation:
+        return cached[1]
+    out = _document_symbols(m)
+    m.memo["symbols"] = (m.doc.generation, out)
+    return out
+
+
+def _document_symbols(m: Module) -> list[Symbol]:
     out = []
     for ep in m.entry_points.values():
         out.append(Symbol(ep.name, "entry-point", f"{ep.model} {ep.id}", ep.inst.line, ep.inst.line, _sel(ep.inst)))
@@ -55,6 +64,9 @@ def document_symbols(m: Module) -> list[Symbol]:
     return out
 
 
+MAX_WORKSPACE_SYMBOLS = 1000
+
+
 def workspace_symbols(modules: dict[str, Module], query: str) -> list[tuple[str, Symbol]]:
     q = query.lower()
     out = []
@@ -63,6 +75,8 @@ def workspace_symbols(modules: dict[str, Module], query: str) -> list[tuple[str,
             for x in [s, *s.children]:
                 if q in x.name.lower():
                     out.append((uri, x))
+                    if len(out) >= MAX_WORKSPACE_SYMBOLS:
+                        return out
     return out
 
 

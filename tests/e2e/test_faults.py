@@ -1,0 +1,62 @@
+"""A failing feature answers its own request with an error, is logged with context, and the
+server keeps serving everything else."""
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as T
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+CONFIG = ClientServerConfig(server_command=[sys.executable, "-m", "spvls"],
+                            server_env={"SPVLS_FAULT_INJECT": "on_hover"})
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_fault_is_contained_and_logged(client):
+    uri = "file:///tmp/fault.spvasm"
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
+        uri, "spirv", 1, "OpCapability Shader\nOpMemoryModel Logical GLSL450\n")))
+    doc = T.TextDocumentIdentifier(uri)
+    with pytest.raises(Exception, match="on_hover failed"):
+        await client.text_document_hover_async(T.HoverParams(doc, T.Position(0, 3)))
+    await client.wait_for_notification(T.WINDOW_LOG_MESSAGE)
+    assert any("on_hover failed at file:///tmp/fault.spvasm:1:4" in m.message and "Traceback" in m.message
+               for m in client.log_messages)
+    # Everything else still works.
+    items = await client.text_document_completion_async(T.CompletionParams(doc, T.Position(0, 13)))
+    assert any(i.label == "Shader" for i in items.items)
+
+
+ANALYSIS_FAULT = ClientServerConfig(server_command=[sys.executable, "-m", "spvls"],
+                                    server_env={"SPVLS_FAULT_INJECT": "analysis"})
+
+
+@pytest_lsp.fixture(config=ANALYSIS_FAULT)
+async def broken_analysis(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_failed_analysis_is_reported_and_text_kept(broken_analysis):
+    client = broken_analysis
+    uri = "file:///tmp/analysis.spvasm"
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
+        uri, "spirv", 1, "OpCapability Shader\n")))
+    await client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    (diag,) = client.diagnostics[uri]
+    assert diag.code == "spvls.internal" and "could not analyse" in diag.message
+    assert any("analysis failed on file:///tmp/analysis.spvasm" in m.message for m in client.log_messages)
+    # The edit is kept: features that read the text still see it.
+    client.text_document_did_change(T.DidChangeTextDocumentParams(
+        T.VersionedTextDocumentIdentifier(uri, 2),
+        [T.TextDocumentContentChangePartial(T.Range(T.Position(1, 0), T.Position(1, 0)), "OpCapability Int8\n")]))
+    await client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    syms = await client.text_document_folding_range_async(T.FoldingRangeParams(T.TextDocumentIdentifier(uri)))
+    assert syms is not None
