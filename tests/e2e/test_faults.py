@@ -1,5 +1,6 @@
 """A failing feature answers its own request with an error, is logged with context, and the
 server keeps serving everything else."""
+import asyncio
 import sys
 
 import pytest
@@ -25,7 +26,7 @@ async def test_fault_is_contained_and_logged(client):
     doc = T.TextDocumentIdentifier(uri)
     with pytest.raises(Exception, match="on_hover failed"):
         await client.text_document_hover_async(T.HoverParams(doc, T.Position(0, 3)))
-    await client.wait_for_notification(T.WINDOW_LOG_MESSAGE)
+    # The server logs before it answers, so the message is already here.
     assert any("on_hover failed at file:///tmp/fault.spvasm:1:4" in m.message and "Traceback" in m.message
                for m in client.log_messages)
     # Everything else still works.
@@ -49,14 +50,14 @@ async def test_failed_analysis_is_reported_and_text_kept(broken_analysis):
     uri = "file:///tmp/analysis.spvasm"
     client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
         uri, "spirv", 1, "OpCapability Shader\n")))
-    await client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await asyncio.wait_for(client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 30)
     (diag,) = client.diagnostics[uri]
     assert diag.code == "spvls.internal" and "could not analyse" in diag.message
     assert any("analysis failed on file:///tmp/analysis.spvasm" in m.message for m in client.log_messages)
     # The edit is kept: features that read the text still see it.
     client.text_document_did_change(T.DidChangeTextDocumentParams(
-        T.VersionedTextDocumentIdentifier(uri, 2),
+        T.VersionedTextDocumentIdentifier(version=2, uri=uri),
         [T.TextDocumentContentChangePartial(T.Range(T.Position(1, 0), T.Position(1, 0)), "OpCapability Int8\n")]))
-    await client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    syms = await client.text_document_folding_range_async(T.FoldingRangeParams(T.TextDocumentIdentifier(uri)))
-    assert syms is not None
+    await asyncio.wait_for(client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 30)
+    hover = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri), T.Position(1, 14)))
+    assert "Int8" in hover.contents.value
