@@ -2,6 +2,7 @@
 
 A case is a module with a cursor marker `$0` and what the server must answer there.
 """
+import asyncio
 import itertools
 from pathlib import Path
 
@@ -51,7 +52,8 @@ def at_marker(text: str) -> tuple[str, T.Position]:
 async def diagnostics_for(client, uri: str, version: int):
     """The diagnostics published for this version of the document (older ones are skipped)."""
     while True:
-        params = await client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        # Bounded, so a server that stops publishing fails the test instead of hanging CI.
+        params = await asyncio.wait_for(client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 60)
         if params.uri == uri:
             assert params.version is not None and params.version <= version  # never from the future
             if params.version == version:
@@ -88,7 +90,7 @@ async def test_close_clears_diagnostics(client):
     uri = open_doc(client, "OpBogus\n")
     await diagnostics_for(client, uri, 1)
     client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(uri)))
-    await client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await asyncio.wait_for(client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 60)
     assert list(client.diagnostics[uri]) == []
 
 
