@@ -263,13 +263,18 @@ def _module(ls: SpvServer, uri: str):
     return (a.module, a.module.doc) if a else (None, None)
 
 
+def _at(ls: SpvServer, params):
+    """(module, document, line, column) of a positional request; None for an unknown document."""
+    m, doc = _module(ls, params.text_document.uri)
+    return None if m is None else (m, doc, *_cursor(doc, params.position))
+
+
 @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["%", " ", "|", '"']))
 @_guard
 def on_completion(ls: SpvServer, params: T.CompletionParams):
-    m, doc = _module(ls, params.text_document.uri)
-    if m is None:
+    if not (at := _at(ls, params)):
         return None
-    line, col = _cursor(doc, params.position)
+    m, doc, line, col = at
     items = []
     for it in completion.complete(m, line, col):
         edit = None
@@ -286,10 +291,9 @@ def on_completion(ls: SpvServer, params: T.CompletionParams):
 @server.feature(T.TEXT_DOCUMENT_HOVER)
 @_guard
 def on_hover(ls: SpvServer, params: T.HoverParams):
-    m, doc = _module(ls, params.text_document.uri)
-    if m is None:
+    if not (at := _at(ls, params)):
         return None
-    line, col = _cursor(doc, params.position)
+    m, doc, line, col = at
     found = hover.hover(m, line, col)
     if not found:
         return None
@@ -304,47 +308,51 @@ def _location(doc, uri, span) -> T.Location:
 @server.feature(T.TEXT_DOCUMENT_DEFINITION)
 @_guard
 def on_definition(ls: SpvServer, params: T.DefinitionParams):
-    m, doc = _module(ls, params.text_document.uri)
-    span = navigation.definition(m, *_cursor(doc, params.position)) if m else None
+    if not (at := _at(ls, params)):
+        return None
+    m, doc, line, col = at
+    span = navigation.definition(m, line, col)
     return _location(doc, params.text_document.uri, span) if span else None
 
 
 @server.feature(T.TEXT_DOCUMENT_REFERENCES)
 @_guard
 def on_references(ls: SpvServer, params: T.ReferenceParams):
-    m, doc = _module(ls, params.text_document.uri)
-    if m is None:
+    if not (at := _at(ls, params)):
         return None
-    spans = navigation.references(m, *_cursor(doc, params.position), params.context.include_declaration)
+    m, doc, line, col = at
+    spans = navigation.references(m, line, col, params.context.include_declaration)
     return [_location(doc, params.text_document.uri, s) for s in spans]
 
 
 @server.feature(T.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
 @_guard
 def on_highlight(ls: SpvServer, params: T.DocumentHighlightParams):
-    m, doc = _module(ls, params.text_document.uri)
-    if m is None:
+    if not (at := _at(ls, params)):
         return None
+    m, doc, line, col = at
     return [T.DocumentHighlight(_range(doc, *s), T.DocumentHighlightKind.Write if w else T.DocumentHighlightKind.Read)
-            for s, w in navigation.highlights(m, *_cursor(doc, params.position))]
+            for s, w in navigation.highlights(m, line, col)]
 
 
 @server.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
 @_guard
 def on_prepare_rename(ls: SpvServer, params: T.PrepareRenameParams):
-    m, doc = _module(ls, params.text_document.uri)
-    span = navigation.prepare_rename(m, *_cursor(doc, params.position)) if m else None
+    if not (at := _at(ls, params)):
+        return None
+    m, doc, line, col = at
+    span = navigation.prepare_rename(m, line, col)
     return _range(doc, *span) if span else None
 
 
 @server.feature(T.TEXT_DOCUMENT_RENAME, T.RenameOptions(prepare_provider=True))
 @_guard
 def on_rename(ls: SpvServer, params: T.RenameParams):
-    m, doc = _module(ls, params.text_document.uri)
-    if m is None:
+    if not (at := _at(ls, params)):
         return None
+    m, doc, line, col = at
     try:
-        edits = navigation.rename(m, *_cursor(doc, params.position), params.new_name)
+        edits = navigation.rename(m, line, col, params.new_name)
     except navigation.RenameError as e:
         # Refused with the reason, as an LSP error response.
         raise JsonRpcInvalidParams(str(e)) from None
@@ -419,8 +427,10 @@ def on_tokens_range(ls: SpvServer, params: T.SemanticTokensRangeParams):
 @server.feature(T.TEXT_DOCUMENT_SIGNATURE_HELP, T.SignatureHelpOptions(trigger_characters=[" "]))
 @_guard
 def on_signature(ls: SpvServer, params: T.SignatureHelpParams):
-    m, doc = _module(ls, params.text_document.uri)
-    sig = signature.signature_help(m, *_cursor(doc, params.position)) if m else None
+    if not (at := _at(ls, params)):
+        return None
+    m, doc, line, col = at
+    sig = signature.signature_help(m, line, col)
     if sig is None:
         return None
     return T.SignatureHelp(

@@ -58,7 +58,11 @@ _CONVERSIONS = {"OpConvertFToU", "OpConvertFToS", "OpConvertSToF", "OpConvertUTo
                 "OpSConvert", "OpFConvert", "OpBitcast"}
 _UNARY = {"OpSNegate", "OpFNegate"}
 _BINARY = {"OpIAdd", "OpFAdd", "OpISub", "OpFSub", "OpFMul", "OpIMul", "OpFDiv", "OpSDiv", "OpUDiv"}
-_USES = {0: "MatrixAKHR", 1: "MatrixBKHR", 2: "MatrixAccumulatorKHR"}
+
+
+def _uses(m: Module) -> dict:
+    """Cooperative Matrix Use enumerants by value, from the grammar JSON."""
+    return m.grammar.kinds["CooperativeMatrixUse"].by_value
 
 
 def _msg(code: str, lead: str) -> str:
@@ -72,12 +76,14 @@ class _Mat:
         ids = [o.token.text for o in t.ids()]
         ids += [""] * (5 - len(ids))
         self.inst = t
+        self.uses = _uses(m)
         self.component = m.definition(ids[0])
         key = lambda i: (m.int_value(i) if m.int_value(i) is not None else i)  # noqa: E731
         self.scope, self.rows, self.cols, self.use = (key(i) for i in ids[1:5])
 
     def use_name(self) -> str:
-        return _USES.get(self.use, str(self.use)) if isinstance(self.use, int) else str(self.use)
+        e = self.uses.get(self.use)
+        return e.name if e else str(self.use) if isinstance(self.use, int) else str(self.use)
 
 
 def _mat(m: Module, id_: str | None) -> _Mat | None:
@@ -154,10 +160,11 @@ def _type(m: Module, inst: Inst) -> list[Diagnostic]:
                                "integer type")))
     if use and use.is_id:
         v = m.int_value(use.token.text)
-        if v is not None and v not in _USES:
+        uses = _uses(m)
+        if v is not None and v not in uses:
+            valid = ", ".join(f"{n} ({e.name})" for n, e in sorted(uses.items()))
             out.append(at(inst.line, use.token, ERROR, "coopmat.use",
-                          _msg("coopmat.use", f"Use is {v}; a Cooperative Matrix Use is 0 (MatrixAKHR), "
-                               "1 (MatrixBKHR) or 2 (MatrixAccumulatorKHR)")))
+                          _msg("coopmat.use", f"Use is {v}; a Cooperative Matrix Use is one of {valid}")))
     if scope and scope.is_id and m.int_value(scope.token.text) == 2:  # Workgroup
         out.extend(_workgroup_size(m, inst, scope))
     return out

@@ -8,15 +8,21 @@ import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-CONFIG = ClientServerConfig(server_command=[sys.executable, "-m", "spvls"],
-                            server_env={"SPVLS_FAULT_INJECT": "on_hover"})
+def _server_with_fault(where: str, name: str):
+    """A session with a server whose `where` (a feature's name, or "analysis") always fails."""
+    config = ClientServerConfig(server_command=[sys.executable, "-m", "spvls"],
+                                server_env={"SPVLS_FAULT_INJECT": where})
+
+    @pytest_lsp.fixture(config=config, name=name)
+    async def session(lsp_client: LanguageClient):
+        await lsp_client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities()))
+        yield
+        await lsp_client.shutdown_session()
+    return session
 
 
-@pytest_lsp.fixture(config=CONFIG)
-async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities()))
-    yield
-    await lsp_client.shutdown_session()
+client = _server_with_fault("on_hover", "client")
+broken_analysis = _server_with_fault("analysis", "broken_analysis")
 
 
 async def test_fault_is_contained_and_logged(client):
@@ -32,17 +38,6 @@ async def test_fault_is_contained_and_logged(client):
     # Everything else still works.
     items = await client.text_document_completion_async(T.CompletionParams(doc, T.Position(0, 13)))
     assert any(i.label == "Shader" for i in items.items)
-
-
-ANALYSIS_FAULT = ClientServerConfig(server_command=[sys.executable, "-m", "spvls"],
-                                    server_env={"SPVLS_FAULT_INJECT": "analysis"})
-
-
-@pytest_lsp.fixture(config=ANALYSIS_FAULT)
-async def broken_analysis(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities()))
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def test_failed_analysis_is_reported_and_text_kept(broken_analysis):

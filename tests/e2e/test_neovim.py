@@ -1,24 +1,19 @@
 """A real editor: headless Neovim attaches spvls through editors/nvim and reads its answers."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import required_program
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def nvim():
-    exe = shutil.which("nvim")
-    if exe is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI installs neovim (apt-get install neovim); it is missing")
-        pytest.skip("neovim is not installed")
-    return exe
+    return required_program("nvim", ".ci/run installs it: apt-get install neovim")
 
 
 def test_neovim_gets_diagnostics_hover_and_completion(nvim, tmp_path):

@@ -1,11 +1,9 @@
 """The VS Code extension builds, its TextMate grammar passes its tests, and it packages to a .vsix."""
 import filecmp
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from helpers import required_program
 
 ROOT = Path(__file__).resolve().parents[2]
 VSCODE = ROOT / "editors" / "vscode"
@@ -17,11 +15,7 @@ def test_snapshot_inputs_are_the_examples():
 
 
 def test_build_grammar_tests_and_vsix():
-    npm = shutil.which("npm")
-    if npm is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI needs npm to build the VS Code extension")
-        pytest.skip("npm is not installed")
+    npm = required_program("npm", "to build the VS Code extension")
     for step in (["ci", "--no-audit", "--no-fund"], ["run", "compile"], ["run", "test:grammar"],
                  ["run", "test:snap"], ["run", "package"]):
         r = subprocess.run([npm, *step], cwd=VSCODE, capture_output=True, text=True, timeout=600)
