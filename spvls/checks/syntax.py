@@ -8,6 +8,8 @@ from ..syntax.parser import int_value
 from .diagnostic import ERROR, Diagnostic, Edit, Fix
 
 _VALID_ID = re.compile(r"%[A-Za-z0-9_]+")
+# In a line with a shape (no strings or comments) every '%' starts an id: one search clears them all.
+_BAD_ID = re.compile(r"%(?![A-Za-z0-9_])|%[A-Za-z0-9_]+[^\sA-Za-z0-9_=]")
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
@@ -18,6 +20,8 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         if line.error:
             e = line.error
             out.append(Diagnostic(n, e.start, e.end, ERROR, "syntax.parse", e.message))
+        if line.shape is not None and not _BAD_ID.search(line.text):
+            continue
         for tok in (line.result, *line.operands):
             if tok is not None and tok.kind == "ID" and not _VALID_ID.fullmatch(tok.text):
                 out.append(Diagnostic(n, tok.start, tok.end, ERROR, "syntax.bad-id",
@@ -29,8 +33,12 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 Fix(f"Change to '{s}'", (Edit(inst.line, p.start, p.end, s),)) for s in p.suggestions[:3]
             )
             out.append(Diagnostic(inst.line, p.start, p.end, ERROR, p.code, p.message, fixes=fixes))
-        out.extend(_literal_values(m, inst))
+        if inst.opname in _CONTEXT_DEPENDENT:
+            out.extend(_literal_values(m, inst))
     return out
+
+
+_CONTEXT_DEPENDENT = {"OpConstant", "OpSpecConstant", "OpSwitch"}
 
 
 def _int_range(width: int, signed: bool) -> tuple[int, int]:

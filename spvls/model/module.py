@@ -20,17 +20,11 @@ class Inst:
     line: int
     src: Line
     match: Match
+    opname: str  # the canonical name (aliases such as OpDecorateStringGOOGLE resolved)
 
     @property
     def spec(self) -> Instruction | None:
         return self.match.inst
-
-    @property
-    def opname(self) -> str:
-        """The canonical name (aliases such as OpDecorateStringGOOGLE resolved)."""
-        if self.match.inst is not None:
-            return self.match.inst.name
-        return self.src.opcode.text if self.src.opcode else ""
 
     @property
     def result(self) -> str | None:
@@ -57,6 +51,11 @@ class Inst:
         """The text of the index-th non-id operand."""
         lits = [o for o in self.match.operands if not o.is_id]
         return lits[index].token.text if index < len(lits) else None
+
+
+def make_inst(n: int, line: Line, m: Match) -> Inst:
+    name = m.inst.name if m.inst is not None else (line.opcode.text if line.opcode else "")
+    return Inst(n, line, m, name)
 
 
 @dataclass(slots=True)
@@ -158,7 +157,7 @@ class Module:
                 continue
             if line.opcode.text == "OpExtInstImport" and line.result and line.operands:
                 self.ext_imports[line.result.text] = line.operands[0].text.strip('"')
-            inst = Inst(n, line, match(self.grammar, line, self.ext_imports))
+            inst = make_inst(n, line, match(self.grammar, line, self.ext_imports))
             self.insts.append(inst)
             self.inst_at[n] = inst
             self._index(inst)
@@ -291,7 +290,7 @@ class Module:
         line = self.doc.lines[n]
         if line.opcode is None:
             return
-        inst = Inst(n, line, match(self.grammar, line, self.ext_imports))
+        inst = make_inst(n, line, match(self.grammar, line, self.ext_imports))
         self.insts.insert(pos, inst)
         self.inst_at[n] = inst
         self._index(inst)

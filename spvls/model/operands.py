@@ -7,6 +7,7 @@ token (for completion and signature help), and any mismatch found.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple, Sequence
 
 from ..spec.grammar import Enumerant, Grammar, Instruction, OperandSpec, ext_set
 from ..spec.names import suggest
@@ -15,8 +16,7 @@ from ..syntax.parser import Line, Token, int_value
 ID_KINDS = {"IdRef", "IdResultType", "IdScope", "IdMemorySemantics", "IdResult"}
 
 
-@dataclass(slots=True)
-class Operand:
+class Operand(NamedTuple):
     token: Token
     spec: OperandSpec
     enumerants: tuple[Enumerant, ...] = ()  # for enum slots: what the word names
@@ -40,7 +40,7 @@ class Match:
     inst: Instruction | None
     operands: list[Operand] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    pending: list[OperandSpec] = field(default_factory=list)  # expected after the last token
+    pending: Sequence[OperandSpec] = ()  # expected after the last token
     ext_inst: Instruction | None = None  # the OpExtInst's instruction, when resolved
 
 
@@ -120,7 +120,7 @@ class _Matcher:
         tok = self.tokens[self.pos]
         self.pos += 1
         op = Operand(tok, spec)
-        self.m.operands.append(op)
+        self.m.operands.append(op)  # enum() replaces it once it knows the enumerants
         if tok.kind == "RAW":
             return None  # a raw word fills any one-word slot
         cat = kind.category if kind else "Id"
@@ -161,7 +161,7 @@ class _Matcher:
             else:
                 found.append(e)
             col += len(part) + 1
-        op.enumerants = tuple(found)
+        self.m.operands[-1] = op._replace(enumerants=tuple(found))
         params: list[OperandSpec] = []
         for e in sorted(found, key=lambda e: e.value):
             params.extend(e.parameters)
@@ -209,7 +209,7 @@ class _Matcher:
             self.pos = len(self.tokens)
             return None
         self.m.ext_inst = inst
-        self.m.operands[-1].spec = OperandSpec("LiteralExtInstInteger", inst.name, "")
+        self.m.operands[-1] = self.m.operands[-1]._replace(spec=OperandSpec("LiteralExtInstInteger", inst.name, ""))
         return list(inst.operands)
 
     def spec_constant_op(self, tok: Token) -> list[OperandSpec] | None:
@@ -226,10 +226,34 @@ class _Matcher:
         return [o for o in inst.operands if o.kind not in ("IdResultType", "IdResult")]
 
 
+# Clean matches by line shape: lines that differ only in their ids fill the same operands
+# (the ids are abstracted in the shape; OpExtInst, whose set is an id, is matched each time).
+_templates: dict[tuple[Grammar, str], tuple] = {}
+_MAX_TEMPLATES = 65536
+_new = tuple.__new__  # an Operand without the NamedTuple's Python-level __new__
+
+
 def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = None) -> Match:
     """Match one parsed line against the grammar. Lines without an opcode match nothing."""
     if line.opcode is None:
         return Match(None)
+    shape = line.shape
+    if shape is not None:
+        template = _templates.get((grammar, shape))
+        if template is not None:
+            inst, slots, pending, ext_inst = template
+            return Match(inst, [_new(Operand, (t, s, e)) for t, (s, e) in zip(line.operands, slots)], [],
+                         pending, ext_inst)
+    m = _match(grammar, line, ext_imports)
+    if shape is not None and not m.problems and m.inst is not None and m.inst.name != "OpExtInst":
+        if len(_templates) >= _MAX_TEMPLATES:
+            _templates.clear()
+        _templates[(grammar, shape)] = (m.inst, tuple((o.spec, o.enumerants) for o in m.operands),
+                                        tuple(m.pending), m.ext_inst)
+    return m
+
+
+def _match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None) -> Match:
     inst = grammar.instruction(line.opcode.text)
     if inst is None:
         sugg = suggest(line.opcode.text, grammar.instructions.keys())

@@ -34,6 +34,9 @@ class Line(NamedTuple):
     operands: tuple[Token, ...]
     comment: Token | None
     error: SyntaxProblem | None
+    # The text with each id written '%', for clean lines without strings or comments:
+    # lines of one shape parse, and match the grammar, alike.
+    shape: str | None = None
 
     @property
     def tokens(self) -> list[Token]:
@@ -186,34 +189,41 @@ def parse_line(text: str) -> Line:
     """Parse one line (without its newline). Identical lines are parsed once."""
     if '"' in text or ";" in text or "%" not in text:
         return _parse(text)
-    ids = _ID.findall(text)
     shape = _ID.sub("%", text)
-    line = _parse_shape(shape)
-    if line.error is not None:
+    template = _template(shape)
+    if template is None:
         return _parse(text)
-    return _reshape(line, text, ids)
+    return _reshape(template, text, shape, _ID.findall(text))
+
+
+_new = tuple.__new__  # builds a Token or Line without the NamedTuple's Python-level __new__
 
 
 @lru_cache(maxsize=16384)
-def _parse_shape(shape: str) -> Line:
-    return _parse(shape)
+def _template(shape: str) -> tuple[bool, tuple] | None:
+    """A clean shape's tokens as (is id, kind, text, column), or None when the shape has an error."""
+    line = _parse(shape)
+    if line.error is not None or line.opcode is None:
+        return None
+    toks = ([line.result] if line.result else []) + [line.opcode, *line.operands]
+    return line.result is not None, tuple((t.kind == "ID", t.kind, t.text, t.start) for t in toks)
 
 
-def _reshape(line: Line, text: str, ids: list[str]) -> Line:
+def _reshape(template: tuple[bool, tuple], text: str, shape: str, ids: list[str]) -> Line:
     """The shape's tokens, moved over the real ids (each '%' in the shape is one id)."""
-    it = iter(ids)
-    shift = 0
+    has_result, toks = template
+    shift = k = 0
     out = []
-    for tok in ([line.result] if line.result else []) + [line.opcode] + list(line.operands):
-        start = tok.start + shift
-        if tok.kind == "ID":
-            real = next(it)
-            shift += len(real) - 1
-            out.append(Token("ID", real, start, start + len(real)))
-        else:
-            out.append(Token(tok.kind, tok.text, start, start + len(tok.text)))
-    result = out.pop(0) if line.result else None
-    return Line(text, result, out[0], tuple(out[1:]), None, None)
+    for is_id, kind, tok_text, start in toks:
+        start += shift
+        if is_id:
+            tok_text = ids[k]
+            k += 1
+            shift += len(tok_text) - 1
+        out.append(_new(Token, (kind, tok_text, start, start + len(tok_text))))
+    if has_result:
+        return _new(Line, (text, out[0], out[1], tuple(out[2:]), None, None, shape))
+    return _new(Line, (text, None, out[0], tuple(out[1:]), None, None, shape))
 
 
 def _parse(text: str) -> Line:
