@@ -24,6 +24,13 @@ def _fresh_equal(doc: Document, env=None):
     assert doc.span == fresh.span
 
 
+def _index(analysis) -> tuple[dict, dict]:
+    """Where each id is defined and used, in order: what references, rename and the checks read."""
+    m = analysis.module
+    uses = {k: [(i.line, o.token.start) for i, o in v] for k, v in m.uses.items() if v}
+    return {k: i.line for k, i in m.defs.items()}, uses
+
+
 edit = st.tuples(st.integers(0, 10_000), st.integers(0, 200), st.integers(0, 3), st.integers(0, 40),
                  st.sampled_from(PIECES))
 
@@ -42,6 +49,7 @@ def test_incremental_edits_match_fresh_parse_and_analysis(src, edits):
         previous = analyze(doc, previous=previous)
         fresh = analyze(Document(doc.text))
         assert previous.diagnostics == fresh.diagnostics
+        assert _index(previous) == _index(fresh)
         m = previous.module
         for probe in range(3):
             ln = (sl + probe) % len(doc.texts)
@@ -68,4 +76,6 @@ def test_typing_inside_a_function_is_incremental_and_exact(src, pick, char):
     n = body[pick % len(body)]
     doc.replace((n, len(doc.texts[n])), (n, len(doc.texts[n])), char)
     b = analyze(doc, previous=a)
-    assert b.diagnostics == analyze(Document(doc.text)).diagnostics
+    fresh = analyze(Document(doc.text))
+    assert b.diagnostics == fresh.diagnostics
+    assert _index(b) == _index(fresh)

@@ -1,6 +1,8 @@
 """id.*: undefined ids, ids defined twice, forward references SPIR-V forbids."""
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from ..model.module import Inst, Module
 from ..spec.names import suggest
 from .diagnostic import ERROR, Diagnostic, Edit, Fix, Related
@@ -42,20 +44,29 @@ def _word_index(inst: Inst, position: int) -> int:
     return position + 1 if not spec.has_result_type or position > 0 else 0
 
 
-def _candidates(m: Module, name: str) -> list[str]:
-    """Defined ids close enough in length and spelling to be worth a did-you-mean."""
-    by_len = m.memo.get("ids.by_len")
-    if by_len is None or m.memo.get("ids.defs_size") != len(m.defs):
-        by_len = {}
-        for id_ in m.defs:
-            by_len.setdefault(len(id_), []).append(id_)
-        m.memo["ids.by_len"], m.memo["ids.defs_size"] = by_len, len(m.defs)
-    pool = [c for k in range(len(name) - 2, len(name) + 3) for c in by_len.get(k, ())]
+def _candidates(m: Module, name: str, inst: Inst) -> list[str]:
+    """Ids the misspelt one may have meant, close in length. Inside a function, only those visible
+    there: module-level ids and the function's own (SPIR-V 2.4: a function's ids mean nothing in
+    another), and functions for OpFunctionCall, so a typo in a 100k-line module is not compared with every id in it."""
+    fn = m.function_at(inst.line)
+    if fn is None:
+        names = list(m.defs)
+    else:
+        first = m.functions[0].line
+        scope = m.insts[:bisect_left(m.insts, first, key=_line)] + m.insts_in(fn)
+        names = [i.result for i in scope if i.result]
+        if inst.opname == "OpFunctionCall":
+            names += list(m.function_of)
+    pool = [c for c in names if abs(len(c) - len(name)) <= 2]
     keep = 2
     while len(pool) > 2000 and keep < len(name):
         keep += 1
         pool = [c for c in pool if c[:keep] == name[:keep]]
     return pool
+
+
+def _line(inst: Inst) -> int:
+    return inst.line
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
@@ -77,7 +88,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             name, tok = op.token.text, op.token
             d = m.defs.get(name)
             if d is None:
-                sugg = suggest(name, _candidates(m, name))
+                sugg = suggest(name, _candidates(m, name, inst))
                 hint = f"; did you mean {sugg[0]}?" if sugg else ""
                 fixes = tuple(Fix(f"Change to {s}", (Edit(inst.line, tok.start, tok.end, s),)) for s in sugg[:3])
                 out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.undefined",

@@ -4,7 +4,7 @@ Built from a document's parsed lines; no protocol types here.
 """
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass, field
 
 from ..spec.grammar import Grammar, Instruction
@@ -51,6 +51,10 @@ class Inst:
         """The text of the index-th non-id operand."""
         lits = [o for o in self.match.operands if not o.is_id]
         return lits[index].token.text if index < len(lits) else None
+
+
+def _use_line(use: tuple[Inst, Operand]) -> int:
+    return use[0].line
 
 
 def make_inst(n: int, line: Line, m: Match) -> Inst:
@@ -133,7 +137,7 @@ class Module:
         self.inst_at: dict[int, Inst] = {}  # by line number
         self.defs: dict[str, Inst] = {}  # first definition of each id
         self.duplicates: list[Inst] = []
-        self.uses: dict[str, list[tuple[Inst, Operand]]] = {}
+        self.uses: dict[str, list[tuple[Inst, Operand]]] = {}  # each list in line order
         self.names: dict[str, str] = {}  # OpName
         self.decorations: dict[str, list[Inst]] = {}
         self.capabilities: dict[str, Inst] = {}
@@ -195,9 +199,14 @@ class Module:
                 self.duplicates.append(inst)
             else:
                 self.defs[res] = inst
+        line = inst.line
         for op in inst.match.operands:
-            if op.is_id:
-                self.uses.setdefault(op.token.text, []).append((inst, op))
+            if op.token.kind == "ID":
+                lst = self.uses.setdefault(op.token.text, [])
+                if not lst or lst[-1][0].line <= line:
+                    lst.append((inst, op))
+                else:  # an incremental update re-indexes a line in the middle
+                    insort(lst, (inst, op), key=_use_line)
         op = inst.opname
         ops = inst.match.operands
         if op == "OpCapability" and ops:
@@ -259,8 +268,8 @@ class Module:
             new_res = new.result.text if new.result and new.opcode else None
             if new_res and new_res != old_res and new_res in self.defs:
                 return None  # would duplicate an id defined elsewhere
-            if old_res and old_res != new_res and any(
-                    not (f.line <= i.line <= f.end_line) for i, _ in self.uses.get(old_res, [])):
+            old_uses = self.uses.get(old_res) if old_res and old_res != new_res else None
+            if old_uses and not (f.line <= old_uses[0][0].line and old_uses[-1][0].line <= f.end_line):
                 return None  # its uses outside this function would change meaning
         if fn is None:
             return None
@@ -304,10 +313,13 @@ class Module:
             del self.defs[res]
         self.duplicates[:] = [d for d in self.duplicates if d is not inst]
         for op in inst.match.operands:
-            if op.is_id:
+            if op.token.kind == "ID":
                 lst = self.uses.get(op.token.text)
                 if lst:
-                    lst[:] = [u for u in lst if u[0] is not inst]
+                    # The line's uses, found by bisection: an id such as %int_1 may be used 10,000 times.
+                    lo = bisect_left(lst, inst.line, key=_use_line)
+                    hi = bisect_right(lst, inst.line, key=_use_line)
+                    lst[lo:hi] = [u for u in lst[lo:hi] if u[0] is not inst]
 
     # -- queries ----------------------------------------------------------
     def definition(self, id_: str | None) -> Inst | None:
