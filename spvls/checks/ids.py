@@ -44,25 +44,43 @@ def _word_index(inst: Inst, position: int) -> int:
     return position + 1 if not spec.has_result_type or position > 0 else 0
 
 
-def _candidates(m: Module, name: str, inst: Inst) -> list[str]:
-    """Ids the misspelt one may have meant, close in length. Inside a function, only those visible
-    there: module-level ids and the function's own (SPIR-V 2.4: a function's ids mean nothing in
-    another), and functions for OpFunctionCall, so a typo in a 100k-line module is not compared with every id in it."""
-    fn = m.function_at(inst.line)
-    if fn is None:
-        names = list(m.defs)
-    else:
-        first = m.functions[0].line
-        scope = m.insts[:bisect_left(m.insts, first, key=_line)] + m.insts_in(fn)
-        names = [i.result for i in scope if i.result]
-        if inst.opname == "OpFunctionCall":
-            names += list(m.function_of)
-    pool = [c for c in names if abs(len(c) - len(name)) <= 2]
-    keep = 2
-    while len(pool) > 2000 and keep < len(name):
-        keep += 1
-        pool = [c for c in pool if c[:keep] == name[:keep]]
-    return pool
+class _DidYouMean:
+    """Suggestions for undefined ids, from the ids visible where each is used: module-level ids,
+    the function's own (SPIR-V 2.4: a function's ids mean nothing in another) and function ids for
+    OpFunctionCall and module-level uses. So a typo is not compared with every id of a 100k-line
+    module, and an edit inside one function changes no suggestion outside it (the incremental
+    check re-checks only that function). Each scope's ids are gathered once per check."""
+
+    MAX_POOL = 1000
+
+    def __init__(self, m: Module):
+        self.m = m
+        self.visible: dict[tuple, list[str]] = {}
+        self.found: dict[tuple, list[str]] = {}
+
+    def __call__(self, name: str, inst: Inst) -> list[str]:
+        fn = self.m.function_at(inst.line)
+        where = (fn.line if fn else None, inst.opname == "OpFunctionCall")
+        key = (name, *where)
+        if key not in self.found:
+            names = self.visible.get(where)
+            if names is None:
+                names = self.visible[where] = self._visible(fn, where[1])
+            pool = [c for c in names if abs(len(c) - len(name)) <= 2]
+            keep = 2
+            while len(pool) > self.MAX_POOL and keep < len(name):
+                keep += 1
+                pool = [c for c in pool if c[:keep] == name[:keep]]
+            self.found[key] = suggest(name, pool)
+        return self.found[key]
+
+    def _visible(self, fn, call: bool) -> list[str]:
+        m = self.m
+        end = bisect_left(m.insts, m.functions[0].line, key=_line) if m.functions else len(m.insts)
+        names = [i.result for i in m.insts[:end] if i.result]
+        if fn is not None:
+            names += [i.result for i in m.insts_in(fn) if i.result]
+        return names + list(m.function_of) if call or fn is None else names
 
 
 def _line(inst: Inst) -> int:
@@ -81,6 +99,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                               "each <id> is defined exactly once (SPIR-V 2.2.2)",
                               (Related(first.line, first.src.result.start, first.src.result.end,
                                        f"first definition of {inst.result}"),)))
+    did_you_mean = _DidYouMean(m)
     for inst in m.scoped(scope):
         for pos, op in enumerate(inst.match.operands):
             if not op.is_id:
@@ -88,7 +107,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             name, tok = op.token.text, op.token
             d = m.defs.get(name)
             if d is None:
-                sugg = suggest(name, _candidates(m, name, inst))
+                sugg = did_you_mean(name, inst)
                 hint = f"; did you mean {sugg[0]}?" if sugg else ""
                 fixes = tuple(Fix(f"Change to {s}", (Edit(inst.line, tok.start, tok.end, s),)) for s in sugg[:3])
                 out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.undefined",

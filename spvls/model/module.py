@@ -268,6 +268,9 @@ class Module:
             new_res = new.result.text if new.result and new.opcode else None
             if new_res and new_res != old_res and new_res in self.defs:
                 return None  # would duplicate an id defined elsewhere
+            new_uses = self.uses.get(new_res) if new_res and new_res != old_res else None
+            if new_uses and not (f.line <= new_uses[0][0].line and new_uses[-1][0].line <= f.end_line):
+                return None  # defines an id used outside this function
             old_uses = self.uses.get(old_res) if old_res and old_res != new_res else None
             if old_uses and not (f.line <= old_uses[0][0].line and old_uses[-1][0].line <= f.end_line):
                 return None  # its uses outside this function would change meaning

@@ -1,4 +1,5 @@
-"""Did-you-mean for an undefined id offers only ids visible where it is used (SPIR-V 2.4)."""
+"""Undefined ids: did-you-mean offers only ids visible where the id is used (SPIR-V 2.4), and an
+edit inside a function that defines an id used elsewhere is checked as a fresh analysis would."""
 import pytest
 
 from spvls.checks import analyze
@@ -8,7 +9,8 @@ MODULE = """\
                OpCapability Shader
                OpMemoryModel Logical GLSL450
                OpEntryPoint GLCompute %main "main"
-               OpExecutionMode %main LocalSize 1 1
+               OpExecutionMode %main LocalSize 1 1 1
+               {top}
        %void = OpTypeVoid
          %fn = OpTypeFunction %void
        %uint = OpTypeInt 32 0
@@ -26,18 +28,22 @@ MODULE = """\
                OpFunctionEnd
 """
 
-# (the instruction using a misspelt id, the suggestion expected, or None)
+NAME = 'OpName %main "main"'
+# (a module-level line, a line in %main, each maybe using a misspelt id; the suggestion expected, or None)
 CASES = [
-    ("OpIAdd %uint %uint_1O %uint_10", "%uint_10"),          # module-level constant
-    ("OpIAdd %uint %m_sum_1O %uint_10", "%m_sum_10"),        # this function's own id
-    ("OpIAdd %uint %helper_totl %uint_10", None),               # another function's id is not visible here
-    ("OpFunctionCall %void %helpr", "%helper"),              # functions, for OpFunctionCall
+    (NAME, "OpIAdd %uint %uint_1O %uint_10", "%uint_10"),        # module-level constant
+    (NAME, "OpIAdd %uint %m_sum_1O %uint_10", "%m_sum_10"),      # this function's own id
+    (NAME, "OpIAdd %uint %helper_totl %uint_10", None),          # another function's id is not visible here
+    (NAME, "OpFunctionCall %void %helpr", "%helper"),            # functions, for OpFunctionCall
+    ('OpName %hepler "helper"', "OpIAdd %uint %uint_10 %uint_10", "%helper"),  # and at module level
+    ('OpName %uint_1O "ten"', "OpIAdd %uint %uint_10 %uint_10", "%uint_10"),
 ]
 
 
-@pytest.mark.parametrize("use,expected", CASES)
-def test_undefined_id_suggestion(use, expected):
-    diags = [d for d in analyze(Document(MODULE.format(use=use))).diagnostics if d.code == "id.undefined"]
+@pytest.mark.parametrize("top,use,expected", CASES)
+def test_undefined_id_suggestion(top, use, expected):
+    text = MODULE.format(top=top, use=use)
+    diags = [d for d in analyze(Document(text)).diagnostics if d.code == "id.undefined"]
     assert len(diags) == 1
     fixes = [f.title for f in diags[0].fixes]
     if expected is None:
@@ -45,3 +51,16 @@ def test_undefined_id_suggestion(use, expected):
     else:
         assert f"did you mean {expected}?" in diags[0].message
         assert fixes[0] == f"Change to {expected}"
+
+
+def test_defining_an_id_used_in_another_function_rechecks_that_use():
+    text = MODULE.format(top=NAME, use="OpIAdd %uint %uint_10 %uint_10")
+    text = text.replace("%helper_total = OpIAdd %uint %uint_10 %uint_10", "%helper_total = OpIAdd %uint %later %uint_10")
+    doc = Document(text)
+    before = analyze(doc)
+    assert [d.code for d in before.diagnostics] == ["id.undefined"]
+    n = doc.texts.index("          %a = OpIAdd %uint %uint_10 %uint_10")
+    doc.replace((n, 10), (n, 12), "%later")  # %a becomes %later, in the other function
+    after = analyze(doc, previous=before)
+    assert after.diagnostics == analyze(Document(doc.text)).diagnostics
+    assert [d.code for d in after.diagnostics] == ["id.forward-reference"]  # no longer undefined
