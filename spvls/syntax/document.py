@@ -98,9 +98,16 @@ class Document:
     def _regroup(self, lo: int, hi: int) -> int:
         """Parse lines from lo on; past hi, stop where the old grouping resumes. Returns where it stopped."""
         i, n = lo, len(self.texts)
+        texts, lines, span = self.texts, self.lines, self.span
         while i < n:
-            if i >= hi and self.span[i] != 0 and self.lines[i] is not None:
+            if i >= hi and span[i] != 0 and lines[i] is not None:
                 break
+            text = texts[i]
+            if '"' not in text:  # the common case, without a call: this loop runs once per line on open
+                lines[i] = parse_line(text)
+                span[i] = 1
+                i += 1
+                continue
             last = self._group_end(i)
             if last == i:
                 self.lines[i] = parse_line(self.texts[i])
