@@ -1,0 +1,39 @@
+"""Analyses leave no reference cycles. spvls paces the cyclic GC slowly (cli.tune_gc) because its
+models are freed by reference counting alone; a cycle would make an old model linger."""
+import gc
+from pathlib import Path
+
+import pytest
+
+from spvls.checks import analyze
+from spvls.features import completion, hover, navigation, symbols
+from spvls.syntax import parser
+from spvls.syntax.document import Document
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = sorted(ROOT.glob("examples/*.spvasm")) + sorted(ROOT.glob("tests/data/rules/*.spvasm"))
+JUNK = '\n%x = OpFoo "unterminated\n junk!!! \x00 \xff\n%y = OpIAdd %u32 %undefined %z\n'
+
+
+def _clear_caches():
+    parser.parse_line.cache_clear()
+    parser._template.cache_clear()  # noqa: SLF001 - cached lines would keep objects alive
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_analysis_of_a_document_leaves_no_cycles(path):
+    _clear_caches()
+    gc.collect()
+    doc = Document(path.read_text() + JUNK)
+    a = analyze(doc)
+    doc.replace((len(doc.texts) - 2, 0), (len(doc.texts) - 2, 0), "  ")
+    a = analyze(doc, previous=a)
+    m = a.module
+    for line in range(0, len(doc.texts), 7):
+        completion.complete(m, line, 12)
+        hover.hover(m, line, 12)
+        navigation.references(m, line, 12)
+    symbols.document_symbols(m)
+    del doc, a, m
+    _clear_caches()
+    assert gc.collect() == 0
