@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ..model.module import Module
 from ..model.types import describe
 from ..spec import docs
-from ..spec.grammar import Instruction
+from ..spec.grammar import Instruction, format_version
 from .context import cursor
 from .docs import enumerant_md, extension_md, instruction_md
 
@@ -23,9 +23,21 @@ class Item:
     replace_start: int | None = None  # column where the replaced word starts
 
 
-def _rank(name: str) -> str:
-    """The four extensions' symbols first among equals."""
-    return ("0" if docs.extension_of(name) else "1") + name
+def _rank(name: str, allowed: bool = True) -> str:
+    """What the module's capabilities and version enable first; then the four extensions' symbols
+    first among equals."""
+    return ("0" if allowed else "1") + ("0" if docs.extension_of(name) else "1") + name
+
+
+def _needs(m: Module, item) -> str:
+    """Why the module does not enable an instruction or enumerant yet: the detail a user reads."""
+    if item.last_version is not None and m.version > item.last_version:
+        return f" — SPIR-V {format_version(item.last_version)} or earlier"
+    if item.capabilities:
+        return f" — needs OpCapability {' or '.join(item.capabilities[:2])}"
+    if item.extensions:
+        return f" — needs OpExtension \"{item.extensions[0]}\""
+    return " — not in this SPIR-V version"
 
 
 def _ext_note(name: str) -> str:
@@ -61,9 +73,15 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
         return []
     kind = m.grammar.kinds.get(spec.kind)
     if kind and kind.category in ("ValueEnum", "BitEnum"):
-        return [Item(e.name, "enum", f"{kind.kind}{_ext_note(e.name)}", enumerant_md(e, kind.category),
-                     sort_text=_rank(e.name), replace_start=c.start)
-                for e in kind.canonical()]
+        # OpCapability's operand is what declares a capability: nothing to rank it by.
+        declaring = c.inst is not None and c.inst.name == "OpCapability"
+        out = []
+        for e in kind.canonical():
+            allowed = declaring or m.allows(e)
+            detail = f"{kind.kind}{_ext_note(e.name)}{'' if allowed else _needs(m, e)}"
+            out.append(Item(e.name, "enum", detail, enumerant_md(e, kind.category), sort_text=_rank(e.name, allowed),
+                            replace_start=c.start))
+        return out
     if c.inst and c.inst.name == "OpExtension" and spec.kind == "LiteralString":
         return [Item(f'"{x}"', "text", "extension" + (" (documented here)" if x in docs.EXTENSIONS else ""),
                      extension_md(x), sort_text=("0" if x in docs.EXTENSIONS else "1") + x, replace_start=c.start)
@@ -87,9 +105,10 @@ def _opcodes(m: Module, c) -> list[Item]:
         if c.has_result and not inst.has_result:
             continue
         with_result = inst.has_result and not c.has_result
-        out.append(Item(inst.name, "keyword", f"{inst.cls}{_ext_note(inst.name)}", instruction_md(inst),
-                        insert_text=_snippet(inst, with_result), snippet=True, sort_text=_rank(inst.name),
-                        replace_start=c.start))
+        allowed = m.allows(inst)
+        detail = f"{inst.cls or 'instruction'}{_ext_note(inst.name)}{'' if allowed else _needs(m, inst)}"
+        out.append(Item(inst.name, "keyword", detail, instruction_md(inst), insert_text=_snippet(inst, with_result),
+                        snippet=True, sort_text=_rank(inst.name, allowed), replace_start=c.start))
     return out
 
 

@@ -27,8 +27,8 @@ def instruction_md(inst: Instruction, set_name: str | None = None) -> str:
     head = f"```spvasm\n{inst.signature()}\n```"
     if set_name:
         return f"{head}\n\nExtended instruction {inst.opcode} of `{set_name}`"
-    lines = [f"Opcode {inst.opcode} · {inst.cls}", *_requirements(inst.capabilities, inst.extensions,
-                                                                  inst.version, inst.last_version)]
+    lines = [f"Opcode {inst.opcode}" + (f" · {inst.cls}" if inst.cls else ""),
+             *_requirements(inst.capabilities, inst.extensions, inst.version, inst.last_version)]
     if inst.aliases:
         lines.append(f"Also spelt: {', '.join(inst.aliases)}")
     return head + "\n\n" + "  \n".join(lines) + _quote(inst.name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass, field
 
-from ..spec.grammar import Grammar, Instruction
+from ..spec.grammar import Enumerant, Grammar, Instruction
 from ..syntax.document import Document
 from ..syntax.parser import Line, Token, int_value
 from .operands import Match, Operand, match
@@ -360,6 +360,17 @@ class Module:
         if t is None or t.opname != "OpTypeInt" or text is None:
             return None
         return int_value(text)
+
+    def allows(self, item: Instruction | Enumerant) -> bool:
+        """Whether the module's capabilities, extensions and version enable an instruction or
+        enumerant (the grammar JSON's requirements; a declared capability brings its extension)."""
+        if item.last_version is not None and self.version > item.last_version:
+            return False
+        if item.capabilities:
+            return any(c in self.declared_caps for c in item.capabilities)
+        if item.version is not None and self.version >= item.version:
+            return True
+        return any(e in self.extensions for e in item.extensions)
 
     def is_constant(self, id_: str | None) -> bool:
         d = self.definition(id_)

@@ -117,7 +117,8 @@ def _instruction(raw: dict) -> Instruction:
     return Instruction(
         name=raw["opname"],
         opcode=raw["opcode"],
-        cls=raw.get("class", ""),
+        # "@exclude" marks instructions the spec's tables leave out: no class to show.
+        cls=raw.get("class", "").replace("@exclude", ""),
         operands=_operand_specs(raw.get("operands", [])),
         aliases=tuple(raw.get("aliases", ())),
         capabilities=tuple(raw.get("capabilities", ())),

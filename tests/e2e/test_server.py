@@ -95,16 +95,29 @@ async def test_close_clears_diagnostics(client):
 
 
 # -- completion ----------------------------------------------------------------------------
+def in_header(line: str) -> str:
+    return MODULE.replace("OpName %main", line + "\nOpName %main")
+
+
+def in_body(line: str) -> str:
+    return MODULE.replace("OpReturn", line + "\nOpReturn")
+
+
 COMPLETION_CASES = [
     # (text with $0, labels that must be offered, label that must not, label expected first or None)
     ("$0", {"OpCapability", "OpCooperativeMatrixMulAddKHR"}, None, None),
     ("%x = $0", {"OpCooperativeMatrixLoadKHR", "OpTypeInt"}, "OpCapability", None),
-    ("OpCapability $0", {"CooperativeMatrixKHR", "Shader", "GroupNonUniformRotateKHR"}, "GLCompute", None),
+    ("OpCapability $0", {"CooperativeMatrixKHR", "Shader", "GroupNonUniformRotateKHR"}, "GLCompute",
+     "CooperativeMatrixKHR"),  # the four extensions' capabilities first
     ("OpExecutionMode %main $0", {"LocalSize", "MaximallyReconvergesKHR"}, "Shader", None),
     ("OpDecorate %v BuiltIn $0", {"SubgroupEqMask", "LocalInvocationId"}, None, None),
     ("%p = OpTypePointer $0", {"Workgroup", "Function", "StorageBuffer"}, None, None),
     ("OpLoopMerge %a %b Unroll|$0", {"DontUnroll"}, None, None),
     ('OpExtension $0', {'"SPV_KHR_cooperative_matrix"', '"SPV_KHR_subgroup_rotate"'}, None, None),
+    # In a module, what its capabilities enable comes first, the four extensions first among those.
+    (in_body("%x = $0"), {"OpIAdd", "OpGroupNonUniformRotateKHR"}, None, "OpCooperativeMatrixLengthKHR"),
+    (in_header("OpExecutionMode %main $0"), {"LocalSize", "OutputVertices"}, None, "MaximallyReconvergesKHR"),
+    (in_header("OpDecorate %u32 BuiltIn $0"), {"SubgroupEqMask"}, None, "FragCoord"),
 ]
 
 
@@ -118,6 +131,19 @@ async def test_completion(client, text, want, unwanted, first):
     if unwanted:
         assert unwanted not in labels
     assert all(i.detail and i.documentation for i in result.items)
+    if first:
+        assert min(result.items, key=lambda i: i.sort_text).label == first
+
+
+async def test_completion_says_what_an_item_needs(client):
+    body, pos = at_marker(in_body("%r = $0"))
+    uri = open_doc(client, body)
+    result = await client.text_document_completion_async(T.CompletionParams(T.TextDocumentIdentifier(uri), pos))
+    by_label = {i.label: i for i in result.items}
+    assert by_label["OpGroupNonUniformRotateKHR"].detail.endswith("needs OpCapability GroupNonUniformRotateKHR")
+    assert by_label["OpCooperativeMatrixLoadKHR"].sort_text < by_label["OpIAdd"].sort_text \
+        < by_label["OpGroupNonUniformRotateKHR"].sort_text
+    assert "needs" not in by_label["OpIAdd"].detail
 
 
 async def test_completion_of_ids_by_slot(client):
