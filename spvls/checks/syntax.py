@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import re
 
-from ..model.module import Module
+from ..model.module import Inst, Module
+from ..model.operands import named_value
+from ..model.types import int_info
 from ..syntax.parser import int_value
 from .diagnostic import ERROR, Diagnostic, Edit, Fix
 
@@ -31,7 +33,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         for p in inst.match.problems:
             fixes = tuple(
                 Fix(f"Change to '{s}'", (Edit(inst.line, p.start, p.end, s),)) for s in p.suggestions[:3]
-            )
+            ) or _constant_fixes(m, inst, p.start)
             out.append(Diagnostic(inst.line, p.start, p.end, ERROR, p.code, p.message, fixes=fixes))
         if inst.opname in _CONTEXT_DEPENDENT:
             out.extend(_literal_values(m, inst))
@@ -39,6 +41,30 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 
 
 _CONTEXT_DEPENDENT = {"OpConstant", "OpSpecConstant", "OpSwitch"}
+
+
+def _constant_fixes(m: Module, inst: Inst, col: int) -> tuple[Fix, ...]:
+    """A Scope or Memory Semantics written by name where its <id> belongs: use a constant that holds
+    the value, or define one after the 32-bit unsigned integer type."""
+    op = next((o for o in inst.match.operands if o.token.start == col and o.token.kind == "WORD"), None)
+    value = named_value(m.grammar, op.spec.kind, op.token.text) if op else None
+    if value is None:
+        return ()
+    tok = op.token
+    same = [i for i, d in m.defs.items() if d.opname == "OpConstant" and m.int_value(i) == value
+            and (int_info(m.definition(d.result_type)) or (0,))[0] == 32]
+    if same:
+        return tuple(Fix(f"Change to {i}", (Edit(inst.line, tok.start, tok.end, i),)) for i in same[:3])
+    u32 = next((d for d in m.defs.values() if int_info(d) == (32, False)), None)
+    if u32 is None:
+        return ()
+    new = f"%{tok.text.split('|')[0].lower()}_{value}"
+    if new in m.defs:
+        return ()
+    indent = u32.src.text[: len(u32.src.text) - len(u32.src.text.lstrip())]
+    return (Fix(f"Define {new} = OpConstant {u32.result} {value} and use it",
+                (Edit(u32.line + 1, 0, 0, f"{indent}{new} = OpConstant {u32.result} {value}\n"),
+                 Edit(inst.line, tok.start, tok.end, new))),)
 
 
 def _int_range(width: int, signed: bool) -> tuple[int, int]:

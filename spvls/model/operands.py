@@ -44,6 +44,24 @@ class Match:
     ext_inst: Instruction | None = None  # the OpExtInst's instruction, when resolved
 
 
+# <id> operands whose constant holds an enumerant of this kind (SPIR-V 2.2.1: Scope <id>, Memory Semantics <id>).
+ENUM_OF_ID = {"IdScope": "Scope", "IdMemorySemantics": "MemorySemantics"}
+
+
+def named_value(grammar: Grammar, id_kind: str, text: str) -> int | None:
+    """The value a Scope or Memory Semantics name (or `|`-joined names) stands for in an <id> slot."""
+    kind = grammar.kinds.get(ENUM_OF_ID.get(id_kind, ""))
+    if kind is None:
+        return None
+    value = 0
+    for part in text.split("|"):
+        e = kind.enumerants.get(part)
+        if e is None:
+            return None
+        value |= e.value
+    return value
+
+
 def _label(spec: OperandSpec) -> str:
     return f"'{spec.name}'" if spec.name else spec.kind
 
@@ -126,8 +144,14 @@ class _Matcher:
         cat = kind.category if kind else "Id"
         if spec.kind in ID_KINDS:
             if tok.kind != "ID":
-                self.problem("operand.expected-id", tok,
-                             f"{_label(spec)} of {self.m.inst.name} is an <id> (e.g. %name), not {tok.text!r}")
+                value = named_value(self.g, spec.kind, tok.text)
+                if value is not None:  # as the subgroup-rotate proposal's example writes it
+                    msg = (f"{_label(spec)} of {self.m.inst.name} is the <id> of a 32-bit integer constant, "
+                           f"not the name {tok.text} itself: {tok.text} is {value}, "
+                           f"e.g. %c{value} = OpConstant %uint {value}")
+                else:
+                    msg = f"{_label(spec)} of {self.m.inst.name} is an <id> (e.g. %name), not {tok.text!r}"
+                self.problem("operand.expected-id", tok, msg)
             return None
         if tok.kind == "ID":
             self.problem("operand.expected-literal", tok,
