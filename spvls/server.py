@@ -147,6 +147,17 @@ def _guard(fn):
     return run
 
 
+class _AnsweredErrors(logging.Filter):
+    """pygls logs every error answer with a traceback. Ours are deliberate (a refused rename) or
+    already logged once, with the request's place, by _guard: an editor's log shows neither twice."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], JsonRpcException))
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_AnsweredErrors())
+
+
 def _lsp_diagnostic(doc, uri: str, d: Diagnostic) -> T.Diagnostic:
     family = d.code.split(".")[0]
     href = _REGISTRY.format(_FAMILY_DOC[family]) if family in _FAMILY_DOC else _CORE_SPEC

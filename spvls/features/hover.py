@@ -37,14 +37,28 @@ def _id(m: Module, id_: str) -> str:
     d = m.definition(id_)
     if d is None:
         return f"`{id_}` is not defined"
-    parts = [f"```spvasm\n{d.src.text.strip()}\n```", f"Defined on line {d.line + 1}"]
+    parts = [f"Defined on line {d.line + 1}"]
     name = m.names.get(id_)
     if name:
         parts.append(f"OpName: `{name}`")
     t = type_text(m, id_)
     if t:
-        parts.append(f"{'Type' if d.opname.startswith('OpType') else 'Type'}: `{t}`")
-    return "\n\n".join(parts[:1]) + "\n\n" + "  \n".join(parts[1:])
+        parts.append(f"Type: `{t}`")
+    ep = m.entry_points.get(id_)
+    if ep is not None:
+        modes = ", ".join(_after(mode, 1) for mode in ep.modes)
+        parts.append(f"Entry point: {ep.model} \"{ep.name}\"" + (f"; modes: {modes}" if modes else ""))
+    decorations = [_after(i, 1) for i in m.decorations.get(id_, [])]
+    if decorations:
+        parts.append("Decorations: " + ", ".join(f"`{x}`" for x in decorations[:8])
+                     + (f" and {len(decorations) - 8} more" if len(decorations) > 8 else ""))
+    parts.append(f"References: {len(m.uses.get(id_, ()))}")
+    return f"```spvasm\n{d.src.text.strip()}\n```\n\n" + "  \n".join(parts)
+
+
+def _after(inst, skip: int) -> str:
+    """An instruction's operands after the first `skip` (e.g. a decoration without its target)."""
+    return " ".join(o.token.text for o in inst.match.operands[skip:])
 
 
 def _word(m: Module, inst, tok, col: int):

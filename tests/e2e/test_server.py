@@ -184,6 +184,12 @@ HOVER_CASES = [
     ("%t = OpTypeInt$0 32 0", ["Width", "Signedness", "SPIR-V version: 1.0"]),
     ("OpLoopMerge %a %b Unroll|Dont$0Unroll", ["LoopControl"]),
     ("; a Tan$0gle reconverges", ["The set of invocations that execute the same dynamic instance"]),
+    # On an id: its definition, type, entry point and modes, decorations, how often it is referenced.
+    (MODULE.replace("OpEntryPoint GLCompute %main", "OpEntryPoint GLCompute %ma$0in"),
+     ["%main = OpFunction %void None %fn", "Type: `fn() -> void`", 'Entry point: GLCompute "main"',
+      "modes: LocalSize 32 1 1", "References: 3"]),
+    (in_header("OpDecorate %u32_16 RelaxedPrecision").replace("%subgroup %u32_16", "%subgroup %u32_1$06"),
+     ["Decorations: `RelaxedPrecision`", "Type: `u32`", "References: 2"]),
 ]
 
 

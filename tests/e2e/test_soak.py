@@ -26,9 +26,10 @@ class RawClient:
         self.notifications: list[dict] = []
         self.cond = threading.Condition()
         self.next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
         self.stderr = b""
+        threading.Thread(target=self._read, daemon=True).start()
+        self.stderr_reader = threading.Thread(target=self._drain_stderr, daemon=True)
+        self.stderr_reader.start()
 
     def _drain_stderr(self):
         for chunk in iter(lambda: self.proc.stderr.read(4096), b""):
@@ -173,7 +174,9 @@ def test_soak(tmp_path):
         assert "error" in c.wait([late])[late]  # after shutdown: an error, not a crash
         assert c.proc.poll() is None  # never exits on its own
         c.notify("exit", None)
-        c.proc.wait(timeout=20)
+        assert c.proc.wait(timeout=20) == 0  # LSP: exit after shutdown is a clean exit
+        c.stderr_reader.join(timeout=20)
+        assert b"Traceback" not in c.stderr, c.stderr.decode()[-3000:]
     finally:
         if c.proc.poll() is None:
             c.proc.kill()
