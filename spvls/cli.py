@@ -6,11 +6,13 @@ import contextlib
 import gc
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
 from .checks import analyze
 from .checks.diagnostic import ERROR, WARNING, Diagnostic
+from .features import formatting
 from .spec import env as envs
 from .syntax.document import Document
 
@@ -84,6 +86,38 @@ def cmd_check(args) -> int:
     return 1 if errors else 0
 
 
+def _terminated_lines(text: str) -> list[str]:
+    """The text's lines with their own terminators (\n, \r\n or \r), numbered as Document numbers them."""
+    parts = re.split(r"(\r\n|\r|\n)", text)
+    return [parts[i] + (parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)]
+
+
+def cmd_format(args) -> int:
+    """Rewrite files in spirv-dis's layout (whitespace only); with --check, list those it would change."""
+    unformatted = failed = 0
+    for name in args.files:
+        path = Path(name)
+        text, problems = read_source(path)
+        if any(d.severity == ERROR for d in problems):
+            failed += 1
+            for d in problems:
+                print(format_text(name, d), file=sys.stderr)
+            continue
+        changes = formatting.format_lines(Document(text))
+        if not changes:
+            continue
+        unformatted += 1
+        if args.check:
+            print(f"{name}: {len(changes)} line(s) not in spirv-dis layout (first: line {changes[0][0] + 1})")
+            continue
+        lines = _terminated_lines(text)
+        for n, old, new in changes:
+            lines[n] = new + lines[n][len(old):]
+        path.write_text("".join(lines), encoding="utf-8", newline="")
+        print(f"{name}: formatted {len(changes)} line(s)")
+    return 1 if failed or (args.check and unformatted) else 0
+
+
 def tune_gc() -> None:
     """Opening a module allocates about ten long-lived objects per line and frees few, so the cyclic
     GC's default pace (a pass every 700 allocations) re-scans live objects for nothing: with
@@ -105,10 +139,15 @@ def main(argv: list[str] | None = None) -> int:
                             "default: the file's '; Version:' header, else spv1.6")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("files", nargs="+", metavar="FILE")
+    fmt = sub.add_parser("format", help="lay files out as spirv-dis does (whitespace only)")
+    fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
+    fmt.add_argument("files", nargs="+", metavar="FILE")
     args = parser.parse_args(argv)
     tune_gc()
     if args.command == "check":
         return cmd_check(args)
+    if args.command == "format":
+        return cmd_format(args)
     from .server import serve
     return serve(tcp=args.tcp, host=args.host, port=args.port)
 

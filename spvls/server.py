@@ -13,7 +13,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from . import __version__
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
-from .features import completion, hover, inlay, navigation, signature, symbols, tokens
+from .features import completion, formatting, hover, inlay, navigation, signature, symbols, tokens
 from .features.workspace import Workspace
 
 log = logging.getLogger("spvls")
@@ -392,6 +392,26 @@ def on_workspace_symbol(ls: SpvServer, params: T.WorkspaceSymbolParams):
     return [T.WorkspaceSymbol(name=s.name, kind=_SYMBOL_KIND[s.kind],
                               location=T.Location(uri, _range(mods[uri].doc, s.line, *s.sel)))
             for uri, s in symbols.workspace_symbols(mods, params.query)]
+
+
+def _format_edits(ls: SpvServer, uri: str, first: int = 0, last: int | None = None) -> list[T.TextEdit] | None:
+    doc = ls.ws.docs.get(uri)
+    if doc is None:
+        return None
+    return [T.TextEdit(_range(doc, n, 0, len(old)), new) for n, old, new in formatting.format_lines(doc, first, last)]
+
+
+@server.feature(T.TEXT_DOCUMENT_FORMATTING)
+@_guard
+def on_format(ls: SpvServer, params: T.DocumentFormattingParams):
+    return _format_edits(ls, params.text_document.uri)
+
+
+@server.feature(T.TEXT_DOCUMENT_RANGE_FORMATTING)
+@_guard
+def on_format_range(ls: SpvServer, params: T.DocumentRangeFormattingParams):
+    r = params.range
+    return _format_edits(ls, params.text_document.uri, r.start.line, r.end.line)
 
 
 @server.feature(T.TEXT_DOCUMENT_FOLDING_RANGE)

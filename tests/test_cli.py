@@ -83,3 +83,36 @@ def test_200kb_line(tmp_path, capsys):
     f.write_text(VALID + "OpName %main \"" + "x" * 200_000 + "\" %junk\n")
     assert main(["check", str(f)]) == 1
     assert "[operand.extra]" in capsys.readouterr().out
+
+
+def test_format_check_rewrite_and_same_binary(tmp_path):
+    from helpers import tool
+
+    f = tmp_path / "messy.spvasm"
+    messy = VALID.replace("%void = OpTypeVoid", "\t%void   =  OpTypeVoid   ; the void").replace("\n", "\r\n")
+    f.write_bytes(messy.encode())
+    r = run("format", "--check", f)
+    assert r.returncode == 1 and "not in spirv-dis layout" in r.stdout
+    assert f.read_bytes() == messy.encode()  # --check changes nothing
+
+    assert run("format", f).returncode == 0
+    out = f.read_bytes().decode()
+    assert "       %void = OpTypeVoid ; the void\r\n" in out  # the comment's column is taken: one space
+    assert out.count("\r\n") == messy.count("\r\n") and "\n" not in out.replace("\r\n", "")  # CRLF kept
+    assert run("format", "--check", f).returncode == 0
+
+    spirv_as = tool("spirv-as")
+    if spirv_as:
+        orig = tmp_path / "orig.spvasm"
+        orig.write_bytes(messy.encode())
+        subprocess.run([spirv_as, orig, "-o", tmp_path / "a.spv"], check=True)
+        subprocess.run([spirv_as, f, "-o", tmp_path / "b.spv"], check=True)
+        assert (tmp_path / "a.spv").read_bytes() == (tmp_path / "b.spv").read_bytes()
+
+
+def test_format_refuses_a_binary_module(tmp_path):
+    f = tmp_path / "m.spv"
+    f.write_bytes(b"\x03\x02\x23\x07" + b"\x00" * 16)
+    r = run("format", f)
+    assert r.returncode == 1 and "syntax.binary" in r.stderr
+    assert f.read_bytes() == b"\x03\x02\x23\x07" + b"\x00" * 16

@@ -326,3 +326,17 @@ async def test_out_of_range_and_unknown_documents(client):
     # The server still serves.
     h = await client.text_document_hover_async(T.HoverParams(doc, T.Position(0, 2)))
     assert "OpCapability" in h.contents.value
+
+
+async def test_formatting_whole_document_and_range(client):
+    uri = open_doc(client, "OpCapability Shader\n%void = OpTypeVoid\n  %fn = OpTypeFunction %void ; f\n")
+    doc = T.TextDocumentIdentifier(uri)
+    edits = await client.text_document_formatting_async(
+        T.DocumentFormattingParams(doc, T.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert [(e.range.start.line, e.new_text) for e in edits] == [
+        (0, "               OpCapability Shader"), (1, "       %void = OpTypeVoid"),
+        (2, "         %fn = OpTypeFunction %void ; f")]
+    assert all(e.range.start.character == 0 for e in edits)
+    edits = await client.text_document_range_formatting_async(T.DocumentRangeFormattingParams(
+        doc, T.Range(T.Position(1, 0), T.Position(1, 3)), T.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert [e.range.start.line for e in edits] == [1]
