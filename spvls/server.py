@@ -13,7 +13,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from . import __version__
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
-from .features import completion, formatting, hover, inlay, navigation, signature, symbols, tokens
+from .features import calls, completion, formatting, hover, inlay, navigation, signature, symbols, tokens
 from .features.workspace import Workspace
 
 log = logging.getLogger("spvls")
@@ -274,18 +274,21 @@ def _module(ls: SpvServer, uri: str):
     return (a.module, a.module.doc) if a else (None, None)
 
 
-def _at(ls: SpvServer, params):
-    """(module, document, line, column) of a positional request; None for an unknown document."""
-    m, doc = _module(ls, params.text_document.uri)
-    return None if m is None else (m, doc, *_cursor(doc, params.position))
+def _positional(fn):
+    """A request at a position: fn(params, module, document, line, column), where the column counts
+    code points; an unknown document answers None."""
+    @wraps(fn)
+    def run(ls: SpvServer, params):
+        m, doc = _module(ls, params.text_document.uri)
+        return None if m is None else fn(params, m, doc, *_cursor(doc, params.position))
+    del run.__wrapped__  # pygls reads the signature to pass the server: it must see (ls, params)
+    return run
 
 
 @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["%", " ", "|", '"']))
 @_guard
-def on_completion(ls: SpvServer, params: T.CompletionParams):
-    if not (at := _at(ls, params)):
-        return None
-    m, doc, line, col = at
+@_positional
+def on_completion(params: T.CompletionParams, m, doc, line: int, col: int):
     items = []
     for it in completion.complete(m, line, col):
         edit = None
@@ -301,10 +304,8 @@ def on_completion(ls: SpvServer, params: T.CompletionParams):
 
 @server.feature(T.TEXT_DOCUMENT_HOVER)
 @_guard
-def on_hover(ls: SpvServer, params: T.HoverParams):
-    if not (at := _at(ls, params)):
-        return None
-    m, doc, line, col = at
+@_positional
+def on_hover(params: T.HoverParams, m, doc, line: int, col: int):
     found = hover.hover(m, line, col)
     if not found:
         return None
@@ -318,50 +319,40 @@ def _location(doc, uri, span) -> T.Location:
 
 @server.feature(T.TEXT_DOCUMENT_DEFINITION)
 @_guard
-def on_definition(ls: SpvServer, params: T.DefinitionParams):
-    if not (at := _at(ls, params)):
-        return None
-    m, doc, line, col = at
+@_positional
+def on_definition(params: T.DefinitionParams, m, doc, line: int, col: int):
     span = navigation.definition(m, line, col)
     return _location(doc, params.text_document.uri, span) if span else None
 
 
 @server.feature(T.TEXT_DOCUMENT_REFERENCES)
 @_guard
-def on_references(ls: SpvServer, params: T.ReferenceParams):
-    if not (at := _at(ls, params)):
-        return None
-    m, doc, line, col = at
+@_positional
+def on_references(params: T.ReferenceParams, m, doc, line: int, col: int):
     spans = navigation.references(m, line, col, params.context.include_declaration)
     return [_location(doc, params.text_document.uri, s) for s in spans]
 
 
 @server.feature(T.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
 @_guard
-def on_highlight(ls: SpvServer, params: T.DocumentHighlightParams):
-    if not (at := _at(ls, params)):
-        return None
-    m, doc, line, col = at
+@_positional
+def on_highlight(params: T.DocumentHighlightParams, m, doc, line: int, col: int):
     return [T.DocumentHighlight(_range(doc, *s), T.DocumentHighlightKind.Write if w else T.DocumentHighlightKind.Read)
             for s, w in navigation.highlights(m, line, col)]
 
 
 @server.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
 @_guard
-def on_prepare_rename(ls: SpvServer, params: T.PrepareRenameParams):
-    if not (at := _at(ls, params)):
-        return None
-    m, doc, line, col = at
+@_positional
+def on_prepare_rename(params: T.PrepareRenameParams, m, doc, line: int, col: int):
     span = navigation.prepare_rename(m, line, col)
     return _range(doc, *span) if span else None
 
 
 @server.feature(T.TEXT_DOCUMENT_RENAME, T.RenameOptions(prepare_provider=True))
 @_guard
-def on_rename(ls: SpvServer, params: T.RenameParams):
-    if not (at := _at(ls, params)):
-        return None
-    m, doc, line, col = at
+@_positional
+def on_rename(params: T.RenameParams, m, doc, line: int, col: int):
     try:
         edits = navigation.rename(m, line, col, params.new_name)
     except navigation.RenameError as e:
@@ -383,6 +374,42 @@ def _doc_symbol(doc, s) -> T.DocumentSymbol:
 def on_document_symbol(ls: SpvServer, params: T.DocumentSymbolParams):
     m, doc = _module(ls, params.text_document.uri)
     return [_doc_symbol(doc, s) for s in symbols.document_symbols(m)] if m else None
+
+
+def _call_item(uri: str, doc, it: calls.CallItem) -> T.CallHierarchyItem:
+    last = len(_line_text(doc, it.last_line))
+    return T.CallHierarchyItem(
+        name=it.name, kind=T.SymbolKind.Function, uri=uri, detail=it.detail or None,
+        range=T.Range(_pos(doc, it.first_line, 0), _pos(doc, it.last_line, last)),
+        selection_range=_range(doc, *it.selection), data={"id": it.id})
+
+
+def _call_edges(ls: SpvServer, item: T.CallHierarchyItem, edges) -> list[tuple[T.CallHierarchyItem, list[T.Range]]]:
+    m, doc = _module(ls, item.uri)
+    fn_id = (item.data or {}).get("id") if isinstance(item.data, dict) else None
+    if m is None or not fn_id:
+        return []
+    return [(_call_item(item.uri, doc, it), [_range(doc, *s) for s in sites]) for it, sites in edges(m, fn_id)]
+
+
+@server.feature(T.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
+@_guard
+@_positional
+def on_prepare_calls(params: T.CallHierarchyPrepareParams, m, doc, line: int, col: int):
+    it = calls.function_at(m, line, col)
+    return [_call_item(params.text_document.uri, doc, it)] if it else None
+
+
+@server.feature(T.CALL_HIERARCHY_INCOMING_CALLS)
+@_guard
+def on_incoming_calls(ls: SpvServer, params: T.CallHierarchyIncomingCallsParams):
+    return [T.CallHierarchyIncomingCall(it, ranges) for it, ranges in _call_edges(ls, params.item, calls.incoming)]
+
+
+@server.feature(T.CALL_HIERARCHY_OUTGOING_CALLS)
+@_guard
+def on_outgoing_calls(ls: SpvServer, params: T.CallHierarchyOutgoingCallsParams):
+    return [T.CallHierarchyOutgoingCall(it, ranges) for it, ranges in _call_edges(ls, params.item, calls.outgoing)]
 
 
 @server.feature(T.WORKSPACE_SYMBOL)
@@ -457,10 +484,8 @@ def on_tokens_range(ls: SpvServer, params: T.SemanticTokensRangeParams):
 
 @server.feature(T.TEXT_DOCUMENT_SIGNATURE_HELP, T.SignatureHelpOptions(trigger_characters=[" "]))
 @_guard
-def on_signature(ls: SpvServer, params: T.SignatureHelpParams):
-    if not (at := _at(ls, params)):
-        return None
-    m, doc, line, col = at
+@_positional
+def on_signature(params: T.SignatureHelpParams, m, doc, line: int, col: int):
     sig = signature.signature_help(m, line, col)
     if sig is None:
         return None

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spvls.checks import analyze
-from spvls.features import completion, hover, navigation, signature, symbols, tokens
+from spvls.features import calls, completion, formatting, hover, navigation, signature, symbols, tokens
 from spvls.syntax.document import Document
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -59,6 +59,11 @@ def test_incremental_edits_match_fresh_parse_and_analysis(src, edits):
             signature.signature_help(m, ln, c)
             navigation.references(m, ln, c)
             navigation.definition(m, ln, c)
+            it = calls.function_at(m, ln, c)
+            if it is not None:
+                calls.incoming(m, it.id)
+                calls.outgoing(m, it.id)
+        formatting.format_lines(doc)
         symbols.document_symbols(m)
         symbols.folding_ranges(m)
         tokens.semantic_tokens(m)

@@ -340,3 +340,45 @@ async def test_formatting_whole_document_and_range(client):
     edits = await client.text_document_range_formatting_async(T.DocumentRangeFormattingParams(
         doc, T.Range(T.Position(1, 0), T.Position(1, 3)), T.FormattingOptions(tab_size=4, insert_spaces=True)))
     assert [e.range.start.line for e in edits] == [1]
+
+
+CALLS = """OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpName %leaf "leaf"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%leaf = OpFunction %void None %fn
+%l0 = OpLabel
+OpReturn
+OpFunctionEnd
+%mid = OpFunction %void None %fn
+%l1 = OpLabel
+%c1 = OpFunctionCall %void %leaf
+%c2 = OpFunctionCall %void %leaf
+OpReturn
+OpFunctionEnd
+%main = OpFunction %void None %fn
+%l2 = OpLabel
+%c3 = OpFunctionCall %void %m$0id
+%c4 = OpFunctionCall %void %leaf
+OpReturn
+OpFunctionEnd
+"""
+
+
+async def test_call_hierarchy(client):
+    body, pos = at_marker(CALLS)
+    uri = open_doc(client, body)
+    items = await client.text_document_prepare_call_hierarchy_async(
+        T.CallHierarchyPrepareParams(T.TextDocumentIdentifier(uri), pos))
+    assert [(i.name, i.selection_range.start.line, i.range.end.line) for i in items] == [("%mid", 11, 16)]
+    incoming = await client.call_hierarchy_incoming_calls_async(T.CallHierarchyIncomingCallsParams(items[0]))
+    assert [(c.from_.name, [r.start.line for r in c.from_ranges]) for c in incoming] == [("%main", [19])]
+    assert 'entry point GLCompute "main"' in incoming[0].from_.detail
+    outgoing = await client.call_hierarchy_outgoing_calls_async(T.CallHierarchyOutgoingCallsParams(items[0]))
+    assert [(c.to.name, [r.start.line for r in c.from_ranges]) for c in outgoing] == [("leaf", [13, 14])]
+    assert outgoing[0].to.detail == "fn() -> void"
+    leaf_in = await client.call_hierarchy_incoming_calls_async(T.CallHierarchyIncomingCallsParams(outgoing[0].to))
+    assert sorted(c.from_.name for c in leaf_in) == ["%main", "%mid"]
