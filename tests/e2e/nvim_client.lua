@@ -29,6 +29,20 @@ for _, item in ipairs((completion and completion.items) or completion or {}) do
   table.insert(result.completion, item.label)
 end
 
+-- Format the buffer as a user would (vim.lsp.buf.format on 0.8+, the 0.7 request otherwise).
+vim.api.nvim_buf_set_lines(bufnr, 0, 0, false, { "OpNop    ; inserted" })
+local edits = {}
+local fmt = vim.lsp.buf_request_sync(bufnr, "textDocument/formatting",
+  { textDocument = { uri = uri }, options = { tabSize = 4, insertSpaces = true } }, 15000) or {}
+for _, r in pairs(fmt) do
+  if r.result then
+    vim.lsp.util.apply_text_edits(r.result, bufnr, "utf-16")
+    edits = r.result
+  end
+end
+result.format_edits = #edits
+result.first_line = vim.api.nvim_buf_get_lines(bufnr, 0, 1, false)[1]
+
 local f = io.open(out_path, "w")
 f:write(vim.fn.json_encode(result))
 f:close()

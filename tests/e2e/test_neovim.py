@@ -16,7 +16,7 @@ def nvim():
     return required_program("nvim", ".ci/run installs it: apt-get install neovim")
 
 
-def test_neovim_gets_diagnostics_hover_and_completion(nvim, tmp_path):
+def test_neovim_gets_diagnostics_hover_completion_and_formatting(nvim, tmp_path):
     out = tmp_path / "result.json"
     env = dict(os.environ, SPVLS_NVIM_OUT=str(out), SPVLS_NVIM_RTP=str(ROOT / "editors" / "nvim"),
                SPVLS_PYTHON=sys.executable, SPVLS_EXAMPLE=str(ROOT / "examples" / "mistakes.spvasm"))
@@ -30,3 +30,6 @@ def test_neovim_gets_diagnostics_hover_and_completion(nvim, tmp_path):
             (25, "reconvergence.same-labels")} <= got
     assert "OpGroupNonUniformRotateKHR" in result["hover"] and "SPV_KHR_subgroup_rotate" in result["hover"]
     assert "MaximallyReconvergesKHR" in result["completion"] and "LocalSize" in result["completion"]
+    # A line typed without layout, formatted through the client: spirv-dis's column 15.
+    assert result["format_edits"] >= 1
+    assert result["first_line"] == "               OpNop ; inserted"
