@@ -1,6 +1,7 @@
 """LSP wiring only: translate between the protocol and spvls.features."""
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import traceback
@@ -71,6 +72,7 @@ class SpvServer(LanguageServer):
                          protocol_cls=_Protocol)
         self.ws = Workspace()
         self.utf8 = False  # negotiated position encoding; UTF-16 unless the client offers UTF-8
+        self.tokens_sent: dict[str, tuple[str, list[int]]] = {}  # per document: result id, token data
 
 
 server = SpvServer()
@@ -258,6 +260,7 @@ def _cursor_raw(doc, p: T.Position) -> tuple[int, int]:
 @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams):
     ls.ws.close(params.text_document.uri)
+    ls.tokens_sent.pop(params.text_document.uri, None)
     ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(params.text_document.uri, []))
 
 
@@ -453,23 +456,59 @@ LEGEND = T.SemanticTokensLegend(token_types=tokens.TOKEN_TYPES, token_modifiers=
 
 
 def _encode(doc, toks) -> list[int]:
-    data, prev_line, prev_col = [], 0, 0
+    """LSP's relative encoding; columns move from code points to the negotiated units only on
+    lines that are not ASCII."""
+    data: list[int] = []
+    prev_line = prev_col = 0
+    text_line, ascii_line, text = -1, True, ""
     for line, start, length, kind, mods in toks:
-        text = _line_text(doc, line)
-        col = _from_cp(text, start)
-        length = _from_cp(text, start + length) - col
-        bits = sum(1 << tokens.TOKEN_MODIFIERS.index(x) for x in mods)
-        data += [line - prev_line, col - prev_col if line == prev_line else col, length,
-                 tokens.TOKEN_TYPES.index(kind), bits]
-        prev_line, prev_col = line, col
+        if line != text_line:
+            text_line, text = line, _line_text(doc, line)
+            ascii_line = text.isascii()
+        if not ascii_line:
+            col = _from_cp(text, start)
+            start, length = col, _from_cp(text, start + length) - col
+        if line == prev_line:
+            data += (0, start - prev_col, length, kind, mods)
+        else:
+            data += (line - prev_line, start, length, kind, mods)
+        prev_line, prev_col = line, start
     return data
+
+
+def _full_tokens(ls: SpvServer, uri: str) -> tuple[str, list[int]] | None:
+    """The document's tokens, remembered under a new result id for the next delta request."""
+    m, doc = _module(ls, uri)
+    if m is None:
+        return None
+    ls.tokens_sent[uri] = sent = (str(next(_result_ids)), _encode(doc, tokens.semantic_tokens(m)))
+    return sent
+
+
+_result_ids = itertools.count(1)
 
 
 @server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
 @_guard
 def on_tokens_full(ls: SpvServer, params: T.SemanticTokensParams):
-    m, doc = _module(ls, params.text_document.uri)
-    return T.SemanticTokens(data=_encode(doc, tokens.semantic_tokens(m))) if m else None
+    sent = _full_tokens(ls, params.text_document.uri)
+    return T.SemanticTokens(data=sent[1], result_id=sent[0]) if sent else None
+
+
+@server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA)
+@_guard
+def on_tokens_delta(ls: SpvServer, params: T.SemanticTokensDeltaParams):
+    """After an edit, only what changed: a 100k-line module's tokens are megabytes of JSON."""
+    uri = params.text_document.uri
+    before = ls.tokens_sent.get(uri)
+    sent = _full_tokens(ls, uri)
+    if sent is None:
+        return None
+    if before is None or before[0] != params.previous_result_id:
+        return T.SemanticTokens(data=sent[1], result_id=sent[0])
+    start, deleted, inserted = tokens.delta(before[1], sent[1])
+    edits = [T.SemanticTokensEdit(start, deleted, inserted)] if deleted or inserted else []
+    return T.SemanticTokensDelta(edits=edits, result_id=sent[0])
 
 
 @server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND)

@@ -50,6 +50,9 @@ def test_incremental_edits_match_fresh_parse_and_analysis(src, edits):
         fresh = analyze(Document(doc.text))
         assert previous.diagnostics == fresh.diagnostics
         assert _index(previous) == _index(fresh)
+        assert symbols.document_symbols(previous.module) == symbols.document_symbols(fresh.module)
+        assert symbols.folding_ranges(previous.module) == symbols.folding_ranges(fresh.module)
+        assert tokens.semantic_tokens(previous.module) == tokens.semantic_tokens(fresh.module)
         m = previous.module
         for probe in range(3):
             ln = (sl + probe) % len(doc.texts)
@@ -84,3 +87,5 @@ def test_typing_inside_a_function_is_incremental_and_exact(src, pick, char):
     fresh = analyze(Document(doc.text))
     assert b.diagnostics == fresh.diagnostics
     assert _index(b) == _index(fresh)
+    assert symbols.document_symbols(b.module) == symbols.document_symbols(fresh.module)
+    assert tokens.semantic_tokens(b.module) == tokens.semantic_tokens(fresh.module)

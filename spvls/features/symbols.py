@@ -1,6 +1,7 @@
 """Document symbols, workspace symbols and folding ranges."""
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from ..model.module import Module
@@ -24,22 +25,24 @@ def _sel(inst) -> tuple[int, int]:
 
 
 def document_symbols(m: Module) -> list[Symbol]:
-    cached = m.memo.get("symbols")
-    if cached is not None and cached[0] == m.doc.generation:
-        return cached[1]
-    out = _document_symbols(m)
-    m.memo["symbols"] = (m.doc.generation, out)
-    return out
+    # Kept for the module's life: the edits a model takes in place (inside a block, not structural,
+    # same line count) change no symbol; any other edit builds a new model.
+    if "symbols" not in m.memo:
+        m.memo["symbols"] = _document_symbols(m)
+    return m.memo["symbols"]
+
+
+# An outline of every block of a 100k-line module is megabytes of JSON for each request an editor
+# makes while the user types; past this many blocks, functions are listed without them.
+MAX_BLOCK_SYMBOLS = 5000
 
 
 def _document_symbols(m: Module) -> list[Symbol]:
     out = []
     for ep in m.entry_points.values():
         out.append(Symbol(ep.name, "entry-point", f"{ep.model} {ep.id}", ep.inst.line, ep.inst.line, _sel(ep.inst)))
-    in_fn = {i.line for f in m.functions for i in [f.inst]}
-    fn_ranges = [(f.line, f.end_line) for f in m.functions]
-    for inst in m.insts:
-        if inst.line in in_fn or not inst.result or any(a <= inst.line <= b for a, b in fn_ranges):
+    for inst in _outside_functions(m):
+        if not inst.result:
             continue
         op = inst.opname
         if op.startswith("OpType"):
@@ -53,15 +56,32 @@ def _document_symbols(m: Module) -> list[Symbol]:
         detail = describe(m, inst) if kind == "type" else describe(m, m.definition(inst.result_type))
         out.append(Symbol(m.name_of(inst.result) if kind == "variable" else inst.result, kind, detail,
                           inst.line, inst.line, _sel(inst)))
+    with_blocks = sum(len(f.blocks) for f in m.functions) <= MAX_BLOCK_SYMBOLS
     for f in m.functions:
-        sym = Symbol(m.name_of(f.id), "function", describe(m, m.definition(f.inst.result_type)) if
-                     f.inst.result_type else "", f.line, f.end_line, _sel(f.inst))
+        detail = describe(m, m.definition(f.inst.result_type)) if f.inst.result_type else ""
+        if not with_blocks:
+            detail += f" · {len(f.blocks)} block" + ("" if len(f.blocks) == 1 else "s")
+        sym = Symbol(m.name_of(f.id), "function", detail, f.line, f.end_line, _sel(f.inst))
+        if not with_blocks:
+            out.append(sym)
+            continue
         for i, b in enumerate(f.blocks):
             end = f.blocks[i + 1].line - 1 if i + 1 < len(f.blocks) else f.end_line
             if b.label_inst is not None:
                 sym.children.append(Symbol(b.label, "block", "", b.line, max(b.line, end), _sel(b.label_inst)))
         out.append(sym)
     return out
+
+
+def _outside_functions(m: Module):
+    """Module-level instructions: the gaps between functions, found by bisection."""
+    line = lambda i: i.line  # noqa: E731
+    start = 0
+    for f in m.functions:
+        stop = bisect_left(m.insts, f.line, start, key=line)
+        yield from m.insts[start:stop]
+        start = bisect_right(m.insts, f.end_line, stop, key=line)
+    yield from m.insts[start:]
 
 
 MAX_WORKSPACE_SYMBOLS = 1000
@@ -82,6 +102,12 @@ def workspace_symbols(modules: dict[str, Module], query: str) -> list[tuple[str,
 
 def folding_ranges(m: Module) -> list[tuple[int, int, str]]:
     """(start line, end line, kind) for functions, runs of declarations and long strings."""
+    if "folding" not in m.memo:  # as document_symbols: no in-place edit changes them
+        m.memo["folding"] = _folding_ranges(m)
+    return m.memo["folding"]
+
+
+def _folding_ranges(m: Module) -> list[tuple[int, int, str]]:
     out = [(f.line, f.end_line, "region") for f in m.functions if f.end_line > f.line]
     run_start, run_kind, prev = None, None, -2
     for inst in m.insts:

@@ -278,6 +278,28 @@ async def test_semantic_tokens_mark_extension_symbols(client):
     assert 0 < len(rng.data) < len(data)
 
 
+async def test_semantic_tokens_delta_after_an_edit(client):
+    uri = open_doc(client, MODULE)
+    doc = T.TextDocumentIdentifier(uri)
+    first = await client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(doc))
+    assert first.result_id
+    client.text_document_did_change(T.DidChangeTextDocumentParams(
+        T.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        [T.TextDocumentContentChangePartial(T.Range(T.Position(20, 0), T.Position(20, 0)), "%z = OpIAdd %u32 %u32_0 %u32_8\n")]))
+    await diagnostics_for(client, uri, 2)
+    delta = await client.text_document_semantic_tokens_full_delta_async(
+        T.SemanticTokensDeltaParams(doc, previous_result_id=first.result_id))
+    assert isinstance(delta, T.SemanticTokensDelta) and len(delta.edits) == 1
+    (edit,) = delta.edits
+    data = list(first.data)
+    data[edit.start:edit.start + edit.delete_count] = edit.data or []
+    full = await client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(doc))
+    assert data == list(full.data) and len(edit.data) < len(full.data) // 4  # only the edited part
+    stale = await client.text_document_semantic_tokens_full_delta_async(
+        T.SemanticTokensDeltaParams(doc, previous_result_id="no such id"))
+    assert isinstance(stale, T.SemanticTokens) and list(stale.data) == list(full.data)
+
+
 async def test_folding_signature_inlay(client):
     uri = open_doc(client, MODULE)
     doc = T.TextDocumentIdentifier(uri)
