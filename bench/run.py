@@ -133,6 +133,30 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
         await client.text_document_completion_async(
             T.CompletionParams(doc, T.Position(probe, lines[probe].index(op) + len(op) + 1)))
         completions.append(time.perf_counter() - t)
+    # What an editor asks for after edits besides diagnostics: the outline, and semantic tokens
+    # in full once, then as deltas after each of a few more keystrokes.
+    t = time.perf_counter()
+    await client.text_document_document_symbol_async(T.DocumentSymbolParams(doc))
+    outline = time.perf_counter() - t
+    t = time.perf_counter()
+    full = await client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(doc))
+    tokens_full = time.perf_counter() - t
+    result_id, deltas = full.result_id, []
+    for i in range(10):
+        n = targets[i % len(targets)]
+        col = len(lines[n]) - 1
+        version += 1
+        change = T.TextDocumentContentChangePartial(
+            range=T.Range(T.Position(n, col), T.Position(n, col if i % 2 == 0 else col + 1)),
+            text=" " if i % 2 == 0 else "")
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            T.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]))
+        await wait_version(version)
+        t = time.perf_counter()
+        d = await client.text_document_semantic_tokens_full_delta_async(
+            T.SemanticTokensDeltaParams(doc, previous_result_id=result_id))
+        deltas.append(time.perf_counter() - t)
+        result_id = d.result_id
     rss = peak_rss_mb(pid)
     await client.shutdown_async(None)
     client.exit(None)
@@ -140,6 +164,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
     return {"open": open_s, "key_p50": statistics.median(keystrokes), "key_p95": pct(keystrokes, 95),
             "hover_p50": statistics.median(hovers), "hover_p95": pct(hovers, 95),
             "completion_p50": statistics.median(completions), "completion_p95": pct(completions, 95),
+            "outline": outline, "tokens_full": tokens_full, "tokens_delta_p50": statistics.median(deltas),
             "rss_mb": rss}
 
 
@@ -168,7 +193,7 @@ def main() -> None:
     files += corpus_files(2)
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, {sys.platform}")
     print(f"{'file':28} {'lines':>7} {'as+val':>8} {'check':>14} {'open':>14} {'key p50':>15} {'key p95':>9} "
-          f"{'hover p95':>10} {'compl p95':>10} {'RSS MB':>7}")
+          f"{'hover p95':>10} {'compl p95':>10} {'outline':>8} {'tok full':>9} {'tok Δ p50':>9} {'RSS MB':>7}")
     for p in files:
         base = baseline(p)
         cold = cold_check(p)
@@ -177,7 +202,8 @@ def main() -> None:
         print(f"{p.name[:28]:28} {nlines:7d} {base * 1000:7.0f}ms {cold * 1000:7.0f}ms {cold / base:4.1f}x "
               f"{s['open'] * 1000:7.0f}ms {s['open'] / base:4.1f}x {s['key_p50'] * 1000:7.1f}ms "
               f"{s['key_p50'] / base:5.2f}x {s['key_p95'] * 1000:7.1f}ms {s['hover_p95'] * 1000:8.1f}ms "
-              f"{s['completion_p95'] * 1000:8.1f}ms {s['rss_mb']:7.0f}")
+              f"{s['completion_p95'] * 1000:8.1f}ms {s['outline'] * 1000:6.0f}ms {s['tokens_full'] * 1000:7.0f}ms "
+              f"{s['tokens_delta_p50'] * 1000:7.1f}ms {s['rss_mb']:7.0f}")
     print("ratios are to one spirv-as + spirv-val run on the same file (best of 3)")
 
 
