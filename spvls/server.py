@@ -540,8 +540,9 @@ def on_inlay(ls: SpvServer, params: T.InlayHintParams):
     m, doc = _module(ls, params.text_document.uri)
     if m is None or not ls.ws.settings.inlay_hints:
         return []
-    return [T.InlayHint(_pos(doc, line, col), label, kind=T.InlayHintKind.Type, padding_left=False)
-            for line, col, label in inlay.inlay_hints(m, params.range.start.line, params.range.end.line)]
+    return [T.InlayHint(_pos(doc, line, col), label if kind == "type" else f"={label}",
+                        kind=T.InlayHintKind.Type if kind == "type" else T.InlayHintKind.Parameter)
+            for line, col, label, kind in inlay.inlay_hints(m, params.range.start.line, params.range.end.line)]
 
 
 @server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))

@@ -1,18 +1,29 @@
-"""Inlay hints: the type of each result id."""
+"""Inlay hints: the type of each result id, and what a Scope or Memory Semantics <id> stands for."""
 from __future__ import annotations
 
 from ..model.module import Module
+from ..model.operands import ENUM_OF_ID
 from ..model.types import describe
 
 
-def inlay_hints(m: Module, first: int, last: int) -> list[tuple[int, int, str]]:
-    """(line, column after the result id, label)."""
+def inlay_hints(m: Module, first: int, last: int) -> list[tuple[int, int, str, str]]:
+    """(line, column, label, kind): kind "type" after a result id, "value" after a Scope or Memory
+    Semantics operand whose constant's name does not already say it (`%uint_2` → `Workgroup`)."""
     out = []
     for n in range(max(first, 0), min(last, len(m.doc.lines) - 1) + 1):
         inst = m.inst_at.get(n)
-        if inst is None or not inst.result or not inst.result_type:
+        if inst is None:
             continue
-        t = m.definition(inst.result_type)
-        if t is not None:
-            out.append((n, inst.src.result.end, f": {describe(m, t)}"))
+        if inst.result and inst.result_type:
+            t = m.definition(inst.result_type)
+            if t is not None:
+                out.append((n, inst.src.result.end, f": {describe(m, t)}", "type"))
+        for op in inst.match.operands:
+            kind = ENUM_OF_ID.get(op.spec.kind)
+            if kind is None or op.token.kind != "ID":
+                continue
+            value = m.int_value(op.token.text)
+            name = m.grammar.spell(kind, value) if value is not None else None
+            if name and name.lower().replace("|", "") not in op.token.text.lower().replace("_", ""):
+                out.append((n, op.token.end, name, "value"))
     return out

@@ -188,6 +188,23 @@ class Grammar:
         k = self.kinds.get(kind)
         return k.enumerants.get(name) if k else None
 
+    def spell(self, kind: str, value: int) -> str | None:
+        """A value as its enumerant name, or a mask as `A|B` (the grammar's names, first spelling)."""
+        k = self.kinds.get(kind)
+        if k is None:
+            return None
+        if k.category != "BitEnum" or value == 0:
+            e = k.by_value.get(value)
+            return e.name if e else None
+        names, rest = [], value
+        for e in sorted({id(e): e for e in k.by_value.values()}.values(), key=lambda e: e.value):
+            if e.value and value & e.value == e.value and rest & e.value:
+                names.append(e.name)
+                rest &= ~e.value
+        if rest:
+            names.append(hex(rest))
+        return "|".join(names)
+
     def capability(self, name: str) -> Enumerant | None:
         return self.enumerant("Capability", name)
 

@@ -316,6 +316,16 @@ async def test_folding_signature_inlay(client):
     assert any(h.label == ": u32" and h.position.line == 13 for h in hints)
 
 
+async def test_inlay_hints_spell_scope_and_semantics_ids(client):
+    text = in_header("%sem = OpConstant %u32 264").replace("OpReturn", "OpControlBarrier %subgroup %u32_16 %sem\nOpReturn")
+    uri = open_doc(client, text)
+    line = text.split("\n").index("OpControlBarrier %subgroup %u32_16 %sem")
+    hints = await client.text_document_inlay_hint_async(
+        T.InlayHintParams(T.TextDocumentIdentifier(uri), T.Range(T.Position(line, 0), T.Position(line + 1, 0))))
+    # %subgroup already says Subgroup; %u32_16 is Scope 16 (none such: no hint); %sem is 0x108.
+    assert [(h.label, h.position.character) for h in hints] == [("=AcquireRelease|WorkgroupMemory", 39)]
+
+
 async def test_inlay_hints_setting_off(client):
     uri = open_doc(client, MODULE)
     client.workspace_did_change_configuration(T.DidChangeConfigurationParams({"spvls": {"inlayHints": False}}))
