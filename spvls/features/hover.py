@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from ..model.module import Module
+from ..model.operands import ENUM_OF_ID
 from ..model.types import type_text
 from ..spec.grammar import ext_set
 from .docs import enumerant_md, extension_md, instruction_md, term_md
@@ -23,7 +24,7 @@ def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
         spec = m.grammar.instruction(tok.text)
         return (instruction_md(spec), span) if spec else None
     if tok.kind == "ID":
-        return _id(m, tok.text), span
+        return _id(m, tok.text) + _as_operand(m, inst, tok), span
     if tok.kind == "WORD" and inst is not None:
         return _word(m, inst, tok, col)
     if tok.kind == "STRING" and inst is not None and inst.opname == "OpExtension":
@@ -54,6 +55,15 @@ def _id(m: Module, id_: str) -> str:
                      + (f" and {len(decorations) - 8} more" if len(decorations) > 8 else ""))
     parts.append(f"References: {len(m.uses.get(id_, ()))}")
     return f"```spvasm\n{d.src.text.strip()}\n```\n\n" + "  \n".join(parts)
+
+
+def _as_operand(m: Module, inst, tok) -> str:
+    """What a Scope or Memory Semantics <id> means in the operand under the cursor."""
+    op = next((o for o in inst.match.operands if o.token.start == tok.start), None) if inst else None
+    kind = ENUM_OF_ID.get(op.spec.kind) if op else None
+    value = m.int_value(tok.text) if kind else None
+    name = m.grammar.spell(kind, value) if value is not None else None
+    return f"  \nAs {op.spec.name or kind}: `{name}` ({kind} {value:#x})" if name else ""
 
 
 def _after(inst, skip: int) -> str:

@@ -184,6 +184,9 @@ HOVER_CASES = [
     ("%t = OpTypeInt$0 32 0", ["Width", "Signedness", "SPIR-V version: 1.0"]),
     ("OpLoopMerge %a %b Unroll|Dont$0Unroll", ["LoopControl"]),
     ("; a Tan$0gle reconverges", ["The set of invocations that execute the same dynamic instance"]),
+    # A Scope or Memory Semantics <id>: what it means there.
+    (in_header("%sem = OpConstant %u32 264").replace("OpReturn", "OpControlBarrier %subgroup %u32_16 %s$0em\nOpReturn"),
+     ["As Semantics: `AcquireRelease|WorkgroupMemory` (MemorySemantics 0x108)", "References: 1"]),
     # On an id: its definition, type, entry point and modes, decorations, how often it is referenced.
     (MODULE.replace("OpEntryPoint GLCompute %main", "OpEntryPoint GLCompute %ma$0in"),
      ["%main = OpFunction %void None %fn", "Type: `fn() -> void`", 'Entry point: GLCompute "main"',
