@@ -5,6 +5,7 @@ from bisect import bisect_left
 
 from ..model.module import Inst, Module
 from ..spec.names import suggest
+from .syntax import VALID_ID
 from .diagnostic import ERROR, Diagnostic, Edit, Fix, Related
 
 # Operands (by word index, result type and result id counted) that may name an id
@@ -106,6 +107,8 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 continue
             name, tok = op.token.text, op.token
             d = m.defs.get(name)
+            if d is None and not VALID_ID.fullmatch(name):
+                continue  # malformed ('%', '%a.b'): syntax.bad-id says so, not "never defined"
             if d is None:
                 sugg = did_you_mean(name, inst)
                 hint = f"; did you mean {sugg[0]}?" if sugg else ""

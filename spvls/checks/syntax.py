@@ -9,7 +9,7 @@ from ..model.types import int_info
 from ..syntax.parser import int_value
 from .diagnostic import ERROR, Diagnostic, Edit, Fix
 
-_VALID_ID = re.compile(r"%[A-Za-z0-9_]+")
+VALID_ID = re.compile(r"%[A-Za-z0-9_]+")  # what spirv-as accepts as an id
 # In a line with a shape (no strings or comments) every '%' starts an id: one search clears them all.
 _BAD_ID = re.compile(r"%(?![A-Za-z0-9_])|%[A-Za-z0-9_]+[^\sA-Za-z0-9_=]")
 
@@ -25,7 +25,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         if line.shape is not None and not _BAD_ID.search(line.text):
             continue
         for tok in (line.result, *line.operands):
-            if tok is not None and tok.kind == "ID" and not _VALID_ID.fullmatch(tok.text):
+            if tok is not None and tok.kind == "ID" and not VALID_ID.fullmatch(tok.text):
                 out.append(Diagnostic(n, tok.start, tok.end, ERROR, "syntax.bad-id",
                                       f"invalid id {tok.text!r}: an id is '%' followed by letters, "
                                       "digits and '_' (spirv-as accepts no other characters)"))

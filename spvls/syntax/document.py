@@ -68,6 +68,7 @@ class Document:
         head = self.texts[sl][:sc]
         tail = self.texts[el][ec:]
         fresh = split_lines(head + new_text + tail)
+        quoted = '"' in new_text or any('"' in t for t in self.texts[sl:el + 1])
         old_span = self.span[sl:el + 1]
         self.texts[sl:el + 1] = fresh
         self.lines[sl:el + 1] = [None] * len(fresh)
@@ -79,6 +80,11 @@ class Document:
         # Re-read from the previous instruction when the edit may join or split its string.
         if k >= 0 and (k + self.span[k] > sl or any(n == 0 for n in old_span) or _open_quote(self.texts[k])):
             start = k
+        # A quote typed or deleted may close (or reopen) a string left open further up.
+        if quoted:
+            above = self._unclosed_above(sl)
+            if above is not None and above < start:
+                start = above
         last = self._regroup(start, sl + len(fresh))
         if self.touched is not None and len(fresh) == el - sl + 1 and start == sl and last == sl + len(fresh):
             self.touched.update(range(sl, sl + len(fresh)))
@@ -120,12 +126,25 @@ class Document:
             i = last + 1
         return i
 
-    def _group_end(self, i: int) -> int:
+    def _runs_on(self, i: int) -> bool:
+        """Whether line i starts an instruction whose string may continue on later lines."""
         text = self.texts[i]
         if '"' not in text or not _open_quote(text):
-            return i
+            return False
         m = re.match(r"\s*(?:%\S+\s*=\s*)?(Op\w+)", text)
-        if not m or m.group(1) not in _MULTILINE_OPS:
+        return bool(m) and m.group(1) in _MULTILINE_OPS
+
+    def _unclosed_above(self, line: int) -> int | None:
+        """The instruction above `line` whose open string would look for its closing quote at
+        `line`: the search runs on over lines with an even number of quotes and stops at the first
+        odd one."""
+        for k in range(line - 1, max(-1, line - _MAX_JOIN), -1):
+            if self.texts[k].count('"') % 2 == 1:
+                return k if self.span[k] != 0 and self._runs_on(k) else None
+        return None
+
+    def _group_end(self, i: int) -> int:
+        if not self._runs_on(i):
             return i
         for k in range(i + 1, min(len(self.texts), i + _MAX_JOIN)):
             if self.texts[k].count('"') % 2 == 1:

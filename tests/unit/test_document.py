@@ -39,6 +39,17 @@ def test_multiline_string_joins_and_splits():
     assert doc.span[:3] == [2, 0, 1] and doc.lines == Document(doc.text).lines
 
 
+def test_quote_typed_lines_below_closes_a_string_left_open_above():
+    # Found by the property test: the open string's search for its closing quote runs over lines
+    # with paired quotes, so a quote typed two lines down joins all three.
+    doc = Document('OpSource GLSL 450 %f "void main() {\nOpName %main "main"\nOpDecorate %x SpecId 7\nOpNop')
+    assert doc.span == [1, 1, 1, 1]
+    doc.replace((2, 0), (2, 0), '"')
+    assert doc.span == [3, 0, 0, 1] and doc.lines == Document(doc.text).lines
+    doc.replace((2, 0), (2, 1), "")
+    assert doc.span == [1, 1, 1, 1] and doc.lines == Document(doc.text).lines
+
+
 def test_out_of_range_edit_is_clamped():
     doc = Document("OpNop")
     doc.replace((99, 5), (120, 0), "\nOpNop")
