@@ -56,7 +56,7 @@ class _DidYouMean:
 
     def __init__(self, m: Module):
         self.m = m
-        self.visible: dict[tuple, list[str]] = {}
+        self.visible: dict[tuple, dict[int, list[str]]] = {}  # by scope, then by length
         self.found: dict[tuple, list[str]] = {}
 
     def __call__(self, name: str, inst: Inst) -> list[str]:
@@ -64,10 +64,12 @@ class _DidYouMean:
         where = (fn.line if fn else None, inst.opname == "OpFunctionCall")
         key = (name, *where)
         if key not in self.found:
-            names = self.visible.get(where)
-            if names is None:
-                names = self.visible[where] = self._visible(fn, where[1])
-            pool = [c for c in names if abs(len(c) - len(name)) <= 2]
+            by_len = self.visible.get(where)
+            if by_len is None:
+                by_len = self.visible[where] = {}
+                for c in self._visible(fn, where[1]):
+                    by_len.setdefault(len(c), []).append(c)
+            pool = [c for k in range(len(name) - 2, len(name) + 3) for c in by_len.get(k, ())]
             keep = 2
             while len(pool) > self.MAX_POOL and keep < len(name):
                 keep += 1

@@ -271,6 +271,8 @@ class Module:
             new_uses = self.uses.get(new_res) if new_res and new_res != old_res else None
             if new_uses and not (f.line <= new_uses[0][0].line and new_uses[-1][0].line <= f.end_line):
                 return None  # defines an id used outside this function
+            if old_res and old_res != new_res and any(d.result == old_res for d in self.duplicates):
+                return None  # another definition of it becomes the first, wherever it is
             old_uses = self.uses.get(old_res) if old_res and old_res != new_res else None
             if old_uses and not (f.line <= old_uses[0][0].line and old_uses[-1][0].line <= f.end_line):
                 return None  # its uses outside this function would change meaning

@@ -64,3 +64,16 @@ def test_defining_an_id_used_in_another_function_rechecks_that_use():
     after = analyze(doc, previous=before)
     assert after.diagnostics == analyze(Document(doc.text)).diagnostics
     assert [d.code for d in after.diagnostics] == ["id.forward-reference"]  # no longer undefined
+
+
+def test_removing_a_first_definition_makes_the_duplicate_the_definition():
+    text = MODULE.format(top=NAME, use="OpIAdd %uint %uint_10 %uint_10").replace(
+        "   %m_sum_10 = OpIAdd", "%helper_total = OpIAdd")  # a second %helper_total, in %main
+    doc = Document(text)
+    before = analyze(doc)
+    assert [d.code for d in before.diagnostics] == ["id.duplicate"]
+    n = doc.texts.index("%helper_total = OpIAdd %uint %uint_10 %uint_10")  # the first, in %helper
+    doc.replace((n, 0), (n, len(doc.texts[n])), "OpNop")
+    after = analyze(doc, previous=before)
+    assert after.diagnostics == analyze(Document(doc.text)).diagnostics == []
+    assert after.module.defs["%helper_total"].line > n
