@@ -2,6 +2,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI replays the same examples every run, so a red build is a regression, not a lucky draw;
+# local runs draw new examples each time to keep hunting.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
