@@ -251,7 +251,7 @@ class _Matcher:
 
 
 # Clean matches by line shape: lines that differ only in their ids fill the same operands
-# (the ids are abstracted in the shape; OpExtInst, whose set is an id, is matched each time).
+# (the ids are abstracted in the shape; OpExtInst and its kin, whose set is an id, match each time).
 _templates: dict[tuple[Grammar, str], tuple] = {}
 _MAX_TEMPLATES = 65536
 _new = tuple.__new__  # an Operand without the NamedTuple's Python-level __new__
@@ -269,12 +269,17 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
             return Match(inst, [_new(Operand, (t, s, e)) for t, (s, e) in zip(line.operands, slots)], [],
                          pending, ext_inst)
     m = _match(grammar, line, ext_imports)
-    if shape is not None and not m.problems and m.inst is not None and m.inst.name != "OpExtInst":
+    if shape is not None and not m.problems and m.inst is not None and not _by_set(m.inst):
         if len(_templates) >= _MAX_TEMPLATES:
             _templates.clear()
         _templates[(grammar, shape)] = (m.inst, tuple((o.spec, o.enumerants) for o in m.operands),
                                         tuple(m.pending), m.ext_inst)
     return m
+
+
+def _by_set(inst: Instruction) -> bool:
+    """Whether the instruction's operands depend on the extended-instruction set its <id> names."""
+    return any(o.kind == "LiteralExtInstInteger" for o in inst.operands)
 
 
 def _match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None) -> Match:
