@@ -26,3 +26,22 @@ def test_lines_of_one_shape_match_alike():
     assert [o.spec for o in first.operands] == [o.spec for o in second.operands]
     assert [o.token.text for o in second.operands] == ["%f", "%x", "%x"]
     assert [p.code for p in short.problems] == ["operand.missing"]
+
+
+def test_templates_match_as_the_matcher_does(shared):
+    """Every corpus instruction: the shape template's match equals matching the line itself."""
+    from spvls.model import operands
+    from spvls.spec.grammar import load
+
+    g = load()
+    for path in sorted((shared / "corpus").rglob("*.asm.*"))[:300]:
+        doc = Document(path.read_text(encoding="utf-8", errors="replace"))
+        imports = {}
+        for line in doc.lines:
+            if line.opcode is None:
+                continue
+            if line.opcode.text == "OpExtInstImport" and line.result and line.operands:
+                imports[line.result.text] = line.operands[0].text.strip('"')
+            a, b = operands.match(g, line, imports), operands._match(g, line, imports)  # noqa: SLF001
+            assert (a.inst, a.operands, a.problems, tuple(a.pending), a.ext_inst) == \
+                (b.inst, b.operands, b.problems, tuple(b.pending), b.ext_inst), line.text
