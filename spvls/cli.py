@@ -69,10 +69,33 @@ def format_json(path: str, d: Diagnostic) -> dict:
             "related": [{"line": r.line + 1, "column": r.start + 1, "message": r.message} for r in d.related]}
 
 
+def expand(names: list[str]) -> list[str]:
+    """Files as given; a directory stands for the SPIR-V assembly under it: *.spvasm, *.spv.asm,
+    and any other file whose first line is spirv-dis's `; SPIR-V` header."""
+    out = []
+    for name in names:
+        path = Path(name)
+        if not path.is_dir():
+            out.append(name)
+            continue
+        for f in sorted(p for p in path.rglob("*") if p.is_file()):
+            if f.name.endswith((".spvasm", ".spv.asm")) or _has_header(f):
+                out.append(str(f))
+    return out
+
+
+def _has_header(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(8) == b"; SPIR-V"
+    except OSError:
+        return False
+
+
 def cmd_check(args) -> int:
     errors = 0
     records = []
-    for name in args.files:
+    for name in expand(args.files):
         for d in check_file(Path(name), args.target_env):
             errors += d.severity == ERROR
             if args.format == "json":
@@ -95,7 +118,7 @@ def _terminated_lines(text: str) -> list[str]:
 def cmd_format(args) -> int:
     """Rewrite files in spirv-dis's layout (whitespace only); with --check, list those it would change."""
     unformatted = failed = 0
-    for name in args.files:
+    for name in expand(args.files):
         path = Path(name)
         text, problems = read_source(path)
         if any(d.severity == ERROR for d in problems):
@@ -138,10 +161,10 @@ def main(argv: list[str] | None = None) -> int:
                        help="spirv-val's target env (spv1.0..spv1.6, vulkan1.0..vulkan1.4, universal1.x); "
                             "default: the file's '; Version:' header, else spv1.6")
     check.add_argument("--format", choices=("text", "json"), default="text")
-    check.add_argument("files", nargs="+", metavar="FILE")
+    check.add_argument("files", nargs="+", metavar="FILE", help="files, or directories to search")
     fmt = sub.add_parser("format", help="lay files out as spirv-dis does (whitespace only)")
     fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
-    fmt.add_argument("files", nargs="+", metavar="FILE")
+    fmt.add_argument("files", nargs="+", metavar="FILE", help="files, or directories to search")
     args = parser.parse_args(argv)
     tune_gc()
     if args.command == "check":

@@ -116,3 +116,14 @@ def test_format_refuses_a_binary_module(tmp_path):
     r = run("format", f)
     assert r.returncode == 1 and "syntax.binary" in r.stderr
     assert f.read_bytes() == b"\x03\x02\x23\x07" + b"\x00" * 16
+
+
+def test_a_directory_stands_for_the_assembly_under_it(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.spvasm").write_text(VALID)
+    (tmp_path / "sub" / "b.spv.asm").write_text(VALID.replace("OpReturn", "OpRetrun"))
+    (tmp_path / "sub" / "c.frag.asm").write_text("; SPIR-V\n" + VALID.replace("OpReturn", "OpRetrun"))
+    (tmp_path / "notes.txt").write_text("OpRetrun, but not SPIR-V")
+    r = run("check", tmp_path)
+    assert r.returncode == 1
+    assert sorted(line.split(":")[0].rsplit("/", 1)[1] for line in r.stdout.splitlines()) == ["b.spv.asm", "c.frag.asm"]
