@@ -66,7 +66,9 @@ def format_text(path: str, d: Diagnostic) -> str:
 def format_json(path: str, d: Diagnostic) -> dict:
     return {"path": path, "line": d.line + 1, "column": d.start + 1, "endColumn": d.end + 1,
             "severity": d.severity, "code": d.code, "message": d.message,
-            "related": [{"line": r.line + 1, "column": r.start + 1, "message": r.message} for r in d.related]}
+            "related": [{"line": r.line + 1, "column": r.start + 1, "message": r.message} for r in d.related],
+            "fixes": [{"title": f.title, "edits": [{"line": e.line + 1, "column": e.start + 1, "endColumn": e.end + 1,
+                                                   "text": e.text} for e in f.edits]} for f in d.fixes]}
 
 
 def expand(names: list[str]) -> list[str]:

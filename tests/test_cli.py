@@ -48,6 +48,10 @@ def test_json_format(tmp_path):
     data = json.loads(r.stdout)
     assert r.returncode == 1
     assert data[0]["code"] == "operand.unknown-enumerant" and data[0]["line"] == 7
+    # The quick fix, as an editor would apply it: 1-based, end exclusive.
+    fix = data[0]["fixes"][0]
+    assert fix["title"] == "Change to 'None'"
+    assert fix["edits"] == [{"line": 7, "column": data[0]["column"], "endColumn": data[0]["endColumn"], "text": "None"}]
 
 
 def test_target_env_from_header_and_flag(tmp_path):
