@@ -127,6 +127,9 @@ STRUCTURAL = TERMINATORS | {
     "OpSelectionMerge", "OpLoopMerge", "OpVariable"}
 
 
+_NAMES = {"OpName", "OpMemberName"}  # debug names: they read an id's existence, nothing more
+
+
 class Module:
     def __init__(self, doc: Document, grammar: Grammar, version: tuple[int, int]):
         self.doc = doc
@@ -268,20 +271,24 @@ class Module:
             new_res = new.result.text if new.result and new.opcode else None
             if new_res and new_res != old_res and new_res in self.defs:
                 return None  # would duplicate an id defined elsewhere
-            new_uses = self.uses.get(new_res) if new_res and new_res != old_res else None
-            if new_uses and not (f.line <= new_uses[0][0].line and new_uses[-1][0].line <= f.end_line):
-                return None  # defines an id used outside this function
             if old_res and old_res != new_res and any(d.result == old_res for d in self.duplicates):
                 return None  # another definition of it becomes the first, wherever it is
-            old_uses = self.uses.get(old_res) if old_res and old_res != new_res else None
-            if old_uses and not (f.line <= old_uses[0][0].line and old_uses[-1][0].line <= f.end_line):
-                return None  # its uses outside this function would change meaning
+            # What the line defines may be read outside this function, where nothing is re-checked.
+            # An OpName of an id whose definition changes but not its name reads nothing else.
+            if any(self._used_outside(r, f, names_read=old_res != new_res) for r in {old_res, new_res} if r):
+                return None
         if fn is None:
             return None
         for n in sorted(lines):
             self._replace_line(fn, n)
         self._ints.clear()
         return fn
+
+    def _used_outside(self, id_: str, f: Function, names_read: bool) -> bool:
+        uses = self.uses.get(id_)
+        if not uses or (f.line <= uses[0][0].line and uses[-1][0].line <= f.end_line):
+            return False  # uses are in line order: none outside
+        return any(not f.line <= i.line <= f.end_line and (names_read or i.opname not in _NAMES) for i, _ in uses)
 
     def _block_at(self, fn: Function, n: int) -> Block | None:
         i = bisect_right(fn.blocks, n, key=lambda b: b.line) - 1

@@ -77,3 +77,24 @@ def test_removing_a_first_definition_makes_the_duplicate_the_definition():
     after = analyze(doc, previous=before)
     assert after.diagnostics == analyze(Document(doc.text)).diagnostics == []
     assert after.module.defs["%helper_total"].line > n
+
+
+# An edit inside a function re-checks that function alone only when nothing outside it can read
+# what changed; otherwise the model is rebuilt. Either way the result is a fresh analysis's.
+# (module-level lines, the new definition of %a in %main, whether the function alone is re-checked)
+IN_PLACE_CASES = [
+    ('OpName %a "a"', "OpISub %uint %uint_10 %uint_10", True),  # only OpName reads %a: its name stays
+    ('OpName %a "a"', None, False),  # %a renamed: OpName %a is now undefined
+    ('OpDecorate %a RelaxedPrecision', "OpISub %uint %uint_10 %uint_10", False),  # a decoration reads it
+]
+
+
+@pytest.mark.parametrize("top,new,in_place", IN_PLACE_CASES)
+def test_edit_inside_a_function_rechecks_only_what_it_can(top, new, in_place):
+    doc = Document(MODULE.format(top=top, use="OpIAdd %uint %uint_10 %uint_10"))
+    before = analyze(doc)
+    n = doc.texts.index("          %a = OpIAdd %uint %uint_10 %uint_10")
+    doc.replace((n, 10), (n, len(doc.texts[n])), "%b = OpIAdd %uint %uint_10 %uint_10" if new is None else f"%a = {new}")
+    after = analyze(doc, previous=before)
+    assert (after.module is before.module) == in_place
+    assert after.diagnostics == analyze(Document(doc.text)).diagnostics
