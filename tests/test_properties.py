@@ -35,7 +35,7 @@ edit = st.tuples(st.integers(0, 10_000), st.integers(0, 200), st.integers(0, 3),
                  st.sampled_from(PIECES))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(src=st.sampled_from(SOURCES), edits=st.lists(edit, min_size=1, max_size=12))
 def test_incremental_edits_match_fresh_parse_and_analysis(src, edits):
     doc = Document(src)
@@ -72,7 +72,7 @@ def test_incremental_edits_match_fresh_parse_and_analysis(src, edits):
         tokens.semantic_tokens(m)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.sampled_from(SOURCES), st.integers(0, 500), st.sampled_from(["x", " ", "1", "%", "Op"]))
 def test_typing_inside_a_function_is_incremental_and_exact(src, pick, char):
     doc = Document(src)
