@@ -112,7 +112,9 @@ def test_soak(tmp_path):
                    "textDocument/references", "textDocument/documentHighlight", "textDocument/signatureHelp",
                    "textDocument/semanticTokens/full", "textDocument/documentSymbol", "textDocument/foldingRange",
                    "textDocument/inlayHint", "textDocument/codeAction", "textDocument/prepareRename",
-                   "textDocument/rename", "textDocument/diagnostic", "workspace/symbol"]
+                   "textDocument/rename", "textDocument/diagnostic", "workspace/symbol",
+                   "textDocument/formatting", "textDocument/rangeFormatting", "textDocument/semanticTokens/full/delta",
+                   "textDocument/prepareCallHierarchy", "callHierarchy/incomingCalls", "callHierarchy/outgoingCalls"]
         edits = requests = cancelled = 0
         pending = []
         for rnd_i in range(ROUNDS):
@@ -142,6 +144,19 @@ def test_soak(tmp_path):
                         params["context"] = {"diagnostics": []}
                 elif method == "workspace/symbol":
                     params = {"query": rnd.choice(["", "main", "%"])}
+                elif method in ("textDocument/formatting", "textDocument/rangeFormatting"):
+                    params["options"] = {"tabSize": 4, "insertSpaces": True}
+                    params["range"] = {"start": pos, "end": _pos(pos["line"] + 3, 0)}
+                    params.pop("position")
+                    if method == "textDocument/formatting":
+                        params.pop("range")
+                elif method.startswith("callHierarchy/"):  # an item as a client would echo it, or a stale one
+                    params = {"item": {"name": "%main", "kind": 12, "uri": uri, "range": {"start": pos, "end": pos},
+                                       "selectionRange": {"start": pos, "end": pos},
+                                       "data": rnd.choice([{"id": "%main"}, {"id": "%nope"}, None, "junk"])}}
+                elif method == "textDocument/semanticTokens/full/delta":
+                    params["previousResultId"] = rnd.choice(["1", "2", "stale"])
+                    params.pop("position")
                 elif method.startswith("textDocument/") and method.split("/")[1] in (
                         "semanticTokens", "documentSymbol", "foldingRange", "diagnostic"):
                     params.pop("position")
