@@ -138,12 +138,12 @@ def _guard(fn):
             if _FAULT and _FAULT == fn.__name__:
                 raise RuntimeError(f"injected fault in {fn.__name__}")
             return fn(ls, params)
+        except JsonRpcException:
+            raise  # a deliberate protocol error (e.g. a refused rename), not a fault
         except Exception as e:  # noqa: BLE001 - one request fails, the server keeps serving
             uri = getattr(getattr(params, "text_document", None), "uri", "")
             pos = getattr(params, "position", None)
             where = f"{uri}:{pos.line + 1}:{pos.character + 1}" if pos else uri
-            if isinstance(e, JsonRpcException):
-                raise  # a deliberate protocol error (e.g. a refused rename), not a fault
             _log_fault(ls, f"{fn.__name__} failed at {where}", e)
             raise JsonRpcInternalError(f"spvls: {fn.__name__} failed: {e}") from None
     return run
@@ -476,6 +476,9 @@ def _encode(doc, toks) -> list[int]:
     return data
 
 
+_result_ids = itertools.count(1)
+
+
 def _full_tokens(ls: SpvServer, uri: str) -> tuple[str, list[int]] | None:
     """The document's tokens, remembered under a new result id for the next delta request."""
     m, doc = _module(ls, uri)
@@ -483,9 +486,6 @@ def _full_tokens(ls: SpvServer, uri: str) -> tuple[str, list[int]] | None:
         return None
     ls.tokens_sent[uri] = sent = (str(next(_result_ids)), _encode(doc, tokens.semantic_tokens(m)))
     return sent
-
-
-_result_ids = itertools.count(1)
 
 
 @server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)

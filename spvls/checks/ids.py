@@ -1,8 +1,6 @@
 """id.*: undefined ids, ids defined twice, forward references SPIR-V forbids."""
 from __future__ import annotations
 
-from bisect import bisect_left
-
 from ..model.module import Inst, Module
 from ..spec.names import suggest
 from .syntax import VALID_ID
@@ -79,15 +77,10 @@ class _DidYouMean:
 
     def _visible(self, fn, call: bool) -> list[str]:
         m = self.m
-        end = bisect_left(m.insts, m.functions[0].line, key=_line) if m.functions else len(m.insts)
-        names = [i.result for i in m.insts[:end] if i.result]
+        names = [i.result for i in m.outside_functions() if i.result]
         if fn is not None:
             names += [i.result for i in m.insts_in(fn) if i.result]
         return names + list(m.function_of) if call or fn is None else names
-
-
-def _line(inst: Inst) -> int:
-    return inst.line
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 
 from ..model.module import Module
-from ..model.operands import ENUM_OF_ID
 from ..model.types import type_text
 from ..spec.grammar import ext_set
 from .docs import enumerant_md, extension_md, instruction_md, term_md
@@ -60,10 +59,11 @@ def _id(m: Module, id_: str) -> str:
 def _as_operand(m: Module, inst, tok) -> str:
     """What a Scope or Memory Semantics <id> means in the operand under the cursor."""
     op = next((o for o in inst.match.operands if o.token.start == tok.start), None) if inst else None
-    kind = ENUM_OF_ID.get(op.spec.kind) if op else None
-    value = m.int_value(tok.text) if kind else None
-    name = m.grammar.spell(kind, value) if value is not None else None
-    return f"  \nAs {op.spec.name or kind}: `{name}` ({kind} {value:#x})" if name else ""
+    spelled = m.spelled(op) if op else None
+    if spelled is None:
+        return ""
+    kind, value, name = spelled
+    return f"  \nAs {op.spec.name or kind}: `{name}` ({kind} {value:#x})"
 
 
 def _after(inst, skip: int) -> str:

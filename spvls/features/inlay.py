@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ..model.module import Module
-from ..model.operands import ENUM_OF_ID
 from ..model.types import describe
 
 
@@ -19,11 +18,7 @@ def inlay_hints(m: Module, first: int, last: int) -> list[tuple[int, int, str, s
             if t is not None:
                 out.append((n, inst.src.result.end, f": {describe(m, t)}", "type"))
         for op in inst.match.operands:
-            kind = ENUM_OF_ID.get(op.spec.kind)
-            if kind is None or op.token.kind != "ID":
-                continue
-            value = m.int_value(op.token.text)
-            name = m.grammar.spell(kind, value) if value is not None else None
-            if name and name.lower().replace("|", "") not in op.token.text.lower().replace("_", ""):
-                out.append((n, op.token.end, name, "value"))
+            spelled = m.spelled(op)
+            if spelled and spelled[2].lower().replace("|", "") not in op.token.text.lower().replace("_", ""):
+                out.append((n, op.token.end, spelled[2], "value"))
     return out

@@ -1,7 +1,6 @@
 """Document symbols, workspace symbols and folding ranges."""
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from ..model.module import Module
@@ -41,7 +40,7 @@ def _document_symbols(m: Module) -> list[Symbol]:
     out = []
     for ep in m.entry_points.values():
         out.append(Symbol(ep.name, "entry-point", f"{ep.model} {ep.id}", ep.inst.line, ep.inst.line, _sel(ep.inst)))
-    for inst in _outside_functions(m):
+    for inst in m.outside_functions():
         if not inst.result:
             continue
         op = inst.opname
@@ -71,17 +70,6 @@ def _document_symbols(m: Module) -> list[Symbol]:
                 sym.children.append(Symbol(b.label, "block", "", b.line, max(b.line, end), _sel(b.label_inst)))
         out.append(sym)
     return out
-
-
-def _outside_functions(m: Module):
-    """Module-level instructions: the gaps between functions, found by bisection."""
-    line = lambda i: i.line  # noqa: E731
-    start = 0
-    for f in m.functions:
-        stop = bisect_left(m.insts, f.line, start, key=line)
-        yield from m.insts[start:stop]
-        start = bisect_right(m.insts, f.end_line, stop, key=line)
-    yield from m.insts[start:]
 
 
 MAX_WORKSPACE_SYMBOLS = 1000

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ..spec.grammar import Enumerant, Grammar, Instruction
 from ..syntax.document import Document
 from ..syntax.parser import Line, Token, int_value
-from .operands import Match, Operand, match
+from .operands import ENUM_OF_ID, Match, Operand, match
 
 
 @dataclass(slots=True)
@@ -51,6 +51,10 @@ class Inst:
         """The text of the index-th non-id operand."""
         lits = [o for o in self.match.operands if not o.is_id]
         return lits[index].token.text if index < len(lits) else None
+
+
+def _inst_line(inst: Inst) -> int:
+    return inst.line
 
 
 def _use_line(use: tuple[Inst, Operand]) -> int:
@@ -125,9 +129,6 @@ STRUCTURAL = TERMINATORS | {
     "OpDecorateString", "OpMemberDecorateString", "OpGroupDecorate", "OpGroupMemberDecorate",
     "OpDecorationGroup", "OpFunction", "OpFunctionEnd", "OpFunctionParameter", "OpLabel", "OpFunctionCall",
     "OpSelectionMerge", "OpLoopMerge", "OpVariable"}
-
-
-_NAMES = {"OpName", "OpMemberName"}  # debug names: they read an id's existence, nothing more
 
 
 class Module:
@@ -240,9 +241,18 @@ class Module:
         return self.insts if scope is None else self.insts_in(scope)
 
     def insts_in(self, fn: Function) -> list[Inst]:
-        lo = bisect_left(self.insts, fn.line, key=lambda i: i.line)
-        hi = bisect_right(self.insts, fn.end_line, key=lambda i: i.line)
+        lo = bisect_left(self.insts, fn.line, key=_inst_line)
+        hi = bisect_right(self.insts, fn.end_line, key=_inst_line)
         return self.insts[lo:hi]
+
+    def outside_functions(self) -> list[Inst]:
+        """Module-level instructions: the gaps between functions, found by bisection."""
+        out, start = [], 0
+        for f in self.functions:
+            stop = bisect_left(self.insts, f.line, start, key=_inst_line)
+            out += self.insts[start:stop]
+            start = bisect_right(self.insts, f.end_line, stop, key=_inst_line)
+        return out + self.insts[start:]
 
     def _opname_of(self, line: Line) -> str | None:
         if line.opcode is None:
@@ -274,7 +284,8 @@ class Module:
             if old_res and old_res != new_res and any(d.result == old_res for d in self.duplicates):
                 return None  # another definition of it becomes the first, wherever it is
             # What the line defines may be read outside this function, where nothing is re-checked.
-            # An OpName of an id whose definition changes but not its name reads nothing else.
+            # Debug instructions (OpName, OpLine...) read only that the id exists: when its name
+            # stays, they read nothing that changed.
             if any(self._used_outside(r, f, names_read=old_res != new_res) for r in {old_res, new_res} if r):
                 return None
         if fn is None:
@@ -288,7 +299,8 @@ class Module:
         uses = self.uses.get(id_)
         if not uses or (f.line <= uses[0][0].line and uses[-1][0].line <= f.end_line):
             return False  # uses are in line order: none outside
-        return any(not f.line <= i.line <= f.end_line and (names_read or i.opname not in _NAMES) for i, _ in uses)
+        return any(not f.line <= i.line <= f.end_line and (names_read or i.spec is None or i.spec.cls != "Debug")
+                   for i, _ in uses)
 
     def _block_at(self, fn: Function, n: int) -> Block | None:
         i = bisect_right(fn.blocks, n, key=lambda b: b.line) - 1
@@ -380,6 +392,13 @@ class Module:
         if item.version is not None and self.version >= item.version:
             return True
         return any(e in self.extensions for e in item.extensions)
+
+    def spelled(self, op: Operand) -> tuple[str, int, str] | None:
+        """A Scope or Memory Semantics <id> operand as (kind, value, names), when its constant is known."""
+        kind = ENUM_OF_ID.get(op.spec.kind)
+        value = self.int_value(op.token.text) if kind and op.token.kind == "ID" else None
+        name = self.grammar.spell(kind, value) if value is not None else None
+        return (kind, value, name) if name else None
 
     def is_constant(self, id_: str | None) -> bool:
         d = self.definition(id_)

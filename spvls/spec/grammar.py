@@ -197,10 +197,10 @@ class Grammar:
             e = k.by_value.get(value)
             return e.name if e else None
         names, rest = [], value
-        for e in sorted({id(e): e for e in k.by_value.values()}.values(), key=lambda e: e.value):
-            if e.value and value & e.value == e.value and rest & e.value:
+        for bit, e in sorted(k.by_value.items()):
+            if bit and value & bit == bit and rest & bit:
                 names.append(e.name)
-                rest &= ~e.value
+                rest &= ~bit
         if rest:
             names.append(hex(rest))
         return "|".join(names)

@@ -377,14 +377,8 @@ async def test_formatting_whole_document_and_range(client):
     assert [e.range.start.line for e in edits] == [1]
 
 
-CALLS = """OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint GLCompute %main "main"
-OpExecutionMode %main LocalSize 1 1 1
-OpName %leaf "leaf"
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%leaf = OpFunction %void None %fn
+# Two more functions before MODULE's %main, which calls %mid, which calls %leaf twice.
+CALLEES = """%leaf = OpFunction %void None %fn
 %l0 = OpLabel
 OpReturn
 OpFunctionEnd
@@ -394,13 +388,13 @@ OpFunctionEnd
 %c2 = OpFunctionCall %void %leaf
 OpReturn
 OpFunctionEnd
-%main = OpFunction %void None %fn
-%l2 = OpLabel
-%c3 = OpFunctionCall %void %m$0id
-%c4 = OpFunctionCall %void %leaf
-OpReturn
-OpFunctionEnd
 """
+CALLS = in_body("%c3 = OpFunctionCall %void %m$0id\n%c4 = OpFunctionCall %void %leaf").replace(
+    "OpName %main", 'OpName %leaf "leaf"\nOpName %main').replace("%main = OpFunction", CALLEES + "%main = OpFunction")
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(n for n, line in enumerate(text.split("\n")) if needle in line)
 
 
 async def test_call_hierarchy(client):
@@ -408,12 +402,15 @@ async def test_call_hierarchy(client):
     uri = open_doc(client, body)
     items = await client.text_document_prepare_call_hierarchy_async(
         T.CallHierarchyPrepareParams(T.TextDocumentIdentifier(uri), pos))
-    assert [(i.name, i.selection_range.start.line, i.range.end.line) for i in items] == [("%mid", 11, 16)]
+    mid, mid_end = line_of(body, "%mid = OpFunction"), line_of(body, "%c2 =") + 2
+    assert [(i.name, i.selection_range.start.line, i.range.end.line) for i in items] == [("%mid", mid, mid_end)]
     incoming = await client.call_hierarchy_incoming_calls_async(T.CallHierarchyIncomingCallsParams(items[0]))
-    assert [(c.from_.name, [r.start.line for r in c.from_ranges]) for c in incoming] == [("%main", [19])]
+    assert [(c.from_.name, [r.start.line for r in c.from_ranges]) for c in incoming] == [
+        ("main", [line_of(body, "%c3 =")])]
     assert 'entry point GLCompute "main"' in incoming[0].from_.detail
     outgoing = await client.call_hierarchy_outgoing_calls_async(T.CallHierarchyOutgoingCallsParams(items[0]))
-    assert [(c.to.name, [r.start.line for r in c.from_ranges]) for c in outgoing] == [("leaf", [13, 14])]
+    assert [(c.to.name, [r.start.line for r in c.from_ranges]) for c in outgoing] == [
+        ("leaf", [line_of(body, "%c1 ="), line_of(body, "%c2 =")])]
     assert outgoing[0].to.detail == "fn() -> void"
     leaf_in = await client.call_hierarchy_incoming_calls_async(T.CallHierarchyIncomingCallsParams(outgoing[0].to))
-    assert sorted(c.from_.name for c in leaf_in) == ["%main", "%mid"]
+    assert sorted(c.from_.name for c in leaf_in) == ["%mid", "main"]
