@@ -246,13 +246,17 @@ class Module:
         return self.insts[lo:hi]
 
     def outside_functions(self) -> list[Inst]:
-        """Module-level instructions: the gaps between functions, found by bisection."""
+        """Module-level instructions: the gaps between functions, found by bisection. Kept: edits
+        the model takes in place only replace instructions inside a function."""
+        if "outside" in self.memo:
+            return self.memo["outside"]
         out, start = [], 0
         for f in self.functions:
             stop = bisect_left(self.insts, f.line, start, key=_inst_line)
             out += self.insts[start:stop]
             start = bisect_right(self.insts, f.end_line, stop, key=_inst_line)
-        return out + self.insts[start:]
+        self.memo["outside"] = out = out + self.insts[start:]
+        return out
 
     def _opname_of(self, line: Line) -> str | None:
         if line.opcode is None:
