@@ -1,0 +1,58 @@
+"""`spvls check FILE...` for CI and pre-commit; `spvls` alone serves LSP over stdio.
+
+Each subcommand is a module here with `register(subparsers)`, which adds its parser and sets
+`run=` to the function that carries it out; COMMANDS lists them in help order."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import os
+import sys
+
+from . import check, format
+from .check import check_file
+from .files import expand, read_source
+
+__all__ = ["check_file", "entry", "expand", "main", "read_source", "tune_gc"]
+
+COMMANDS = (check, format)
+
+
+def tune_gc() -> None:
+    """Opening a module allocates about ten long-lived objects per line and frees few, so the cyclic
+    GC's default pace (a pass every 700 allocations) re-scans live objects for nothing: with
+    passes every 50,000 allocations a 100k-line module opens in half the time. Our models hold
+    no reference cycles; reference counting frees them."""
+    gc.set_threshold(50_000, 20, 20)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="spvls", description="SPIR-V assembly language server and checker")
+    p.add_argument("--stdio", action="store_true", help="serve LSP over stdio (the default)")
+    p.add_argument("--tcp", action="store_true", help="serve LSP over TCP (for debugging)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=2087)
+    sub = p.add_subparsers(dest="command")
+    for command in COMMANDS:
+        command.register(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    tune_gc()
+    if args.command:
+        return args.run(args)
+    from ..server import serve
+    return serve(tcp=args.tcp, host=args.host, port=args.port)
+
+
+def entry() -> None:
+    """The console script. Exits without tearing down the interpreter: freeing the millions of
+    small objects a 100k-line module leaves takes a fifth of the check, and nothing is left to close."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # the LSP client may have closed it already
+            stream.flush()
+    os._exit(code)
