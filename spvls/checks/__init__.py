@@ -7,10 +7,10 @@ from ..model.module import Module, build
 from ..spec import env as envs
 from ..spec.grammar import load
 from ..syntax.document import Document
-from . import ballot, capabilities, coopmat, ids, layout, reconvergence, rotate, syntax
+from . import ballot, capabilities, coopmat, ids, layout, reconvergence, rotate, syntax, types
 from .diagnostic import Diagnostic
 
-FAMILIES = (syntax, ids, capabilities, layout, reconvergence, coopmat, rotate, ballot)
+FAMILIES = (syntax, ids, capabilities, types, layout, reconvergence, coopmat, rotate, ballot)
 
 
 @dataclass(slots=True)

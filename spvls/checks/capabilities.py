@@ -8,10 +8,45 @@ from __future__ import annotations
 from ..model.module import Inst, Module
 from ..model.operands import Operand
 from ..spec.grammar import format_version
-from .diagnostic import ERROR, Diagnostic, Edit, Fix
+from .diagnostic import ERROR, Diagnostic, Edit, Fix, cited
 
+FAMILY = "capability"  # the codes' prefix (the module is named for what it checks)
 # SPIRV-Tools issue 365: mentioning these builtins in a decoration needs no capability.
 _FREE_BUILTINS = {"PointSize", "ClipDistance", "CullDistance"}
+
+# Capabilities an operand's value needs, which the grammar cannot say (OpTypeInt's Width is a literal).
+_DECLARES = {
+    "Int8": "Int8: Uses OpTypeInt to declare 8-bit integer types.",
+    "Int16": "Int16: Uses OpTypeInt to declare 16-bit integer types.",
+    "Int64": "Int64: Uses OpTypeInt to declare 64-bit integer types.",
+    "Float16": "Float16: Uses OpTypeFloat to declare the 16-bit floating-point type.",
+    "Float64": "Float64: Uses OpTypeFloat to declare the 64-bit floating-point type.",
+    "Vector16": "Vector16: Uses OpTypeVector to declare 8-component or 16-component vectors.",
+}
+RULES = {
+    "capability.int-type": " ".join(_DECLARES[c] for c in ("Int8", "Int16", "Int64")),
+    "capability.float-type": " ".join(_DECLARES[c] for c in ("Float16", "Float64")),
+    "capability.vector16": _DECLARES["Vector16"],
+}
+# Which capabilities let a module declare each width. Besides IntN/FloatN, the 8- and 16-bit storage
+# capabilities do (SPIR-V 2.16.1: "An OpTypePointer pointing to a 16-bit scalar ... can be used as the
+# result type of OpVariable"), and SPV_AMD_gpu_shader_half_float declares f16, as spirv-val counts them.
+_STORAGE8 = ("StorageBuffer8BitAccess", "UniformAndStorageBuffer8BitAccess", "StoragePushConstant8",
+             "WorkgroupMemoryExplicitLayout8BitAccessKHR")
+_STORAGE16 = ("StorageBuffer16BitAccess", "UniformAndStorageBuffer16BitAccess", "StoragePushConstant16",
+              "StorageInputOutput16", "WorkgroupMemoryExplicitLayout16BitAccessKHR")
+_WIDTH_CAPS = {
+    ("OpTypeInt", 8): ("Int8", *_STORAGE8),
+    ("OpTypeInt", 16): ("Int16", *_STORAGE16),
+    ("OpTypeInt", 64): ("Int64",),
+    ("OpTypeFloat", 16): ("Float16", "Float16Buffer", *_STORAGE16),
+    ("OpTypeFloat", 64): ("Float64",),
+    ("OpTypeVector", 8): ("Vector16",),
+    ("OpTypeVector", 16): ("Vector16",),
+}
+_WIDTH_EXTS = {("OpTypeFloat", 16): ("SPV_AMD_gpu_shader_half_float", "SPV_AMD_gpu_shader_half_float_fetch")}
+_SIZED = {"OpTypeInt": "capability.int-type", "OpTypeFloat": "capability.float-type",
+          "OpTypeVector": "capability.vector16"}
 
 
 def _insert_after(m: Module, opnames: tuple[str, ...]) -> tuple[int, str]:
@@ -60,6 +95,8 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         spec = inst.spec
         if spec is None:
             continue
+        if inst.opname in _SIZED:
+            out.extend(_sized(m, inst))
         if id(spec) not in satisfied:
             found = _opcode(m, inst)
             if found:
@@ -137,3 +174,32 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
                          f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}",
                          _ext_fixes(m, exts)))
     return out
+
+
+def _canonical_caps(m: Module) -> set[str]:
+    """Declared capabilities (implicit ones too) by their canonical names, aliases resolved."""
+    caps = m.memo.get("capability.canonical")
+    if caps is None:
+        caps = m.memo["capability.canonical"] = {e.name for e in map(m.grammar.capability, m.declared_caps) if e}
+    return caps
+
+
+def _sized(m: Module, inst: Inst) -> list[Diagnostic]:
+    """OpTypeInt/OpTypeFloat widths and OpTypeVector sizes that need a capability."""
+    lits = [o for o in inst.match.operands if not o.is_id and o.token.kind == "INT"]
+    if not lits or not lits[0].token.text.isdigit():
+        return []
+    tok = lits[0].token  # Width, or Component Count
+    key = (inst.opname, int(tok.text))
+    caps = _WIDTH_CAPS.get(key)
+    if caps is None or any(c in _canonical_caps(m) for c in caps) or _has_ext(m, _WIDTH_EXTS.get(key, ())):
+        return []
+    if inst.opname == "OpTypeFloat" and any(o.enumerants for o in inst.match.operands):
+        return []  # an FP encoding (BFloat16KHR...) brings its own capability, checked with the enumerant
+    article = "an" if key[1] == 8 else "a"
+    what = {"OpTypeInt": f"{article} {key[1]}-bit integer type",
+            "OpTypeFloat": f"{article} {key[1]}-bit floating-point type",
+            "OpTypeVector": f"a vector of {key[1]} components"}[inst.opname]
+    code = _SIZED[inst.opname]
+    return [cited(inst.line, tok, code, f"{what} requires the {caps[0]} capability", _DECLARES[caps[0]],
+                  fixes=_caps_fixes(m, [caps[0]]))]

@@ -54,3 +54,9 @@ def at(line: int, tok, severity: str, code: str, message: str,
 
 def related_at(line: int, tok, message: str) -> Related:
     return Related(line, tok.start, tok.end, message)
+
+
+def cited(line: int, tok, code: str, lead: str, sentence: str, where: str = "SPIR-V",
+          related: tuple[Related, ...] = (), fixes: tuple[Fix, ...] = ()) -> Diagnostic:
+    """An error on one token that quotes the spec sentence its rule comes from."""
+    return Diagnostic(line, tok.start, tok.end, ERROR, code, f'{lead}. {where}: "{sentence}"', related, fixes)

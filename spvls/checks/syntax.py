@@ -87,6 +87,12 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
     t = m.definition(type_id)
     if t is None or not lits:
         return []
+    if op != "OpSwitch" and t.opname not in ("OpTypeInt", "OpTypeFloat") and t.opname.startswith("OpType"):
+        tok = inst.match.operands[0].token
+        return [Diagnostic(inst.line, tok.start, tok.end, ERROR, "operand.constant-type",
+                           f"the type of {op} is {t.opname} {type_id}: spirv-as takes only a scalar integer or "
+                           "floating-point type here (for other types use OpConstantComposite, OpConstantTrue, "
+                           "OpConstantNull...)")]
     out = []
     widths = [o.token.text for o in t.match.operands if not o.is_id]
     for lit in lits:

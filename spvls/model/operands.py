@@ -201,6 +201,10 @@ class _Matcher:
             if tok.kind != "INT":
                 self.problem("operand.expected-integer", tok,
                              f"{_label(spec)} of {inst_name} is an integer literal, not {tok.text!r}")
+            elif tok.text.startswith("-") and inst_name != "OpSwitch":  # OpSwitch's follow its selector's type
+                self.problem("operand.negative-literal", tok,
+                             f"{_label(spec)} of {inst_name} is an unsigned literal: spirv-as puts no negative "
+                             f"number ({tok.text}) in it")
         elif k in ("LiteralFloat", "LiteralContextDependentNumber"):
             if tok.kind not in ("INT", "FLOAT"):
                 self.problem("operand.expected-number", tok,
