@@ -5,6 +5,8 @@ All requirements come from spirv.core.grammar.json. The rules follow SPIR-V 2.16
 """
 from __future__ import annotations
 
+import re
+
 from ..model.module import Inst, Module
 from ..model.operands import Operand
 from ..spec.grammar import format_version
@@ -64,26 +66,48 @@ def _insert_after(m: Module, opnames: tuple[str, ...]) -> tuple[int, str]:
     return 0, ""
 
 
-def add_capability_fix(m: Module, cap: str) -> Fix:
+def add_capability_fix(m: Module, cap: str, safe: bool = False) -> Fix:
     line, indent = _insert_after(m, ("OpCapability",))
-    return Fix(f"Add 'OpCapability {cap}'", (Edit(line, 0, 0, f"{indent}OpCapability {cap}\n"),))
+    return Fix(f"Add 'OpCapability {cap}'", (Edit(line, 0, 0, f"{indent}OpCapability {cap}\n"),), safe)
 
 
-def add_extension_fix(m: Module, ext: str) -> Fix:
+def add_extension_fix(m: Module, ext: str, safe: bool = False) -> Fix:
     line, indent = _insert_after(m, ("OpCapability", "OpExtension"))
-    return Fix(f"Add 'OpExtension \"{ext}\"'", (Edit(line, 0, 0, f'{indent}OpExtension "{ext}"\n'),))
+    return Fix(f"Add 'OpExtension \"{ext}\"'", (Edit(line, 0, 0, f'{indent}OpExtension "{ext}"\n'),), safe)
 
 
 def _caps_fixes(m: Module, caps) -> tuple[Fix, ...]:
-    return tuple(add_capability_fix(m, c) for c in caps[:3])
+    return tuple(add_capability_fix(m, c, safe=len(caps) == 1) for c in caps[:3])
 
 
-def _ext_fixes(m: Module, exts) -> tuple[Fix, ...]:
-    return tuple(add_extension_fix(m, e) for e in exts[:3])
+def _ext_fixes(m: Module, exts, safe: bool = True) -> tuple[Fix, ...]:
+    return tuple(add_extension_fix(m, e, safe=safe and len(exts) == 1) for e in exts[:3])
+
+
+def _from_header(m: Module, needed) -> tuple[str, tuple[Fix, ...]]:
+    """When the target version came from the `; Version:` comment and a newer one would do: a note
+    saying so (spirv-as ignores that comment) and a fix that updates the comment."""
+    found = m.env is None and needed is not None and m.doc.header_version_line()
+    if not found:
+        return "", ()
+    line, v = found
+    text = m.doc.texts[line]
+    digits = re.search(r"Version:\s*(\d+\.\d+)", text)
+    note = (f"; the module targets SPIR-V {format_version(v)} only because its '; Version: {format_version(v)}' "
+            "header comment says so (spirv-as ignores that comment): update the comment, or choose the "
+            "target with --target-env or the targetEnv setting")
+    new = format_version(needed)
+    fix = Fix(f"Update the header to '; Version: {new}'", (Edit(line, digits.start(1), digits.end(1), new),))
+    return note, (fix,)
 
 
 def _has_ext(m: Module, exts) -> bool:
     return any(e in m.extensions for e in exts)
+
+
+def _safe(fixes: tuple[Fix, ...]) -> tuple[Fix, ...]:
+    """The version alone stands in the way: updating the header is the one fix."""
+    return tuple(Fix(f.title, f.edits, True) for f in fixes)
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
@@ -132,13 +156,15 @@ def _opcode(m: Module, inst: Inst) -> list[Diagnostic]:
         if spec.version is None:
             return [d("capability.reserved", f"{spec.name} is reserved for future use: no capability, "
                                               "extension or version enables it")]
+        note, fixes = _from_header(m, spec.version)
         return [d("capability.version", f"{spec.name} requires SPIR-V {format_version(spec.version)} at minimum "
-                                         f"(the module targets {format_version(v)})")]
+                                         f"(the module targets {format_version(v)}){note}", _safe(fixes))]
     if _has_ext(m, exts):
         return []
     also = "" if spec.version is None else f"SPIR-V {format_version(spec.version)} or "
-    return [d("capability.extension", f"{spec.name} requires {also}OpExtension of one of: {', '.join(exts)}",
-              _ext_fixes(m, exts))]
+    note, fixes = _from_header(m, spec.version)
+    return [d("capability.extension", f"{spec.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
+              _ext_fixes(m, exts, safe=not fixes) + fixes)]
 
 
 def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
@@ -164,15 +190,17 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
             out.append(d("capability.version",
                          f"{e.kind} {e.name} requires SPIR-V {format_version(e.last_version)} or earlier"))
         elif e.version is not None and not e.extensions:
+            note, fixes = _from_header(m, e.version)
             out.append(d("capability.version",
                          f"{e.kind} {e.name} requires SPIR-V {format_version(e.version)} or later "
-                         f"(the module targets {format_version(v)})"))
+                         f"(the module targets {format_version(v)}){note}", _safe(fixes)))
         elif e.extensions and not _has_ext(m, e.extensions):
             exts = list(e.extensions)
             also = "" if e.version is None else f"SPIR-V {format_version(e.version)} or "
+            note, fixes = _from_header(m, e.version)
             out.append(d("capability.extension",
-                         f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}",
-                         _ext_fixes(m, exts)))
+                         f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
+                         _ext_fixes(m, exts, safe=not fixes) + fixes))
     return out
 
 

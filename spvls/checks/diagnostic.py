@@ -28,6 +28,8 @@ class Edit:
 class Fix:
     title: str
     edits: tuple[Edit, ...]
+    # Safe: the only way to meet the rule, changing nothing else (`spvls check --fix` applies it).
+    safe: bool = False
 
 
 @dataclass(frozen=True, slots=True)

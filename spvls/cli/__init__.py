@@ -10,6 +10,7 @@ import gc
 import os
 import sys
 
+from .. import __version__
 from . import check, format
 from .check import check_file
 from .files import expand, read_source
@@ -29,6 +30,7 @@ def tune_gc() -> None:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="spvls", description="SPIR-V assembly language server and checker")
+    p.add_argument("--version", action="version", version=f"spvls {__version__}")
     p.add_argument("--stdio", action="store_true", help="serve LSP over stdio (the default)")
     p.add_argument("--tcp", action="store_true", help="serve LSP over TCP (for debugging)")
     p.add_argument("--host", default="127.0.0.1")
@@ -51,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
 def entry() -> None:
     """The console script. Exits without tearing down the interpreter: freeing the millions of
     small objects a 100k-line module leaves takes a fifth of the check, and nothing is left to close."""
-    code = main()
+    try:
+        code = main()
+    except BrokenPipeError:  # `spvls check DIR | head -1`: the reader has what it wanted
+        code = 1
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # the LSP client may have closed it already
             stream.flush()

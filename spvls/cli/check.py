@@ -1,24 +1,34 @@
-"""`spvls check`: diagnostics for files, for CI."""
+"""`spvls check`: diagnostics for files, for people at a terminal and for CI."""
 from __future__ import annotations
 
-import json
+import os
 import sys
 from pathlib import Path
 
-from ..checks import analyze
-from ..checks.diagnostic import ERROR, Diagnostic
+from ..checks import analyze, suppress
+from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..spec import env as envs
 from ..syntax.document import Document
-from .files import expand, read_source
-from .output import format_json, format_text
+from . import fixing, output
+from .files import collect, read_source, terminated_lines
 
 
 def register(sub) -> None:
     p = sub.add_parser("check", help="check files and print diagnostics")
     p.add_argument("--target-env", choices=envs.NAMES, metavar="ENV",
-                   help="spirv-val's target env (spv1.0..spv1.6, vulkan1.0..vulkan1.4, universal1.x); "
+                   help="spirv-val's target env (" + ", ".join(envs.NAMES) + "); "
                         "default: the file's '; Version:' header, else spv1.6")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
+                   help="text (default), json, github (workflow annotations), sarif (code scanning)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour and source lines with carets: auto (on a terminal, unless NO_COLOR is set), "
+                        "always, never")
+    p.add_argument("--fix", action="store_true",
+                   help="apply the quick fixes that are safe (the one way to meet the rule) and say which")
+    p.add_argument("--select", action="append", metavar="CODES",
+                   help="report only these comma-separated codes or families (e.g. rotate,id.undefined)")
+    p.add_argument("--ignore", action="append", metavar="CODES",
+                   help="do not report these comma-separated codes or families")
     p.add_argument("files", nargs="+", metavar="FILE", help="files, or directories to search")
     p.set_defaults(run=run)
 
@@ -28,29 +38,104 @@ def register(sub) -> None:
 _last_analysis = None
 
 
-def check_file(path: Path, target_env: str | None) -> list[Diagnostic]:
+def check_text(text: str, name: str, target_env: str | None) -> list[Diagnostic]:
     global _last_analysis
+    _last_analysis = None
+    _last_analysis = analyze(Document(text, uri=name), target_env) if text else None
+    return list(_last_analysis.diagnostics) if _last_analysis else []
+
+
+def check_file(path: Path, target_env: str | None) -> list[Diagnostic]:
     text, problems = read_source(path)
     if any(d.severity == ERROR for d in problems) and not text:
         return problems
-    _last_analysis = None
-    _last_analysis = analyze(Document(text, uri=str(path)), target_env) if text else None
-    diags = _last_analysis.diagnostics if _last_analysis else []
-    return sorted(problems + diags, key=lambda d: (d.line, d.start))
+    return sorted(problems + check_text(text, str(path), target_env), key=lambda d: (d.line, d.start))
+
+
+class Chooser:
+    """Suppression comments, then --select and --ignore."""
+
+    def __init__(self, select: list[str] | None, ignore: list[str] | None):
+        self.select = suppress.split_names(select)
+        self.ignore = suppress.split_names(ignore)
+
+    def __call__(self, text: str, diags: list[Diagnostic]) -> list[Diagnostic]:
+        diags = suppress.apply(terminated_lines(text) if text else [], diags)
+        return [d for d in diags if (not self.select or suppress.matches(d.code, self.select))
+                and not suppress.matches(d.code, self.ignore)]
+
+
+def _colour(choice: str) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
 def run(args) -> int:
-    errors = 0
-    records = []
-    for name in expand(args.files):
-        for d in check_file(Path(name), args.target_env):
-            errors += d.severity == ERROR
+    choose = Chooser(args.select, args.ignore)
+    pretty = args.format == "text" and (sys.stdout.isatty() or args.color == "always")
+    paint = output.Paint(args.format == "text" and _colour(args.color))
+    # Anything that is not the chosen format goes to stderr, so JSON and SARIF stay parseable.
+    side = sys.stdout if args.format == "text" else sys.stderr
+    files, skipped = collect(args.files)
+    for name, why in skipped:
+        print(f"spvls: skipped {name}: {why}", file=sys.stderr)
+    counts = {ERROR: 0, WARNING: 0}
+    records: list = []
+    fixed_total = 0
+    for name in files:
+        path = Path(name)
+        text, problems = read_source(path)
+        if any(d.severity == ERROR for d in problems) and not text:
+            diags = problems
+        else:
+            diags = choose(text, sorted(problems + check_text(text, name, args.target_env),
+                                        key=lambda d: (d.line, d.start)))
+        if args.fix and text and diags:
+            def recheck(t: str, name: str = name) -> list[Diagnostic]:
+                return choose(t, check_text(t, name, args.target_env))
+            result = fixing.fix_file(path, text, diags, recheck)
+            for d, fix in result.applied:
+                print(f"{paint('path', f'{name}:{d.line + 1}:{d.start + 1}:')} {paint('fixed', 'fixed:')} "
+                      f"{fix.title} {paint('code', f'[{d.code}]')}", file=side)
+            if result.refused:
+                print(f"spvls: {name}: fixes not written: {result.refused}", file=sys.stderr)
+            fixed_total += len(result.applied)
+            if result.applied and not result.refused:
+                text = result.text
+                diags = sorted(problems + result.diagnostics, key=lambda d: (d.line, d.start))
+        lines = terminated_lines(text) if pretty else []
+        for d in diags:
+            counts[d.severity] = counts.get(d.severity, 0) + 1
             if args.format == "json":
-                records.append(format_json(name, d))
+                records.append(output.format_json(name, d))
+            elif args.format == "sarif":
+                records.append((name, d))
+            elif args.format == "github":
+                print(output.format_github(name, d))
             else:
-                print(format_text(name, d))
+                print(output.format_text(name, d, paint))
+                if pretty:
+                    for s in output.snippet(lines, d.line, d.start, d.end, paint, d.severity.replace("information", "info")):
+                        print(s)
+                for note in output.format_related(name, d, paint):
+                    print(note)
+                if pretty:
+                    print()
+    errors = counts[ERROR]
     if args.format == "json":
-        print(json.dumps(records, indent=1))
-    elif errors:
+        print(output.dump_json(records))
+    elif args.format == "sarif":
+        print(output.dump_json(output.sarif_log(records)))
+    if pretty:
+        print(summary(len(files), counts, fixed_total))
+    elif errors and args.format == "text":
         print(f"{errors} error(s)", file=sys.stderr)
     return 1 if errors else 0
+
+
+def summary(files: int, counts: dict[str, int], fixed: int) -> str:
+    def n(k: int, word: str) -> str:
+        return f"{k} {word}{'' if k == 1 else 's'}"
+    line = f"checked {n(files, 'file')}: {n(counts[ERROR], 'error')}, {n(counts[WARNING], 'warning')}"
+    return line + (f", {fixed} fixed" if fixed else "")

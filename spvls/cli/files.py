@@ -5,8 +5,15 @@ import re
 from pathlib import Path
 
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
+from ..spec import filetypes
 
 SPIRV_MAGIC = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
+
+
+def raw_text(path: Path) -> str:
+    """The file's text for rewriting it: bytes that are not UTF-8 (reported by read_source) come
+    back unchanged when written with errors="surrogateescape"."""
+    return path.read_bytes().decode("utf-8", errors="surrogateescape")
 
 
 def read_source(path: Path) -> tuple[str, list[Diagnostic]]:
@@ -22,36 +29,99 @@ def read_source(path: Path) -> tuple[str, list[Diagnostic]]:
         return "", [Diagnostic(0, 0, 0, WARNING, "syntax.empty", "the file is empty: no SPIR-V module here")]
     try:
         return data.decode("utf-8"), []
-    except UnicodeDecodeError as e:
-        text = data.decode("utf-8", errors="replace")
-        line = data[: e.start].count(b"\n")
-        col = len(data[: e.start].rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace"))
-        return text, [Diagnostic(line, col, col + 1, ERROR, "syntax.encoding",
-                                 f"byte 0x{data[e.start]:02x} is not UTF-8: SPIR-V assembly is UTF-8 text "
-                                 "(shown here as U+FFFD)")]
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), _encoding_problems(data)
 
 
-def expand(names: list[str]) -> list[str]:
-    """Files as given; a directory stands for the SPIR-V assembly under it: *.spvasm, *.spv.asm,
-    and any other file whose first line is spirv-dis's `; SPIR-V` header."""
+def _encoding_problems(data: bytes) -> list[Diagnostic]:
+    """One diagnostic per line holding bytes that are not UTF-8, at the first of them. In a comment
+    it is a warning (spirv-as never reads comments; a Latin-1 'é' there is common); anywhere else
+    an error: the spec's literal strings are UTF-8, and a name or number cannot hold it."""
     out = []
-    for name in names:
-        path = Path(name)
-        if not path.is_dir():
-            out.append(name)
+    for n, raw in enumerate(re.split(rb"\r\n|\r|\n", data)):
+        try:
+            raw.decode("utf-8")
             continue
-        for f in sorted(p for p in path.rglob("*") if p.is_file()):
-            if f.name.endswith((".spvasm", ".spv.asm")) or _has_header(f):
-                out.append(str(f))
+        except UnicodeDecodeError as e:
+            before = raw[: e.start].decode("utf-8", errors="replace")
+            byte = raw[e.start]
+        col = len(before)
+        if _in_comment(before):
+            out.append(Diagnostic(n, col, col + 1, WARNING, "syntax.encoding",
+                                  f"byte 0x{byte:02x} in a comment is not UTF-8 (Latin-1?): spirv-as skips "
+                                  "comments, but editors and other tools read the file as UTF-8 "
+                                  "(shown here as U+FFFD)"))
+        else:
+            out.append(Diagnostic(n, col, col + 1, ERROR, "syntax.encoding",
+                                  f"byte 0x{byte:02x} is not UTF-8: SPIR-V assembly is UTF-8 text "
+                                  "(shown here as U+FFFD)"))
+        if len(out) >= 100:
+            break
     return out
 
 
-def _has_header(path: Path) -> bool:
+def _in_comment(before: str) -> bool:
+    """Whether a `;` outside a string starts a comment before the end of `before`."""
+    quoted = escaped = False
+    for ch in before:
+        if escaped:
+            escaped = False
+        elif quoted and ch == "\\":
+            escaped = True
+        elif ch == '"':
+            quoted = not quoted
+        elif ch == ";" and not quoted:
+            return True
+    return False
+
+
+def expand(names: list[str]) -> list[str]:
+    """Files as given; a directory stands for the SPIR-V assembly under it (see collect)."""
+    return collect(names)[0]
+
+
+def collect(names: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The files to read, and the (path, reason) of each one a directory held that was passed over.
+    A file named on the command line is always read; in a directory, a file is read when its name
+    (spec/filetypes) or its first line (`; SPIR-V`, as spirv-dis writes) says SPIR-V assembly.
+    Hidden directories (.git, …) are not searched."""
+    files: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for name in names:
+        path = Path(name)
+        if not path.is_dir():
+            files.append(name)
+            continue
+        for f in sorted(path.rglob("*")):
+            rel = f.relative_to(path).parts
+            if any(part.startswith(".") for part in rel[:-1]):
+                continue  # inside a hidden directory: said once, below
+            if f.is_dir():
+                if f.name.startswith("."):
+                    skipped.append((str(f), "hidden directory, not searched"))
+                continue
+            why = _why_not(f)
+            if why:
+                skipped.append((str(f), why))
+            else:
+                files.append(str(f))
+    return files, skipped
+
+
+def _why_not(path: Path) -> str | None:
+    """None when the file is SPIR-V assembly by its name or first line, else why it is not read."""
+    if filetypes.by_name(path.name):
+        return None
     try:
         with open(path, "rb") as f:
-            return f.read(8) == b"; SPIR-V"
-    except OSError:
-        return False
+            head = f.read(8)
+    except OSError as e:
+        return f"cannot read it: {e.strerror or e}"
+    if filetypes.by_first_line(head):
+        return None
+    if head[:4] in SPIRV_MAGIC:
+        return "a SPIR-V binary module, not assembly"
+    return "not SPIR-V assembly: neither its name nor a '; SPIR-V' first line says so"
 
 
 def terminated_lines(text: str) -> list[str]:

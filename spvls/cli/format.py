@@ -1,25 +1,42 @@
 """`spvls format`: lay files out as spirv-dis does, changing whitespace only."""
 from __future__ import annotations
 
+import difflib
 import sys
 from pathlib import Path
 
 from ..checks.diagnostic import ERROR
 from ..features import formatting
 from ..syntax.document import Document
-from .files import expand, read_source, terminated_lines
+from .files import expand, raw_text, read_source, terminated_lines
 from .output import format_text
 
 
 def register(sub) -> None:
     p = sub.add_parser("format", help="lay files out as spirv-dis does (whitespace only)")
-    p.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
+    mode.add_argument("--diff", action="store_true",
+                      help="change nothing; print a unified diff of what would change, exit 1 if anything would")
     p.add_argument("files", nargs="+", metavar="FILE", help="files, or directories to search")
     p.set_defaults(run=run)
 
 
+def formatted(path: Path, text: str) -> tuple[str, str, int, int]:
+    """(old, new, lines changed, first changed line) over the file's own text: a line holding bytes
+    that are not UTF-8 is left as it is, so they survive (written back with surrogateescape)."""
+    raw = raw_text(path)
+    lines = terminated_lines(raw)
+    changed = []
+    for n, old, new in formatting.format_lines(Document(text)):
+        if n < len(lines) and lines[n].startswith(old):
+            lines[n] = new + lines[n][len(old):]
+            changed.append(n)
+    return raw, "".join(lines), len(changed), (changed[0] if changed else -1)
+
+
 def run(args) -> int:
-    """Rewrite files in spirv-dis's layout (whitespace only); with --check, list those it would change."""
+    """Rewrite files in spirv-dis's layout (whitespace only); with --check or --diff, change nothing."""
     unformatted = failed = 0
     for name in expand(args.files):
         path = Path(name)
@@ -29,16 +46,21 @@ def run(args) -> int:
             for d in problems:
                 print(format_text(name, d), file=sys.stderr)
             continue
-        changes = formatting.format_lines(Document(text))
-        if not changes:
+        old, new, count, first = formatted(path, text)
+        if not count:
             continue
         unformatted += 1
         if args.check:
-            print(f"{name}: {len(changes)} line(s) not in spirv-dis layout (first: line {changes[0][0] + 1})")
+            print(f"{name}: {count} line(s) not in spirv-dis layout (first: line {first + 1})")
             continue
-        lines = terminated_lines(text)
-        for n, old, new in changes:
-            lines[n] = new + lines[n][len(old):]
-        path.write_text("".join(lines), encoding="utf-8", newline="")
-        print(f"{name}: formatted {len(changes)} line(s)")
-    return 1 if failed or (args.check and unformatted) else 0
+        if args.diff:
+            diff = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        f"a/{name}", f"b/{name}")
+            out = "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
+                          for line in diff)
+            sys.stdout.flush()  # bytes, so that what is not UTF-8 shows as it is in the file
+            sys.stdout.buffer.write(out.encode("utf-8", errors="surrogateescape"))
+            continue
+        path.write_text(new, encoding="utf-8", errors="surrogateescape", newline="")
+        print(f"{name}: formatted {count} line(s)")
+    return 1 if failed or ((args.check or args.diff) and unformatted) else 0

@@ -161,11 +161,16 @@ class Document:
 
     def header_version(self) -> tuple[int, int] | None:
         """The `; Version: 1.x` comment of the header, if the file has one."""
-        for line in self.lines[:20]:
+        found = self.header_version_line()
+        return found[1] if found else None
+
+    def header_version_line(self) -> tuple[int, tuple[int, int]] | None:
+        """The line of the header's `; Version: 1.x` comment and the version it gives."""
+        for n, line in enumerate(self.lines[:20]):
             if line.opcode:
                 break
             if line.comment:
                 v = version_from_comment(line.comment.text)
                 if v:
-                    return v
+                    return n, v
         return None

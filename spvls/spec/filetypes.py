@@ -1,0 +1,25 @@
+"""Which files are SPIR-V assembly: the names every editor set-up and `spvls check DIR` recognise.
+
+The editor configurations (editors/) spell the same lists; tests/test_filetypes.py holds them to it."""
+from __future__ import annotations
+
+import re
+
+LANGUAGE_ID = "spvasm"
+SUFFIXES = (".spvasm", ".spv.asm", ".spirv")
+# SPIRV-Cross names its assembly tests NAME.asm[.TAGS].STAGE, e.g. foo.asm.vk.nocompat.frag.
+STAGES = ("comp", "frag", "vert", "geom", "tesc", "tese", "rgen", "rchit", "rmiss", "rahit", "rint",
+          "rcall", "mesh", "task")
+_CROSS = re.compile(r"\.asm(\.[\w-]+)*\.(" + "|".join(STAGES) + r")$")
+FIRST_LINE = "; SPIR-V"
+
+
+def by_name(name: str) -> bool:
+    """True when the file name alone says SPIR-V assembly."""
+    return name.endswith(SUFFIXES) or bool(_CROSS.search(name))
+
+
+def by_first_line(line: bytes | str) -> bool:
+    """spirv-dis starts its output with `; SPIR-V`."""
+    prefix = FIRST_LINE.encode() if isinstance(line, bytes) else FIRST_LINE
+    return line.startswith(prefix)
