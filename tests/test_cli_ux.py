@@ -112,7 +112,7 @@ def test_header_version_message_and_fix(tmp_path):
     assert d["fixes"][0]["title"] == "Update the header to '; Version: 1.4'"
     assert d["fixes"][0]["edits"] == [{"line": 2, "column": 12, "endColumn": 15, "text": "1.4"}]
     # The flag wins over the header, and then nothing about the header is said.
-    assert "header" not in run("check", "--target-env", "spv1.4", f).stdout
+    assert "header comment" not in run("check", "--target-env", "spv1.4", f).stdout
     run("check", "--fix", f)
     assert f.read_text().startswith("; SPIR-V\n; Version: 1.4\n")
 
