@@ -1,52 +1,166 @@
-"""Markdown for opcodes, enumerants and extensions: grammar facts plus the extension's own words."""
+"""Documentation of a name: grammar facts plus the words of the document that defines it.
+
+The four extensions spvls checks in depth are quoted from their full texts (spec/texts); every
+other extension, and the non-semantic instruction sets, from the SPIR-V Registry's sources
+(spec/registry). Core names link to their place in the unified specification.
+"""
 from __future__ import annotations
 
-from ..spec import docs
-from ..spec.grammar import Enumerant, Instruction, format_version
+import re
+from dataclasses import dataclass
+
+from ..spec import docs, registry
+from ..spec.grammar import Enumerant, Grammar, Instruction, format_version, load
 
 
-def _quote(name: str) -> str:
-    entry = docs.index().get(name)
-    if entry is None:
-        return ""
-    body = "\n".join(f"> {ln}" if ln else ">" for ln in entry.text.split("\n"))
-    return f"\n\n**{entry.extension}**:\n\n{body}"
+@dataclass(frozen=True, slots=True)
+class Doc:
+    name: str
+    kind: str  # "instruction", "extended instruction", an operand kind ("Capability", ...), "extension", ...
+    markdown: str
+    source: str  # the document quoted ("SPV_KHR_quad_control"), or "SPIR-V grammar"
+    url: str
 
 
-def _requirements(caps, exts, version, last=None) -> list[str]:
+GRAMMAR = "SPIR-V grammar"
+
+
+def _blockquote(text: str) -> str:
+    return "\n".join(f"> {ln}" if ln else ">" for ln in text.split("\n"))
+
+
+def requirements_line(dependencies: str) -> str:
+    """What a document says it requires ("requires SPIR-V 1.3", "requires SPV_KHR_...")."""
+    sentences = re.split(r"(?<=\.)\s+", dependencies.replace("\n", " "))
+    return " ".join(s for s in sentences if "requir" in s.lower())
+
+
+def _about(doc: registry.Document) -> str:
+    """The extension's name, status and dependencies, linked to its registry page."""
+    parts = [f"[{doc.name}]({doc.url})"]
+    if doc.status:
+        parts.append(doc.status)
+    needs = requirements_line(doc.dependencies)
+    if needs:
+        parts.append(needs)
+    return " · ".join(parts)
+
+
+def _quote(g: Grammar, item) -> tuple[str, str, str]:
+    """(markdown, source, url) of the extension text that defines a grammar item, or empty."""
+    entry = docs.index().get(item.name) or next((docs.index()[a] for a in item.aliases if a in docs.index()), None)
+    if entry is not None and entry.kind != "term":
+        doc = registry.documents().get(entry.extension)
+        url = doc.url if doc else ""
+        about = _about(doc) if doc else f"**{entry.extension}**"
+        return f"\n\n**{entry.extension}**:\n\n{_blockquote(entry.text)}\n\n{about}", entry.extension, url
+    found = registry.symbol_prose(g, item)
+    if found is None:
+        return "", "", ""
+    doc = found.document
+    spelt = f" (as `{found.name}`)" if found.name != item.name else ""
+    return (f"\n\n**{doc.name}**{spelt}:\n\n{_blockquote(found.text)}\n\n{_about(doc)}", doc.name, doc.url)
+
+
+def _requirements(caps, exts, version, last=None, implicit=False) -> list[str]:
     out = []
     if caps:
-        out.append(f"Capabilities: {', '.join(f'`{c}`' for c in caps)}")
+        label = "Implicitly declares" if implicit else "Capabilities"
+        out.append(f"{label}: {', '.join(f'`{c}`' for c in caps)}")
     if exts:
         out.append(f"Extensions: {', '.join(f'`{e}`' for e in exts)}")
     out.append(f"SPIR-V version: {format_version(version)}" + (f" to {format_version(last)}" if last else ""))
     return out
 
 
-def instruction_md(inst: Instruction, set_name: str | None = None) -> str:
+def _core_link(item, kind: str) -> tuple[str, str]:
+    if item.version is None:
+        return "", ""
+    url = registry.core_url(kind, item.name)
+    label = item.name if kind == "instruction" else f"{kind} ({item.name})"
+    return f"\n\n[SPIR-V specification: {label}]({url})", url
+
+
+def instruction_doc(inst: Instruction, set_name: str | None = None, g: Grammar | None = None) -> Doc:
+    g = g or load()
     head = f"```spvasm\n{inst.signature()}\n```"
     if set_name:
-        return f"{head}\n\nExtended instruction {inst.opcode} of `{set_name}`"
+        return _ext_inst_doc(inst, set_name, head)
     lines = [f"Opcode {inst.opcode}" + (f" · {inst.cls}" if inst.cls else ""),
              *_requirements(inst.capabilities, inst.extensions, inst.version, inst.last_version)]
     if inst.aliases:
         lines.append(f"Also spelt: {', '.join(inst.aliases)}")
-    return head + "\n\n" + "  \n".join(lines) + _quote(inst.name)
+    quote, source, url = _quote(g, inst)
+    link, core = _core_link(inst, "instruction")
+    md = head + "\n\n" + "  \n".join(lines) + quote + link
+    return Doc(inst.name, "instruction", md, source or GRAMMAR, url or core)
 
 
-def enumerant_md(e: Enumerant, kind_category: str = "ValueEnum") -> str:
+def _ext_inst_doc(inst: Instruction, set_name: str, head: str) -> Doc:
+    md = f"{head}\n\nExtended instruction {inst.opcode} of `{set_name}`"
+    doc = registry.document_for_set(set_name)
+    found = registry.prose((inst.name,), only=(doc.name,)) if doc else None
+    if found:
+        md += f"\n\n**{doc.name}**:\n\n{_blockquote(found.text)}\n\n{_about(doc)}"
+    elif doc:
+        md += f"\n\n{_about(doc)}"
+    return Doc(inst.name, "extended instruction", md, doc.name if doc else GRAMMAR, doc.url if doc else "")
+
+
+def enumerant_doc(e: Enumerant, kind_category: str = "ValueEnum", g: Grammar | None = None) -> Doc:
+    g = g or load()
     value = hex(e.value) if kind_category == "BitEnum" else str(e.value)
     params = " ".join(f"<{p.name or p.kind}>" for p in e.parameters)
     head = f"```spvasm\n{e.name}{' ' + params if params else ''}\n```"
-    lines = [f"{e.kind} {value}", *_requirements(e.capabilities, e.extensions, e.version, e.last_version)]
+    # A Capability's own "capabilities" are those it implicitly declares, not ones it needs.
+    lines = [f"{e.kind} {value}", *_requirements(e.capabilities, e.extensions, e.version, e.last_version,
+                                                   implicit=e.kind == "Capability")]
     if e.aliases:
         lines.append(f"Also spelt: {', '.join(e.aliases)}")
-    return head + "\n\n" + "  \n".join(lines) + _quote(e.name)
+    quote, source, url = _quote(g, e)
+    link, core = _core_link(e, e.kind)
+    md = head + "\n\n" + "  \n".join(lines) + quote + link
+    return Doc(e.name, e.kind, md, source or GRAMMAR, url or core)
+
+
+def extension_doc(ext: str) -> Doc | None:
+    doc = registry.documents().get(ext)
+    if ext in docs.EXTENSIONS:
+        text = docs.extension_text(ext)
+    elif doc is not None:
+        text = doc.overview
+    else:
+        return None
+    md = f"**{ext}**" + (f"\n\n{_blockquote(text)}" if text else "") + (f"\n\n{_about(doc)}" if doc else "")
+    return Doc(ext, "extension", md, ext, doc.url if doc else "")
+
+
+def ext_set_doc(set_name: str) -> Doc | None:
+    """An extended instruction set named by OpExtInstImport."""
+    doc = registry.document_for_set(set_name)
+    g = load()
+    from ..spec.grammar import ext_set
+    s = ext_set(g, set_name)
+    if doc is None and s is None:
+        return None
+    md = f"**{set_name}**" + (f" — extended instruction set, {len(s.by_name)} instructions" if s else "")
+    if doc is not None:
+        md += (f"\n\n{_blockquote(doc.overview)}" if doc.overview else "") + f"\n\n{_about(doc)}"
+    return Doc(set_name, "extended instruction set", md, doc.name if doc else GRAMMAR, doc.url if doc else "")
+
+
+# The names other features import: Markdown only.
+def instruction_md(inst: Instruction, set_name: str | None = None) -> str:
+    return instruction_doc(inst, set_name).markdown
+
+
+def enumerant_md(e: Enumerant, kind_category: str = "ValueEnum") -> str:
+    return enumerant_doc(e, kind_category).markdown
 
 
 def extension_md(ext: str) -> str:
-    text = docs.extension_text(ext) if ext in docs.EXTENSIONS else ""
-    return f"**{ext}**" + (f"\n\n> {text}" if text else "")
+    d = extension_doc(ext)
+    return d.markdown if d else f"**{ext}**"
 
 
 def term_md(name: str) -> str | None:

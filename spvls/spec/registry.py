@@ -1,0 +1,122 @@
+"""The SPIR-V Registry's prose (registry.json.gz, built by registry_gen) looked up by grammar name.
+
+The grammar decides what a name is: an opcode or enumerant is found under its canonical name or
+any alias the grammar gives it (a text written before a rename or promotion uses the old one),
+and its text is taken from a document of an extension that the grammar ties it to.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from .grammar import Grammar
+
+CORE_SPEC = "https://registry.khronos.org/SPIR-V/specs/unified1/SPIRV.html"
+# Where the unified specification has no section of the kind's own name.
+_KIND_ANCHOR = {"BuiltIn": "_builtin", "Scope": "_scope_id", "MemorySemantics": "_memory_semantics_id"}
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    name: str  # SPV_KHR_quad_control, NonSemantic.Shader.DebugInfo, ...
+    title: str
+    path: str  # inside the registry
+    url: str
+    status: str
+    dependencies: str
+    overview: str
+
+    @property
+    def vendor(self) -> str:
+        parts = self.path.split("/")
+        return parts[1] if parts[0] == "extensions" else parts[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Prose:
+    name: str  # as the document spells it (may be a grammar alias)
+    text: str  # Markdown
+    document: Document
+
+
+@lru_cache(maxsize=1)
+def _raw() -> dict:
+    data = resources.files("spvls.spec").joinpath("registry.json.gz").read_bytes()
+    return json.loads(gzip.decompress(data))["documents"]
+
+
+@lru_cache(maxsize=1)
+def documents() -> dict[str, Document]:
+    return {k: Document(k, v["title"], v["path"], v["url"], v["status"], v["dependencies"], v["overview"])
+            for k, v in _raw().items()}
+
+
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, list[str]]:
+    """Name -> documents that define it, in registry order."""
+    out: dict[str, list[str]] = {}
+    for doc, v in _raw().items():
+        for name in v["names"]:
+            out.setdefault(name, []).append(doc)
+    return out
+
+
+def defined_in(name: str) -> list[str]:
+    return _by_name().get(name, [])
+
+
+def prose(names, prefer=(), only=None) -> Prose | None:
+    """The text that defines the first of `names` (canonical first, then aliases): from a document
+    in `prefer` if one defines it, else from any (or only from `only`, when given)."""
+    for pool in (tuple(prefer), None):
+        for name in names:
+            for doc in defined_in(name):
+                if (pool is None or doc in pool) and (only is None or doc in only):
+                    return Prose(name, _raw()[doc]["names"][name], documents()[doc])
+    return None
+
+
+def document_for_set(set_name: str) -> Document | None:
+    """The document of an extended instruction set import string (NonSemantic.Shader.DebugInfo.100)."""
+    docs = documents()
+    if set_name in docs:
+        return docs[set_name]
+    base = re.sub(r"\.\d+$", "", set_name)
+    return docs.get(base)
+
+
+def extensions_of(g: Grammar, item) -> tuple[str, ...]:
+    """The extensions that add an opcode or enumerant: its own, else those of the capabilities it needs."""
+    if item.extensions:
+        return tuple(item.extensions)
+    out: list[str] = []
+    for c in item.capabilities:
+        cap = g.capability(c)
+        if cap is not None:
+            out.extend(e for e in cap.extensions if e not in out)
+    return tuple(out)
+
+
+def symbol_prose(g: Grammar, item) -> Prose | None:
+    """Registry text for a grammar opcode or enumerant. A core name (one with a SPIR-V version)
+    takes text only from the extensions the grammar lists on it (it was promoted from them): other
+    documents that name it only amend its core definition."""
+    names = (item.name, *item.aliases)
+    if item.version is not None:
+        return prose(names, only=item.extensions) if item.extensions else None
+    return prose(names, prefer=extensions_of(g, item))
+
+
+def core_url(kind: str, name: str | None = None) -> str:
+    """The unified specification's anchor: an instruction's own (#OpLoopMerge), else its kind's section."""
+    if kind == "instruction":
+        return f"{CORE_SPEC}#{name}"
+    if kind in _KIND_ANCHOR:
+        return f"{CORE_SPEC}#{_KIND_ANCHOR[kind]}"
+    words = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", kind)
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", words)
+    return f"{CORE_SPEC}#_{words.lower()}"

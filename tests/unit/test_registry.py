@@ -1,0 +1,64 @@
+"""The registry docs index: current with ../shared/spirv-registry, and found through the grammar."""
+import gzip
+
+import pytest
+
+from spvls.spec import registry, registry_gen
+from spvls.spec.grammar import load
+
+
+def test_index_is_rebuilt_identically(shared):
+    built = registry_gen.encode(registry_gen.build(shared / "spirv-registry"))
+    committed = registry_gen.OUT.read_bytes()
+    # The JSON itself must match byte for byte; the gzip framing too, unless a different zlib
+    # compresses the same bytes differently.
+    assert gzip.decompress(built) == gzip.decompress(committed), \
+        "stale: run python -m spvls.spec.registry_gen ../shared/spirv-registry"
+    assert built == committed or gzip.decompress(built) == gzip.decompress(committed)
+
+
+def test_every_registry_document_is_indexed(shared):
+    sources = sorted(p.stem for p in (shared / "spirv-registry").rglob("*.asciidoc"))
+    assert sorted(registry.documents()) == sources
+    assert len(sources) == 182
+
+
+def test_index_is_small():
+    assert registry_gen.OUT.stat().st_size < 400_000
+
+
+@pytest.mark.parametrize("kind,name,doc,words", [
+    ("instruction", "OpGroupNonUniformQuadAllKHR", "SPV_KHR_quad_control", "Evaluates a predicate for all active"),
+    ("ExecutionModel", "RayGenerationKHR", "SPV_KHR_ray_tracing", "Ray generation shading stage."),
+    ("BuiltIn", "PrimitivePointIndicesEXT", "SPV_EXT_mesh_shader", "Output array of vertex index values"),
+])
+def test_grammar_names_find_their_text(kind, name, doc, words):
+    g = load()
+    item = g.instruction(name) if kind == "instruction" else g.enumerant(kind, name)
+    found = registry.symbol_prose(g, item)
+    assert found.document.name == doc
+    assert found.text.startswith(words)
+
+
+def test_an_alias_finds_the_text_written_before_a_rename():
+    # The grammar's canonical name is the KHR one; SPV_NV_ray_tracing still says RayGenerationNV.
+    g = load()
+    e = g.enumerant("ExecutionModel", "RayGenerationNV")
+    assert e.name == "RayGenerationKHR"
+    nv = registry.prose(("RayGenerationKHR", "RayGenerationNV"), only=("SPV_NV_ray_tracing",))
+    assert nv.name == "RayGenerationNV" and nv.document.name == "SPV_NV_ray_tracing"
+
+
+def test_core_names_take_no_amending_text():
+    # SPV_AMD_shader_ballot amends OpGroupIAdd's type rule; the core opcode's own text is the spec's.
+    g = load()
+    assert "SPV_AMD_shader_ballot" in registry.defined_in("OpGroupIAdd")
+    assert registry.symbol_prose(g, g.instruction("OpGroupIAdd")) is None
+
+
+def test_core_anchors():
+    assert registry.core_url("instruction", "OpLoopMerge").endswith("SPIRV.html#OpLoopMerge")
+    assert registry.core_url("Capability").endswith("#_capability")
+    assert registry.core_url("ExecutionMode").endswith("#_execution_mode")
+    assert registry.core_url("FPFastMathMode").endswith("#_fp_fast_math_mode")
+    assert registry.core_url("BuiltIn").endswith("#_builtin")
