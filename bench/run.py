@@ -25,7 +25,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from generate import module  # noqa: E402
+import peer  # noqa: E402
 
+SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
 ENV = "vulkan1.3"
 
 
@@ -73,6 +75,19 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def edit_lines(lines: list[str], edits: int) -> list[int]:
+    """Lines for one-character edits inside function bodies (a space appended, then removed)."""
+    return [n for n, ln in enumerate(lines) if "OpIAdd" in ln or "OpFAdd" in ln or "= OpLoad" in ln][:edits]
+
+
+def hover_probe(lines: list[str]) -> tuple[int, int, str]:
+    """An opcode in a function body to hover; completion asks for the operand after it (an id slot)."""
+    line = next((n for n, ln in enumerate(lines) if "OpCooperativeMatrixMulAddKHR" in ln),
+                next(n for n, ln in enumerate(lines) if "= OpLoad" in ln))
+    op = "OpCooperativeMatrixMulAddKHR" if "OpCooperativeMatrixMulAddKHR" in lines[line] else "OpLoad"
+    return line, lines[line].index(op) + 5, op
+
+
 async def lsp_session(path: Path, edits: int, requests: int) -> dict:
     text = path.read_text()
     lines = text.split("\n")
@@ -102,8 +117,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
     client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "spirv", 1, text)))
     open_s = await wait_version(1) - t0
 
-    # One-character edits inside function bodies: insert then delete a space before an operand.
-    targets = [n for n, ln in enumerate(lines) if "OpIAdd" in ln or "OpFAdd" in ln or "= OpLoad" in ln][:edits]
+    targets = edit_lines(lines, edits)
     keystrokes = []
     version = 1
     for i in range(edits):
@@ -119,11 +133,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
         keystrokes.append(await wait_version(version) - t)
 
     doc = T.TextDocumentIdentifier(uri)
-    # Hover an opcode in a function body; complete the operand after it (an id slot).
-    probe = next((n for n, ln in enumerate(lines) if "OpCooperativeMatrixMulAddKHR" in ln),
-                 next(n for n, ln in enumerate(lines) if "= OpLoad" in ln))
-    op = "OpCooperativeMatrixMulAddKHR" if "OpCooperativeMatrixMulAddKHR" in lines[probe] else "OpLoad"
-    col = lines[probe].index(op) + 5
+    probe, col, op = hover_probe(lines)
     hovers, completions = [], []
     for _ in range(requests):
         t = time.perf_counter()
@@ -169,7 +179,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
 
 
 def corpus_files(n: int) -> list[Path]:
-    root = ROOT.parent / "shared" / "corpus"
+    root = SHARED / "corpus"
     manifest = root / "MANIFEST.tsv"
     if not manifest.exists():
         return []
@@ -194,10 +204,12 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, {sys.platform}")
     print(f"{'file':28} {'lines':>7} {'as+val':>8} {'check':>14} {'open':>14} {'key p50':>15} {'key p95':>9} "
           f"{'hover p95':>10} {'compl p95':>10} {'outline':>8} {'tok full':>9} {'tok Δ p50':>9} {'RSS MB':>7}")
+    sessions = []
     for p in files:
         base = baseline(p)
         cold = cold_check(p)
         s = asyncio.run(lsp_session(p, edits, requests))
+        sessions.append((p, s))
         nlines = p.read_text().count("\n")
         print(f"{p.name[:28]:28} {nlines:7d} {base * 1000:7.0f}ms {cold * 1000:7.0f}ms {cold / base:4.1f}x "
               f"{s['open'] * 1000:7.0f}ms {s['open'] / base:4.1f}x {s['key_p50'] * 1000:7.1f}ms "
@@ -205,6 +217,20 @@ def main() -> None:
               f"{s['completion_p95'] * 1000:8.1f}ms {s['outline'] * 1000:6.0f}ms {s['tokens_full'] * 1000:7.0f}ms "
               f"{s['tokens_delta_p50'] * 1000:7.1f}ms {s['rss_mb']:7.0f}")
     print("ratios are to one spirv-as + spirv-val run on the same file (best of 3)")
+    if not peer.available():
+        print(f"\nGo server: not found at {peer.GO_SERVER} (set SPVLS_GO_SERVER); its columns are left out")
+        return
+    print(f"\nside by side with the Go server ({peer.GO_SERVER.name}); ratio = spvls / Go")
+    print(f"{'file':28} {'open spvls':>11} {'open Go':>9} {'ratio':>6} {'key p50 spvls':>14} {'key p50 Go':>11} "
+          f"{'ratio':>6} {'hover p50 spvls':>16} {'hover p50 Go':>13} {'RSS spvls':>10} {'RSS Go':>7}")
+    for p, s in sessions:
+        lines = p.read_text().split("\n")
+        line, col, _ = hover_probe(lines)
+        g = asyncio.run(peer.go_session(p, edits, requests, edit_lines(lines, edits), (line, col), peak_rss_mb))
+        print(f"{p.name[:28]:28} {s['open'] * 1000:9.0f}ms {g['open'] * 1000:7.0f}ms {s['open'] / g['open']:5.2f}x "
+              f"{s['key_p50'] * 1000:12.1f}ms {g['key_p50'] * 1000:9.1f}ms {s['key_p50'] / g['key_p50']:5.2f}x "
+              f"{s['hover_p50'] * 1000:14.1f}ms {g['hover_p50'] * 1000:11.1f}ms {s['rss_mb']:8.0f}MB "
+              f"{g['rss_mb']:5.0f}MB")
 
 
 if __name__ == "__main__":
