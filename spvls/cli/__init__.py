@@ -11,13 +11,13 @@ import os
 import sys
 
 from .. import __version__
-from . import check, format
+from . import cfg, check, format
 from .check import check_file
 from .files import expand, read_source
 
 __all__ = ["check_file", "entry", "expand", "main", "read_source", "tune_gc"]
 
-COMMANDS = (check, format)
+COMMANDS = (check, format, cfg)
 
 
 def tune_gc() -> None:

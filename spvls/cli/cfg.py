@@ -1,0 +1,48 @@
+"""`spvls cfg`: draw a function's control-flow graph as Graphviz DOT or SVG (spvls.features.cfg)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..checks import analyze
+from ..features import cfg
+from ..spec import env as envs
+from ..syntax.document import Document
+from .files import read_source
+from .output import format_text
+
+
+def register(sub) -> None:
+    p = sub.add_parser("cfg", help="draw a function's control-flow graph (Graphviz DOT or SVG)")
+    p.add_argument("--function", metavar="NAME", help="a function's id (with or without %%) or name, or 'all'; "
+                   "default: the first entry point's")
+    p.add_argument("--format", choices=("dot", "svg"), default="dot", help="svg needs Graphviz's dot on PATH")
+    p.add_argument("--target-env", choices=envs.NAMES, metavar="ENV",
+                   help="as for check: the env whose rules mark the picture")
+    p.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
+    p.add_argument("file", metavar="FILE")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    text, problems = read_source(Path(args.file))
+    if not text:
+        for d in problems:
+            print(format_text(args.file, d), file=sys.stderr)
+        return 1
+    a = analyze(Document(text, uri=args.file), args.target_env)
+    try:
+        out = cfg.to_dot(cfg.pictures(a.module, problems + a.diagnostics, args.function))
+    except LookupError as e:
+        print(f"spvls cfg: {args.file}: {e}", file=sys.stderr)
+        return 2
+    if args.format == "svg":
+        out = cfg.render_svg(out)
+        if out is None:
+            print(f"spvls cfg: {cfg.SVG_HELP}", file=sys.stderr)
+            return 2
+    if args.output:
+        Path(args.output).write_text(out, encoding="utf-8")
+    else:
+        sys.stdout.write(out)
+    return 0

@@ -1,0 +1,335 @@
+"""The control-flow graph as a picture: Graphviz DOT (and SVG through Graphviz's `dot`).
+
+A node per block (its name, then an abridged body), an arrow per branch target, merge and continue
+declarations dashed, structured constructs as nested clusters, unreachable blocks grey, and what
+an error (warning) points at red (orange) with the diagnostic's code.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+
+from ..checks.diagnostic import ERROR, WARNING, Diagnostic
+from ..model.cfg import Cfg, Construct, cfg_of
+from ..model.module import Function, Module
+
+BODY_LINES = 6  # instructions shown per block besides its merge and terminator
+LINE_CHARS = 44
+COLOURS = {ERROR: "red", WARNING: "darkorange"}
+CLUSTER_COLOURS = {"selection": "#e8f0fe", "loop": "#e6f4ea", "continue": "#fef7e0", "case": "#f3e8fd"}
+SVG_HELP = ("Graphviz's `dot` is not on PATH: install Graphviz (Debian/Ubuntu: apt-get install graphviz; "
+            "macOS: brew install graphviz; Windows: winget install graphviz), or use --format dot")
+
+
+@dataclass(slots=True)
+class Node:
+    id: str  # the DOT node id
+    block: str  # the block's label id
+    name: str  # its OpName, else the id
+    line: int  # the OpLabel's line
+    body: list[str]
+    reachable: bool = True
+    missing: bool = False  # a branch target that is no block of the function
+    marks: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Arrow:
+    source: str  # node ids
+    target: str
+    kind: str  # branch, true, false, case, default, merge, continue
+    label: str = ""
+    back: bool = False
+    marks: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Cluster:
+    id: str
+    kind: str  # selection, loop, continue, case
+    header: str  # the block label that opens it
+    nodes: list[str] = field(default_factory=list)  # node ids whose innermost construct it is
+    children: list[Cluster] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Picture:
+    """One function's graph."""
+
+    id: str
+    name: str
+    nodes: list[Node]
+    arrows: list[Arrow]
+    clusters: list[Cluster]  # outermost constructs
+    loose: list[str]  # node ids in no construct
+
+    def node(self, block: str) -> Node | None:
+        return next((n for n in self.nodes if n.block == block), None)
+
+
+# -- choosing functions ---------------------------------------------------------------------
+def default_function(m: Module) -> Function | None:
+    """The first entry point's function, else the first function."""
+    for ep in m.entry_points.values():
+        fn = m.function_of.get(ep.id)
+        if fn is not None:
+            return fn
+    return m.functions[0] if m.functions else None
+
+
+def find_function(m: Module, name: str) -> Function | None:
+    """By id (`%main` or `main`), else by OpName, else by entry-point name."""
+    key = name if name.startswith("%") else "%" + name
+    if key in m.function_of:
+        return m.function_of[key]
+    bare = name.lstrip("%")
+    for fn in m.functions:
+        if m.names.get(fn.id) == bare:
+            return fn
+    for ep in m.entry_points.values():
+        if ep.name == bare and ep.id in m.function_of:
+            return m.function_of[ep.id]
+    return None
+
+
+def _name(m: Module, id_: str) -> str:
+    """The OpName as its string means it (spirv-as strings escape " and \\ with a backslash)."""
+    return re.sub(r"\\(.)", r"\1", m.name_of(id_)) if id_ in m.names else id_
+
+
+# -- the graph --------------------------------------------------------------------------------
+def _text(inst) -> str:
+    """One instruction as written, comments dropped, spaces collapsed, cut to LINE_CHARS."""
+    src = inst.src
+    parts = [f"{src.result.text} =" if src.result else "", src.opcode.text if src.opcode else ""]
+    parts += [t.text for t in src.operands]
+    text = " ".join(p for p in parts if p)
+    return text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1] + "…"
+
+
+def _body(block) -> list[str]:
+    insts = [i for i in block.insts if i is not block.merge and i is not block.terminator]
+    out = [_text(i) for i in insts[:BODY_LINES]]
+    if len(insts) > BODY_LINES:
+        out.append(f"… {len(insts) - BODY_LINES} more")
+    out += [_text(i) for i in (block.merge, block.terminator) if i is not None]
+    return out
+
+
+def _block_end(fn: Function, k: int) -> int:
+    b = fn.blocks[k]
+    if b.terminator is not None:
+        return b.terminator.line
+    return fn.blocks[k + 1].line - 1 if k + 1 < len(fn.blocks) else fn.end_line
+
+
+def picture(m: Module, fn: Function, diagnostics: list[Diagnostic] = (), prefix: str = "") -> Picture:
+    cfg = cfg_of(m, fn)
+    nodes: dict[str, Node] = {}
+    for k, b in enumerate(fn.blocks):
+        if b.label not in nodes:
+            nodes[b.label] = Node(f"{prefix}b{k}", b.label, _name(m, b.label), b.line, _body(b),
+                                  reachable=b.label in cfg.reachable)
+    # (line, token start, token end) of each operand an arrow is drawn for, to place diagnostics.
+    spans: list[tuple[int, int, int, Arrow]] = []
+    arrows: list[Arrow] = []
+
+    def target(label: str) -> str:
+        if label not in nodes:
+            nodes[label] = Node(f"{prefix}x{len(nodes)}", label, _name(m, label), -1,
+                                ["(not a block of this function)"], reachable=False, missing=True)
+        return nodes[label].id
+
+    for e in cfg.edges:
+        b = cfg.blocks[e.source]
+        label = {"true": "T", "false": "F", "default": "default"}.get(e.kind, e.literal or "")
+        a = Arrow(nodes[e.source].id, target(e.target), e.kind, label, e.back)
+        arrows.append(a)
+        if e.token is not None and b.terminator is not None:
+            spans.append((b.terminator.line, e.token.start, e.token.end, a))
+    for b in cfg.blocks.values():
+        if b.merge is None:
+            continue
+        ids = b.merge.ids()
+        kinds = ("merge", "continue") if b.merge.opname == "OpLoopMerge" else ("merge",)
+        for o, kind in zip(ids, kinds):
+            a = Arrow(nodes[b.label].id, target(o.token.text), kind, kind)
+            arrows.append(a)
+            spans.append((b.merge.line, o.token.start, o.token.end, a))
+    _mark(fn, nodes, spans, diagnostics)
+    clusters, loose = _clusters(cfg, nodes, prefix)
+    return Picture(fn.id, _name(m, fn.id), list(nodes.values()), arrows, clusters, loose)
+
+
+def _mark(fn: Function, nodes: dict[str, Node], spans, diagnostics) -> None:
+    """An error or warning on a branch or merge operand marks its arrow; anywhere else in a block,
+    the block."""
+    ends = [(b.line, _block_end(fn, k), b.label) for k, b in enumerate(fn.blocks)]
+    for d in diagnostics:
+        if d.severity not in COLOURS or not fn.line <= d.line <= fn.end_line:
+            continue
+        hit = [a for line, s, e, a in spans if line == d.line and s < max(d.end, d.start + 1) and d.start < e]
+        if hit:
+            hit[0].marks.append(d)
+            continue
+        for lo, hi, label in ends:
+            if lo <= d.line <= hi:
+                nodes[label].marks.append(d)
+                break
+
+
+def _clusters(cfg: Cfg, nodes: dict[str, Node], prefix: str) -> tuple[list[Cluster], list[str]]:
+    made: dict[int, Cluster] = {}
+    for i, c in enumerate(cfg.constructs):
+        made[id(c)] = Cluster(f"cluster_{prefix}c{i}", c.kind, c.header)
+    loose = []
+    for label, n in nodes.items():
+        inner = cfg.innermost(label)
+        (made[id(inner)].nodes if inner is not None else loose).append(n.id)
+
+    def build(c: Construct) -> Cluster:
+        cl = made[id(c)]
+        cl.children = [k for k in (build(x) for x in c.children) if k.nodes or k.children]
+        return cl
+
+    tops = [build(c) for c in cfg.constructs if c.parent is None]
+    return [c for c in tops if c.nodes or c.children], loose
+
+
+# -- DOT ----------------------------------------------------------------------------------------
+def quote(text: str) -> str:
+    """A DOT double-quoted string whose text Graphviz shows as given: quotes and backslashes
+    escaped (backslash starts an escape such as \\n in labels), line breaks made \\n."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n") + '"'
+
+
+def _label(lines: list[str]) -> str:
+    """A left-justified multi-line label: each line ends with \\l (quoted text has no raw breaks)."""
+    return '"' + "".join(quote(x)[1:-1] + "\\l" for x in lines) + '"'
+
+
+def _severity(marks: list[Diagnostic]) -> str | None:
+    if any(d.severity == ERROR for d in marks):
+        return ERROR
+    return WARNING if marks else None
+
+
+def _codes(marks: list[Diagnostic]) -> list[str]:
+    return list(dict.fromkeys(d.code for d in marks))
+
+
+def _node_dot(n: Node, indent: str) -> str:
+    lines = [n.name if n.name == n.block else f"{n.name} ({n.block})", *n.body]
+    attrs = {"label": _label(lines)}
+    tip = [f"{n.block}"] + [f"{d.severity} [{d.code}] {d.message}" for d in n.marks]
+    if not n.reachable:
+        attrs.update(style='"filled,dashed"' if n.missing else "filled", fillcolor="lightgrey",
+                     fontcolor="gray35")
+        tip.append("not a block of this function" if n.missing else "unreachable from the entry block")
+    sev = _severity(n.marks)
+    if sev:
+        attrs["label"] = _label(lines + [f"⚠ {c}" for c in _codes(n.marks)])
+        attrs.update(color=COLOURS[sev], penwidth="2.5")
+        if n.reachable:
+            attrs["fontcolor"] = COLOURS[sev]
+    attrs["tooltip"] = quote("\n".join(tip))
+    attrs["class"] = quote(" ".join(["block"] + (["unreachable"] if not n.reachable else [])
+                                    + ([sev] if sev else [])))
+    return f"{indent}{n.id} [{', '.join(f'{k}={v}' for k, v in attrs.items())}];"
+
+
+def _arrow_dot(a: Arrow, indent: str) -> str:
+    label = a.label + (" (back)" if a.back else "")
+    attrs: dict[str, str] = {}
+    classes = ["edge", a.kind] + (["back"] if a.back else [])
+    if a.kind in ("merge", "continue"):
+        attrs.update(style="dashed", color="gray45", fontcolor="gray45", constraint="false", arrowhead="empty")
+    elif a.back:
+        attrs.update(color="blue", fontcolor="blue", penwidth="1.8")
+    elif a.kind == "true":
+        attrs.update(color="darkgreen", fontcolor="darkgreen")
+    elif a.kind == "false":
+        attrs.update(color="firebrick4", fontcolor="firebrick4")
+    sev = _severity(a.marks)
+    if sev:
+        label = "\n".join([label, *_codes(a.marks)]).strip("\n")
+        attrs.update(color=COLOURS[sev], fontcolor=COLOURS[sev], penwidth="2.5")
+        attrs["tooltip"] = quote("\n".join(f"{d.severity} [{d.code}] {d.message}" for d in a.marks))
+        classes.append(sev)
+    if label:
+        attrs["label"] = quote(label)
+    attrs["class"] = quote(" ".join(classes))
+    return f"{indent}{a.source} -> {a.target} [{', '.join(f'{k}={v}' for k, v in attrs.items())}];"
+
+
+def _cluster_dot(c: Cluster, names: dict[str, str], indent: str) -> list[str]:
+    header = names.get(c.header, c.header)
+    out = [f"{indent}subgraph {c.id} {{",
+           f"{indent}  label={quote(f'{c.kind} {header}')}; style=filled; color=gray60; "
+           f"fillcolor={quote(CLUSTER_COLOURS[c.kind])}; class={quote('construct ' + c.kind)};"]
+    out += [f"{indent}  {n};" for n in c.nodes]
+    for k in c.children:
+        out += _cluster_dot(k, names, indent + "  ")
+    out.append(f"{indent}}}")
+    return out
+
+
+def _function_dot(p: Picture, indent: str) -> list[str]:
+    names = {n.block: n.name for n in p.nodes}
+    out = [_node_dot(n, indent) for n in p.nodes]
+    for c in p.clusters:
+        out += _cluster_dot(c, names, indent)
+    out += [_arrow_dot(a, indent) for a in p.arrows]
+    return out
+
+
+def to_dot(pictures: list[Picture]) -> str:
+    """One picture as a graph, several as clusters of one graph."""
+    out = ["digraph cfg {",
+           '  graph [fontname="monospace", fontsize=11, rankdir=TB, newrank=true];',
+           '  node [shape=box, fontname="monospace", fontsize=10, style=filled, fillcolor=white];',
+           '  edge [fontname="monospace", fontsize=9];']
+    if len(pictures) == 1:
+        p = pictures[0]
+        out.append(f"  label={quote(_title(p))}; labelloc=t;")
+        out += _function_dot(p, "  ")
+    else:
+        for i, p in enumerate(pictures):
+            out += [f"  subgraph cluster_f{i} {{", f"    label={quote(_title(p))}; color=black; class=\"function\";"]
+            out += _function_dot(p, "    ")
+            out.append("  }")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _title(p: Picture) -> str:
+    return p.id if p.name == p.id else f"{p.name} ({p.id})"
+
+
+def pictures(m: Module, diagnostics: list[Diagnostic], which: str | None) -> list[Picture]:
+    """The pictures `spvls cfg --function` asks for: None = the default function, "all" = every one.
+    Raises LookupError naming the functions there are."""
+    if which == "all":
+        fns = m.functions
+        if not fns:
+            raise LookupError("the module has no function")
+        return [picture(m, fn, diagnostics, f"f{i}_") for i, fn in enumerate(fns)]
+    fn = default_function(m) if which is None else find_function(m, which)
+    if fn is None:
+        have = ", ".join(f.id for f in m.functions) or "none"
+        raise LookupError(f"no function {which!r} (functions: {have})" if which else "the module has no function")
+    return [picture(m, fn, diagnostics)]
+
+
+def render_svg(dot: str, timeout: float = 60) -> str | None:
+    """The SVG Graphviz draws for `dot`, or None when `dot` is not installed."""
+    exe = shutil.which("dot")
+    if exe is None:
+        return None
+    r = subprocess.run([exe, "-Tsvg"], input=dot.encode("utf-8"), capture_output=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"dot failed: {r.stderr.decode('utf-8', 'replace').strip()}")
+    return r.stdout.decode("utf-8")

@@ -1,0 +1,254 @@
+"""One function's control-flow graph: edges, reachability, dominators, back edges and the
+structured constructs of SPIR-V 2.11 ("Structured Control Flow"), computed on first use.
+
+The spec defines each construct by dominance (quoted on `Construct.kind`'s values below); a block
+that is unreachable from the entry block has no dominators, so it belongs to no construct.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .module import Block, Function, Module
+
+# SPIR-V 2.11, the four kinds of structured construct.
+DEFINITIONS = {
+    "selection": "a selection construct: the blocks dominated by a selection header, minus the blocks "
+                 "dominated by the header's merge block",
+    "continue": "a continue construct: the blocks dominated by an OpLoopMerge Continue Target and post "
+                "dominated by the corresponding back-edge block",
+    "loop": "a loop construct: the blocks dominated by a loop header, minus the blocks dominated by the "
+            "loop's merge block, minus the loop's corresponding continue construct",
+    "case": "a case construct: the blocks dominated by an OpSwitch Target or Default, minus the blocks "
+            "dominated by the OpSwitch's merge block",
+}
+
+
+@dataclass(slots=True)
+class Edge:
+    source: str
+    target: str
+    kind: str  # branch, true, false, case, default
+    literal: str | None = None  # a switch case's literal
+    token: object = None  # the target operand's token, where a diagnostic may point
+    back: bool = False  # to a block still on the depth-first path from the entry
+
+
+@dataclass(slots=True, eq=False)
+class Construct:
+    kind: str  # selection, loop, continue, case
+    header: str  # the block that opens it: selection/loop header, continue target, case target
+    blocks: set[str]  # its members, per DEFINITIONS
+    merge: str | None = None  # the merge block it ends at (a continue construct: its loop's)
+    loop: Construct | None = None  # a continue construct's loop construct
+    parent: Construct | None = None  # the smallest construct around it
+    children: list[Construct] = field(default_factory=list)
+
+
+class Cfg:
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.blocks: dict[str, Block] = {}
+        for b in fn.blocks:
+            self.blocks.setdefault(b.label, b)
+        self.entry = fn.blocks[0].label if fn.blocks else None
+        self.edges: list[Edge] = []
+        self.succ: dict[str, list[str]] = {label: [] for label in self.blocks}
+        self.preds: dict[str, list[str]] = {label: [] for label in self.blocks}
+        for b in self.blocks.values():
+            for e in _edges(b):
+                self.edges.append(e)
+                if e.target in self.blocks and e.target not in self.succ[b.label]:
+                    self.succ[b.label].append(e.target)
+                    self.preds[e.target].append(b.label)
+        self.order = self._dfs()  # reachable blocks in reverse post-order
+        self.reachable = set(self.order)
+        self.idom = self._dominators()
+        self._dom_children: dict[str, list[str]] = {}
+        for b, d in self.idom.items():
+            if b != d:
+                self._dom_children.setdefault(d, []).append(b)
+        self.constructs = self._constructs()
+
+    # -- graph facts --------------------------------------------------------
+    def _dfs(self) -> list[str]:
+        """Depth-first from the entry in branch order; marks back edges (to a block on the path)."""
+        if self.entry is None:
+            return []
+        post: list[str] = []
+        on_path = {self.entry}
+        seen = {self.entry}
+        out_edges = {label: [e for e in self.edges if e.source == label] for label in self.blocks}
+        stack = [(self.entry, iter(out_edges[self.entry]))]
+        while stack:
+            node, it = stack[-1]
+            for e in it:
+                if e.target not in self.blocks:
+                    continue
+                if e.target in on_path:
+                    e.back = True
+                elif e.target not in seen:
+                    seen.add(e.target)
+                    on_path.add(e.target)
+                    stack.append((e.target, iter(out_edges[e.target])))
+                    break
+            else:
+                stack.pop()
+                on_path.discard(node)
+                post.append(node)
+        return post[::-1]
+
+    def _dominators(self) -> dict[str, str]:
+        """Immediate dominators (Cooper, Harvey and Kennedy's iteration over reverse post-order)."""
+        if self.entry is None:
+            return {}
+        index = {b: i for i, b in enumerate(self.order)}
+        idom = {self.entry: self.entry}
+        changed = True
+        while changed:
+            changed = False
+            for b in self.order[1:]:
+                new = None
+                for p in self.preds[b]:
+                    if p not in idom:
+                        continue
+                    if new is None:
+                        new = p
+                        continue
+                    a, c = p, new
+                    while a != c:
+                        while index[a] > index[c]:
+                            a = idom[a]
+                        while index[c] > index[a]:
+                            c = idom[c]
+                    new = a
+                if new is not None and idom.get(b) != new:
+                    idom[b] = new
+                    changed = True
+        return idom
+
+    def dominates(self, a: str, b: str) -> bool:
+        """Whether every path from the entry to b passes through a (reachable blocks only)."""
+        if a not in self.idom or b not in self.idom:
+            return False
+        while True:
+            if a == b:
+                return True
+            up = self.idom[b]
+            if up == b:
+                return False
+            b = up
+
+    def dominated(self, a: str) -> set[str]:
+        """The blocks a dominates, a included (its dominator-tree subtree)."""
+        if a not in self.idom:
+            return set()
+        out, stack = set(), [a]
+        while stack:
+            b = stack.pop()
+            out.add(b)
+            stack.extend(self._dom_children.get(b, ()))
+        return out
+
+    def _post_dominated(self, by: str) -> set[str]:
+        """Reachable blocks every path of which to a function exit passes through `by`: those that
+        cannot reach a block without successors once `by` is taken out."""
+        escapes = [b for b in self.reachable if not self.succ[b] and b != by]
+        free, stack = set(escapes), list(escapes)
+        while stack:
+            for p in self.preds[stack.pop()]:
+                if p != by and p not in free and p in self.reachable:
+                    free.add(p)
+                    stack.append(p)
+        return self.reachable - free
+
+    # -- constructs ---------------------------------------------------------
+    def _constructs(self) -> list[Construct]:
+        out: list[Construct] = []
+        for b in self.blocks.values():
+            if b.merge is None or b.label not in self.reachable:
+                continue
+            ids = [o.token.text for o in b.merge.ids()]
+            merge = ids[0] if ids else None
+            minus = self.dominated(merge) if merge else set()
+            if b.merge.opname == "OpLoopMerge":
+                cont = ids[1] if len(ids) > 1 else None
+                loop = Construct("loop", b.label, self.dominated(b.label) - minus, merge)
+                out.append(loop)
+                if cont in self.reachable:
+                    back = [e.source for e in self.edges if e.target == b.label and e.back]
+                    blocks = self.dominated(cont)
+                    for src in back[:1]:
+                        blocks &= self._post_dominated(src)
+                    c = Construct("continue", cont, blocks, merge, loop=loop)
+                    loop.blocks -= blocks
+                    out.append(c)
+            else:
+                out.append(Construct("selection", b.label, self.dominated(b.label) - minus, merge))
+                t = b.terminator
+                if t is not None and t.opname == "OpSwitch":
+                    for target in dict.fromkeys(o.token.text for o in t.ids()[1:]):
+                        if target != merge and target in self.reachable:
+                            out.append(Construct("case", target, self.dominated(target) - minus, merge))
+        _nest(out)
+        return out
+
+    def innermost(self, label: str) -> Construct | None:
+        """The smallest construct that has the block (a loop's continue construct counts as in it)."""
+        best = None
+        for c in self.constructs:
+            if label in c.blocks and (best is None or len(c.blocks) < len(best.blocks)):
+                best = c
+        return best
+
+
+def _nest(constructs: list[Construct]) -> None:
+    """Parent = the smallest other construct whose extent holds this one's (a continue construct's
+    parent is its loop; of equal extents, the earlier). Constructs of a valid module nest;
+    overlapping ones stay side by side."""
+    extents = [c.blocks.union(*(d.blocks for d in constructs if d.loop is c)) for c in constructs]
+    for i, c in enumerate(constructs):
+        if c.loop is not None:
+            c.parent = c.loop
+            continue
+        best = None
+        for j, d in enumerate(constructs):
+            if j == i or d.loop is c or not extents[i] <= extents[j]:
+                continue
+            if len(extents[j]) == len(extents[i]) and j > i:
+                continue
+            if best is None or len(extents[j]) < len(extents[best]):
+                best = j
+        c.parent = constructs[best] if best is not None else None
+    for c in constructs:
+        if c.parent is not None:
+            c.parent.children.append(c)
+
+
+def _edges(b: Block) -> list[Edge]:
+    t = b.terminator
+    if t is None:
+        return []
+    ids = t.ids()
+    if t.opname == "OpBranch":
+        return [Edge(b.label, o.token.text, "branch", token=o.token) for o in ids[:1]]
+    if t.opname == "OpBranchConditional":
+        return [Edge(b.label, o.token.text, kind, token=o.token) for o, kind in zip(ids[1:3], ("true", "false"))]
+    if t.opname == "OpSwitch":
+        out = [Edge(b.label, o.token.text, "default", token=o.token) for o in ids[1:2]]
+        lits = [o for o in t.match.operands if not o.is_id]
+        cases = ids[2:]
+        for i, o in enumerate(cases):
+            lit = lits[i].token.text if i < len(lits) else None
+            out.append(Edge(b.label, o.token.text, "case", lit, o.token))
+        return out
+    return []
+
+
+def cfg_of(m: Module, fn: Function) -> Cfg:
+    """The function's CFG, kept in the module's memo: edits the model takes in place never touch
+    labels, branches or merge instructions (those rebuild the model)."""
+    cache = m.memo.setdefault("cfg", {})
+    cfg = cache.get(fn.line)
+    if cfg is None or cfg.fn is not fn:
+        cfg = cache[fn.line] = Cfg(fn)
+    return cfg
