@@ -6,7 +6,9 @@ import logging
 import os
 import traceback
 from functools import wraps
+from typing import NamedTuple
 
+from cattrs import ClassValidationError, transform_error
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
@@ -33,13 +35,37 @@ _ITEM_KIND = {"keyword": T.CompletionItemKind.Keyword, "enum": T.CompletionItemK
               "text": T.CompletionItemKind.Text}
 
 
+class _Unreadable(NamedTuple):
+    """A request whose params do not fit the protocol's types: answered with InvalidParams."""
+
+    id: object
+    method: str
+    reason: str
+
+
 class _Protocol(LanguageServerProtocol):
     """Text sync goes straight to spvls' own documents, which re-parse only the edited lines.
 
     pygls would also keep a copy of each text and re-split all of it on every keystroke.
     """
 
+    def structure_message(self, data):
+        # pygls raises here, before it knows the request's id, and the request is never answered.
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as e:
+            if not (isinstance(data, dict) and "method" in data and data.get("id") is not None):
+                raise
+            cause = e.__cause__
+            reason = "; ".join(transform_error(cause)) if isinstance(cause, ClassValidationError) else repr(cause)
+            return _Unreadable(data["id"], str(data["method"]), reason)
+
     def handle_message(self, message):
+        if isinstance(message, _Unreadable):
+            log.warning("invalid params for %s: %s", message.method, message.reason)
+            self._send_response(message.id, error=JsonRpcInvalidParams(
+                f"invalid params for {message.method}: {message.reason}").to_response_error())
+            return
         # LSP: requests after shutdown "should error with InvalidRequest"; pygls drops them silently.
         if self._shutdown and getattr(message, "method", "") != T.EXIT and getattr(message, "id", None) is not None \
                 and hasattr(message, "method"):
@@ -73,6 +99,7 @@ class SpvServer(LanguageServer):
         self.ws = Workspace()
         self.utf8 = False  # negotiated position encoding; UTF-16 unless the client offers UTF-8
         self.tokens_sent: dict[str, tuple[str, list[int]]] = {}  # per document: result id, token data
+        self.settings_reported: list[str] = []  # the settings problems last shown to the user
 
 
 server = SpvServer()
@@ -208,9 +235,17 @@ def _publish(ls: SpvServer, uri: str) -> None:
 
 
 # -- lifecycle and sync ---------------------------------------------------------------------
+def _update_settings(ls: SpvServer, raw) -> None:
+    """Take the valid settings; tell the user about the others, once (not again while unchanged)."""
+    problems = ls.ws.settings.update(raw)
+    if problems and problems != ls.settings_reported:
+        ls.window_show_message(T.ShowMessageParams(T.MessageType.Warning, "\n".join(problems)))
+    ls.settings_reported = problems
+
+
 @server.feature(T.INITIALIZE)
 def initialize(ls: SpvServer, params: T.InitializeParams):
-    ls.ws.settings.update(params.initialization_options)
+    _update_settings(ls, params.initialization_options)
     general = params.capabilities.general
     encodings = (general.position_encodings if general else None) or []
     ls.utf8 = T.PositionEncodingKind.Utf8 in encodings and T.PositionEncodingKind.Utf16 not in encodings
@@ -218,7 +253,7 @@ def initialize(ls: SpvServer, params: T.InitializeParams):
 
 @server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationParams):
-    ls.ws.settings.update(params.settings)
+    _update_settings(ls, params.settings)
     ls.ws.invalidate()
     for uri in list(ls.ws.docs):
         _publish(ls, uri)

@@ -437,7 +437,7 @@ def _construct(fn, header, stop: str | None) -> list:
 def _guarded(m: Module, fn, tainted) -> list[Diagnostic]:
     out = []
     reported: set[int] = set()
-    for b in fn.blocks:
+    for k, b in enumerate(fn.blocks):
         t = b.terminator
         if t is None or t.opname not in ("OpBranchConditional", "OpSwitch"):
             continue
@@ -446,7 +446,7 @@ def _guarded(m: Module, fn, tainted) -> list[Diagnostic]:
             continue
         header, stop = b, (b.merge.ids()[0].token.text if b.merge and b.merge.ids() else None)
         if stop is None:
-            loop = next((h for h in reversed(fn.blocks[: fn.blocks.index(b) + 1])
+            loop = next((h for h in (fn.blocks[i] for i in range(k, -1, -1))
                          if h.merge is not None and h.merge.opname == "OpLoopMerge"), None)
             if loop is None:
                 continue

@@ -50,7 +50,8 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         if in_function:
             if inst.opname == "OpFunctionEnd":
                 in_function = False
-            highest = max(highest, _FUNCTIONS)
+            if highest < _FUNCTIONS:  # the first function: later module-level lines point here
+                highest, where = _FUNCTIONS, inst.line
             continue
         r = _rank(inst)
         if r is None:

@@ -20,6 +20,11 @@ RULES = {
 }
 
 
+# Related information shows the last calls of the path: a path thousands of calls long, on each
+# function's diagnostics, is megabytes that help no one.
+MAX_PATH = 8
+
+
 def _reconverging(m: Module) -> list[tuple[EntryPoint, object]]:
     out = []
     for ep in m.entry_points.values():
@@ -51,15 +56,16 @@ def _predecessors(fn: Function) -> dict[str, list[Block]]:
     return preds
 
 
-def _reached(m: Module) -> dict[str, tuple[EntryPoint, object, list]]:
+def _reached(m: Module) -> dict[str, tuple[EntryPoint, object, dict]]:
     """Functions in the static call tree of a MaximallyReconvergesKHR entry point (structure only)."""
     cached = m.memo.get("reconvergence.reached")
     if cached is not None:
         return cached
-    reached: dict[str, tuple[EntryPoint, object, list]] = {}
+    reached: dict[str, tuple[EntryPoint, object, dict]] = {}
     for ep, where in _reconverging(m):
-        for fid, path in m.call_tree(ep.id).items():
-            reached.setdefault(fid, (ep, where, path))
+        tree = m.call_tree(ep.id)
+        for fid in tree:
+            reached.setdefault(fid, (ep, where, tree))
     m.memo["reconvergence.reached"] = reached
     return reached
 
@@ -73,10 +79,12 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             if m.version >= (1, 6):
                 out.extend(_same_labels(m, fn, None))
             continue
-        ep, (mode, op), path = hit
+        ep, (mode, op), tree = hit
+        path, earlier = m.call_path(tree, fn.id, MAX_PATH)
         why = [related_at(mode.line, op.token, f"entry point {ep.name!r} is MaximallyReconvergesKHR")]
-        why += [related_at(site.line, site.src.opcode, f"call into {site.ids(skip_type=True)[0].token.text}")
-                for site in path]
+        why += [related_at(site.line, site.src.opcode, f"call into {site.ids(skip_type=True)[0].token.text}"
+                           + (f" (after {earlier} earlier calls)" if earlier and k == 0 else ""))
+                for k, site in enumerate(path)]
         out.extend(_same_labels(m, fn, why))
         out.extend(_joins(fn, why))
         for b in fn.blocks:

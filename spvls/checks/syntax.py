@@ -30,23 +30,47 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                                       f"invalid id {tok.text!r}: an id is '%' followed by letters, "
                                       "digits and '_' (spirv-as accepts no other characters)"))
     for inst in m.scoped(scope):
+        words = None  # the line's name operands by column, looked up once per line, not per problem
         for p in inst.match.problems:
+            if words is None:
+                words = {o.token.start: o for o in inst.match.operands if o.token.kind == "WORD"}
             fixes = tuple(
                 Fix(f"Change to '{s}'", (Edit(inst.line, p.start, p.end, s),)) for s in p.suggestions[:3]
-            ) or _constant_fixes(m, inst, p.start)
+            ) or _constant_fixes(m, inst, words.get(p.start))
             out.append(Diagnostic(inst.line, p.start, p.end, ERROR, p.code, p.message, fixes=fixes))
         if inst.opname in _CONTEXT_DEPENDENT:
             out.extend(_literal_values(m, inst))
+        if len(inst.src.text) > 2 * MAX_WORDS:  # every word takes at least two characters of text
+            out.extend(_word_count(inst))
     return out
+
+
+MAX_WORDS = 0xFFFF  # "The 16 high-order bits are the WordCount of the instruction" (SPIR-V 2.3)
+
+
+def _word_count(inst: Inst) -> list[Diagnostic]:
+    """An instruction too long for its 16-bit word count (spirv-as rejects it). Counted from below:
+    one word per token, a string's bytes and its NUL in words of four."""
+    words = 1 + (inst.src.result is not None)
+    for tok in inst.src.operands:
+        if tok.kind == "STRING":  # the bytes between the quotes, each escape one byte, then a NUL
+            body = tok.text[1:-1]
+            words += (len(body.encode("utf-8", "replace")) - body.count("\\")) // 4 + 1
+        else:
+            words += 1
+    if words <= MAX_WORDS:
+        return []
+    return [Diagnostic(inst.line, inst.src.opcode.start, inst.src.opcode.end, ERROR, "operand.too-long",
+                       f"{inst.opname} takes at least {words:,} words, but an instruction holds at most "
+                       f"{MAX_WORDS:,}: its word count is 16 bits (SPIR-V 2.3 Physical Layout)")]
 
 
 _CONTEXT_DEPENDENT = {"OpConstant", "OpSpecConstant", "OpSwitch"}
 
 
-def _constant_fixes(m: Module, inst: Inst, col: int) -> tuple[Fix, ...]:
+def _constant_fixes(m: Module, inst: Inst, op) -> tuple[Fix, ...]:
     """A Scope or Memory Semantics written by name where its <id> belongs: use a constant that holds
     the value, or define one after the 32-bit unsigned integer type."""
-    op = next((o for o in inst.match.operands if o.token.start == col and o.token.kind == "WORD"), None)
     value = named_value(m.grammar, op.spec.kind, op.token.text) if op else None
     if value is None:
         return ()
@@ -97,8 +121,9 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
     widths = [o.token.text for o in t.match.operands if not o.is_id]
     for lit in lits:
         tok = lit.token
-        if t.opname == "OpTypeInt" and len(widths) >= 2 and widths[0].isdigit():
-            width, signed = int(widths[0]), widths[1] == "1"
+        width = int_value(widths[0]) if t.opname == "OpTypeInt" and len(widths) >= 2 else None
+        if width is not None and 0 < width <= 64:  # a width of 2**40 would make a 2**40-bit bound
+            signed = widths[1] == "1"
             if tok.kind != "INT":
                 out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "operand.literal-type",
                                       f"{tok.text!r} is not an integer, but the type {t.result} is an integer type"))

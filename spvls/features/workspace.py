@@ -8,22 +8,53 @@ from ..spec import env as envs
 from ..syntax.document import Document
 
 
+def _target_env(value):
+    if value in (None, "", "auto"):
+        return None
+    if value in envs.NAMES:
+        return value
+    raise ValueError(f"unknown target env {value!r}; known: auto, {', '.join(envs.NAMES)}")
+
+
+def _boolean(value):
+    if isinstance(value, bool):
+        return value
+    raise ValueError(f"expected true or false, not {value!r}")
+
+
 @dataclass
 class Settings:
     target_env: str | None = None
     inlay_hints: bool = True
 
-    def update(self, raw: dict | None) -> None:
+    # Each setting's key, the attribute it sets, and a reader that returns the value or raises
+    # ValueError with what is wrong. A new setting is one more line here.
+    KEYS = {
+        "targetEnv": ("target_env", _target_env),
+        "inlayHints": ("inlay_hints", _boolean),
+    }
+
+    def update(self, raw) -> list[str]:
+        """Take every valid setting in `raw` (the client's object, or {"spvls": {...}}); the others
+        keep their values. Returns what was wrong, one message per problem, for the user."""
+        if raw is None:
+            return []
+        if isinstance(raw, dict) and "spvls" in raw:
+            raw = raw["spvls"]
+        if isinstance(raw, list) and not raw:
+            return []  # an empty Lua table ({}) arrives as []: no settings
         if not isinstance(raw, dict):
-            return
-        raw = raw.get("spvls", raw)
-        env = raw.get("targetEnv")
-        if env in (None, "", "auto"):
-            self.target_env = None
-        elif env in envs.NAMES:
-            self.target_env = env
-        if "inlayHints" in raw:
-            self.inlay_hints = bool(raw["inlayHints"])
+            return [f"spvls settings: expected an object of settings, not {raw!r}; using the defaults"]
+        problems = []
+        for key, value in raw.items():
+            if key not in self.KEYS:
+                continue  # the client's own settings (serverPath, trace...) share the section
+            attr, read = self.KEYS[key]
+            try:
+                setattr(self, attr, read(value))
+            except ValueError as e:
+                problems.append(f"spvls settings: {key}: {e}; kept {getattr(self, attr)!r}")
+        return problems
 
 
 @dataclass

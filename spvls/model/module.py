@@ -99,12 +99,10 @@ class Function:
     inst: Inst
     blocks: list[Block] = field(default_factory=list)
     calls: list[tuple[str, Inst]] = field(default_factory=list)  # callee id, call site
+    labels: dict[str, Block] = field(default_factory=dict)  # the first block of each label
 
     def block(self, label: str) -> Block | None:
-        for b in self.blocks:
-            if b.label == label:
-                return b
-        return None
+        return self.labels.get(label)
 
 
 @dataclass(slots=True)
@@ -184,6 +182,7 @@ class Module:
                 if op == "OpLabel":
                     block = Block(inst.result or "", n, inst)
                     fn.blocks.append(block)
+                    fn.labels.setdefault(block.label, block)
                 elif block is not None:
                     block.insts.append(inst)
                     if op in ("OpSelectionMerge", "OpLoopMerge"):
@@ -415,19 +414,33 @@ class Module:
                     return inst
         return None
 
-    def call_tree(self, root: str) -> dict[str, list[Inst]]:
-        """Functions statically reachable from `root`, each with the call path that reaches it."""
-        seen: dict[str, list[Inst]] = {root: []}
-        stack = [root]
+    def call_tree(self, root: str) -> dict[str, tuple[str, Inst, int] | None]:
+        """Functions statically reachable from `root`: each with the caller and call site that first
+        reaches it and its depth (None for the root). Links, not paths: a chain n calls deep would
+        hold n*n/2 sites as paths."""
+        seen: dict[str, tuple[str, Inst, int] | None] = {root: None}
+        stack = [(root, 0)]
         while stack:
-            f = self.function_of.get(stack.pop())
+            fid, depth = stack.pop()
+            f = self.function_of.get(fid)
             if f is None:
                 continue
             for callee, site in f.calls:
                 if callee not in seen:
-                    seen[callee] = [*seen[f.id], site]
-                    stack.append(callee)
+                    seen[callee] = (fid, site, depth + 1)
+                    stack.append((callee, depth + 1))
         return seen
+
+    @staticmethod
+    def call_path(tree: dict[str, tuple[str, Inst, int] | None], fid: str, limit: int) -> tuple[list[Inst], int]:
+        """The last `limit` call sites on the way from the tree's root to `fid`, and how many precede them."""
+        sites: list[Inst] = []
+        link = tree.get(fid)
+        depth = link[2] if link else 0
+        while link is not None and len(sites) < limit:
+            sites.append(link[1])
+            link = tree.get(link[0])
+        return sites[::-1], depth - len(sites)
 
     def name_of(self, id_: str) -> str:
         return self.names.get(id_, id_)

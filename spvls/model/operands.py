@@ -6,6 +6,8 @@ token (for completion and signature help), and any mismatch found.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
@@ -281,6 +283,12 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
     return m
 
 
+@lru_cache(maxsize=4096)
+def _opcode_suggestions(grammar: Grammar, word: str) -> list[str]:
+    """Kept per word: a misspelling is usually repeated, and each costs a search of every opcode."""
+    return suggest(word, grammar.instructions.keys())
+
+
 def _by_set(inst: Instruction) -> bool:
     """Whether the instruction's operands depend on the extended-instruction set its <id> names."""
     return any(o.kind == "LiteralExtInstInteger" for o in inst.operands)
@@ -289,7 +297,7 @@ def _by_set(inst: Instruction) -> bool:
 def _match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None) -> Match:
     inst = grammar.instruction(line.opcode.text)
     if inst is None:
-        sugg = suggest(line.opcode.text, grammar.instructions.keys())
+        sugg = _opcode_suggestions(grammar, line.opcode.text)
         hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
         m = Match(None)
         m.problems.append(Problem("operand.unknown-opcode", line.opcode.start, line.opcode.end,

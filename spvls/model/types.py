@@ -1,6 +1,7 @@
 """Types in readable form, e.g. coopmat<f16, Subgroup, 16×16, MatrixAKHR>."""
 from __future__ import annotations
 
+from ..syntax.parser import int_value
 from .module import Inst, Module
 
 
@@ -82,9 +83,10 @@ def int_info(t: Inst | None) -> tuple[int, bool] | None:
     if t is None or t.opname != "OpTypeInt":
         return None
     lits = [o.token.text for o in t.match.operands if not o.is_id]
-    if len(lits) < 2 or not lits[0].isdigit():
+    width = int_value(lits[0]) if len(lits) >= 2 else None  # ASCII digits only: '²'.isdigit() is true
+    if width is None:
         return None
-    return int(lits[0]), lits[1] == "1"
+    return width, lits[1] == "1"
 
 
 def float_encoding(t: Inst | None) -> str | None:
@@ -107,7 +109,7 @@ def vector_of(m: Module, t: Inst | None) -> tuple[Inst | None, int] | None:
         return None
     ids = t.ids()
     lits = [o.token.text for o in t.match.operands if not o.is_id]
-    count = int(lits[0]) if lits and lits[0].isdigit() else 0
+    count = (int_value(lits[0]) or 0) if lits else 0
     return (m.definition(ids[0].token.text) if ids else None), count
 
 

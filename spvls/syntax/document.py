@@ -10,7 +10,7 @@ from .parser import Line, parse_line, version_from_comment
 # never swallows the rest of the document.
 _MULTILINE_OPS = {"OpSource", "OpSourceContinued", "OpString"}
 _MAX_JOIN = 20000
-_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"')
+_STRINGS = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')  # unrolled: no regex frame per character
 
 
 def _open_quote(text: str) -> bool:

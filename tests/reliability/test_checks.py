@@ -1,0 +1,51 @@
+"""Issue 14: inputs that crashed the checker or that spirv-as rejects without a diagnostic."""
+import subprocess
+
+import pytest
+
+from spvls.checks import analyze
+from spvls.syntax.document import Document
+from tests.helpers import tool
+
+HEAD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
+
+
+def _codes(text: str) -> list[tuple[int, str]]:
+    return [(d.line, d.code) for d in analyze(Document(text)).diagnostics]
+
+
+@pytest.mark.parametrize("digit", ["²", "①", "٣"])
+def test_unicode_digit_where_an_integer_belongs_is_a_diagnostic(digit):
+    # str.isdigit() is true for '²' and '①', and int() then raised.
+    text = HEAD + f"%int = OpTypeInt {digit} 0\n%v = OpTypeVector %int {digit}\n%c = OpConstant %int 5\n"
+    codes = _codes(text)
+    assert (2, "operand.expected-integer") in codes and (3, "operand.expected-integer") in codes
+
+
+def test_absurd_integer_widths_are_not_range_checked():
+    text = HEAD + "%big = OpTypeInt 99999999999999 0\n%c = OpConstant %big 5\n%neg = OpTypeInt -3 0\n%d = OpConstant %neg 5\n"
+    assert not [c for _, c in _codes(text) if c == "operand.literal-range"]
+
+
+def test_module_level_instruction_after_a_leading_function():
+    # layout.py added 1 to None: the first function had set no line to point at.
+    text = "%f = OpFunction %void None %fn\nOpFunctionEnd\nOpCapability Shader\n"
+    diags = analyze(Document(text)).diagnostics
+    order = [d for d in diags if d.code == "layout.order"]
+    assert len(order) == 1 and order[0].line == 2 and "(line 1)" in order[0].message
+
+
+def _name_of(k: int) -> str:
+    return HEAD + '%void = OpTypeVoid\nOpName %void "' + "a" * k + '"\n'
+
+
+@pytest.mark.parametrize("k,too_long", [(262131, False), (262132, True)])
+def test_instruction_over_65535_words(tmp_path, k, too_long):
+    text = _name_of(k)
+    assert ((3, "operand.too-long") in _codes(text)) == too_long
+    spirv_as = tool("spirv-as")
+    if spirv_as:  # the same line as spirv-as draws it
+        p = tmp_path / "a.spvasm"
+        p.write_text(text)
+        r = subprocess.run([spirv_as, str(p), "-o", str(tmp_path / "a.spv")], capture_output=True, text=True)
+        assert (r.returncode != 0) == too_long, r.stderr

@@ -1,0 +1,30 @@
+"""Issues 14.18 and 15.10/15.13: settings of any shape; the valid ones are taken, the rest reported."""
+import pytest
+
+from spvls.features.workspace import Settings
+
+
+@pytest.mark.parametrize("raw", [{"spvls": []}, {"spvls": 5}, 5, "x", [], {"spvls": None}, None, {}])
+def test_any_shape_never_raises(raw):
+    s = Settings()
+    problems = s.update(raw)
+    assert (s.target_env, s.inlay_hints) == (None, True)
+    assert isinstance(problems, list)
+
+
+def test_wrong_shapes_are_reported_and_empty_ones_are_not():
+    assert Settings().update({"spvls": []}) == []  # Neovim's empty table
+    assert Settings().update(None) == []
+    (msg,) = Settings().update({"spvls": 5})
+    assert "expected an object of settings" in msg
+
+
+def test_valid_keys_are_taken_and_invalid_ones_reported():
+    s = Settings()
+    problems = s.update({"spvls": {"targetEnv": "vulkan9", "inlayHints": False, "serverPath": "/x"}})
+    assert s.inlay_hints is False and s.target_env is None
+    (msg,) = problems
+    assert "targetEnv" in msg and "'vulkan9'" in msg and "vulkan1.3" in msg
+    assert s.update({"targetEnv": "vulkan1.3", "inlayHints": "yes"}) and s.target_env == "vulkan1.3"
+    assert s.inlay_hints is False  # "yes" is not a boolean: kept
+    assert s.update({"targetEnv": "auto"}) == [] and s.target_env is None

@@ -1,0 +1,70 @@
+"""Inputs whose size is one number n, one per growth problem of issue 14 (points 11-15).
+
+Each is a module spirv-as + spirv-val handle in milliseconds; spvls must handle them in time and
+memory that grow at most n*log n.
+"""
+from __future__ import annotations
+
+HEAD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
+
+
+def literals(n: int) -> str:
+    """One line with n integer literals (point 11): operands where ids belong."""
+    return HEAD + "%s = OpTypeStruct" + " 1" * n + "\n"
+
+
+def _word(i: int) -> str:
+    s = ""
+    i += 26 * 26
+    while i:
+        i, r = divmod(i, 26)
+        s += chr(97 + r)
+    return s
+
+
+def unknown_opcodes(n: int) -> str:
+    """n distinct unknown opcodes (point 12), each a did-you-mean candidate."""
+    return HEAD + "".join(f"OpFrob{_word(i)}\n" for i in range(n))
+
+
+def call_chain(n: int) -> str:
+    """An n-deep OpFunctionCall chain under MaximallyReconvergesKHR (point 13), each function with a
+    block of two predecessors, so each reports a diagnostic with its call path."""
+    out = ["OpCapability Shader\nOpExtension \"SPV_KHR_maximal_reconvergence\"\n"
+           "OpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %f0 \"main\"\n"
+           "OpExecutionMode %f0 LocalSize 1 1 1\nOpExecutionMode %f0 MaximallyReconvergesKHR\n"
+           "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%bool = OpTypeBool\n%t = OpConstantTrue %bool\n"]
+    for i in range(n):
+        call = f"%c{i} = OpFunctionCall %void %f{i + 1}\n" if i + 1 < n else ""
+        out.append(f"%f{i} = OpFunction %void None %fn\n%e{i} = OpLabel\n{call}"
+                   f"OpBranchConditional %t %a{i} %b{i}\n%a{i} = OpLabel\nOpBranch %j{i}\n"
+                   f"%b{i} = OpLabel\nOpBranch %j{i}\n%j{i} = OpLabel\nOpReturn\nOpFunctionEnd\n")
+    return "".join(out)
+
+
+def blocks(n: int) -> str:
+    """One function of n blocks (point 14) under MaximallyReconvergesKHR: a chain of diamonds whose
+    joins each have two predecessors (so each is reported, and each is looked up by its label)."""
+    body = "".join(f"%h{i} = OpLabel\nOpBranchConditional %t %a{i} %b{i}\n%a{i} = OpLabel\nOpBranch %h{i + 1}\n"
+                   f"%b{i} = OpLabel\nOpBranch %h{i + 1}\n" for i in range(n // 3))
+    return ("OpCapability Shader\nOpExtension \"SPV_KHR_maximal_reconvergence\"\n"
+            "OpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n"
+            "OpExecutionMode %main LocalSize 1 1 1\nOpExecutionMode %main MaximallyReconvergesKHR\n"
+            "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%bool = OpTypeBool\n%t = OpConstantTrue %bool\n"
+            f"%main = OpFunction %void None %fn\n{body}%h{n // 3} = OpLabel\nOpReturn\nOpFunctionEnd\n")
+
+
+def long_name(n: int) -> str:
+    """An OpName whose string is n bytes (point 15); past 262,139 bytes the instruction has more
+    than 65,535 words, which spirv-as rejects."""
+    return HEAD + "%void = OpTypeVoid\nOpName %void \"" + "a" * n + "\"\n"
+
+
+# name -> (generator, n for the growth test, n for the bench: about 1 MB or the issue's size)
+CASES = {
+    "literals": (literals, 2_000, 20_000),
+    "unknown-opcodes": (unknown_opcodes, 1_000, 4_000),
+    "call-chain": (call_chain, 500, 5_000),
+    "blocks": (blocks, 4_000, 20_000),
+    "long-name": (long_name, 200_000, 1_000_000),
+}
