@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from ..model.module import Module
 from ..model.types import describe
-from ..spec import docs
+from ..spec import docs, models
 from ..spec.grammar import Instruction, format_version
 from .context import cursor
 from .docs import enumerant_md, extension_md, instruction_md
@@ -75,12 +75,17 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
     if kind and kind.category in ("ValueEnum", "BitEnum"):
         # OpCapability's operand is what declares a capability: nothing to rank it by.
         declaring = c.inst is not None and c.inst.name == "OpCapability"
+        place = _entry_place(m, c, kind.kind)
         out = []
         for e in kind.canonical():
             allowed = declaring or m.allows(e)
             detail = f"{kind.kind}{_ext_note(e.name)}{'' if allowed else _needs(m, e)}"
-            out.append(Item(e.name, "enum", detail, enumerant_md(e, kind.category), sort_text=_rank(e.name, allowed),
-                            replace_start=c.start))
+            group = ""
+            if place:
+                group, note = place(e.name)
+                detail += note
+            out.append(Item(e.name, "enum", detail, enumerant_md(e, kind.category),
+                            sort_text=group + _rank(e.name, allowed), replace_start=c.start))
         return out
     if c.inst and c.inst.name == "OpExtension" and spec.kind == "LiteralString":
         return [Item(f'"{x}"', "text", "extension" + (" (documented here)" if x in docs.EXTENSIONS else ""),
@@ -97,6 +102,40 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
     if spec.kind.startswith("Id"):
         return _ids(m, c, spec)
     return []
+
+
+def _entry_place(m: Module, c, kind: str):
+    """For an execution mode or builtin: a function giving each name its group (modes and builtins
+    for the entry point's execution model first, modes already declared on it last) and a note."""
+    if not c.before or c.inst is None:
+        return None
+    target = c.before[0].text
+    if kind == "ExecutionMode" and c.inst.name in ("OpExecutionMode", "OpExecutionModeId"):
+        ep = m.entry_points.get(target)
+        if ep is None:
+            return None
+        declared = {i.src.operands[1].text for i in ep.modes if len(i.src.operands) > 1}
+
+        def mode(name: str) -> tuple[str, str]:
+            if name in declared:
+                return "2", f" — already declared on {ep.id}"
+            if models.fits(m.grammar, kind, name, ep.model):
+                return "0", ""
+            return "1", f" — not for {ep.model}"
+        return mode
+    if kind == "BuiltIn" and c.inst.name in ("OpDecorate", "OpMemberDecorate"):
+        # The models of the entry points whose interface lists the variable; else every entry point's.
+        eps = [ep for ep in m.entry_points.values() if any(o.text == target for o in ep.inst.src.operands[3:])]
+        wanted = sorted({ep.model for ep in eps or m.entry_points.values()})
+        if not wanted:
+            return None
+
+        def builtin(name: str) -> tuple[str, str]:
+            if any(models.fits(m.grammar, kind, name, model) for model in wanted):
+                return "0", ""
+            return "1", f" — not for {'/'.join(wanted)}"
+        return builtin
+    return None
 
 
 def _opcodes(m: Module, c) -> list[Item]:

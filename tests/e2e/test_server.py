@@ -117,7 +117,7 @@ COMPLETION_CASES = [
     # In a module, what its capabilities enable comes first, the four extensions first among those.
     (in_body("%x = $0"), {"OpIAdd", "OpGroupNonUniformRotateKHR"}, None, "OpCooperativeMatrixLengthKHR"),
     (in_header("OpExecutionMode %main $0"), {"LocalSize", "OutputVertices"}, None, "MaximallyReconvergesKHR"),
-    (in_header("OpDecorate %u32 BuiltIn $0"), {"SubgroupEqMask"}, None, "FragCoord"),
+    (in_header("OpDecorate %u32 BuiltIn $0"), {"SubgroupEqMask"}, None, "GlobalInvocationId"),  # GLCompute's first
 ]
 
 
