@@ -16,7 +16,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from . import __version__
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
-from .features import calls, completion, formatting, hover, inlay, navigation, signature, symbols, tokens
+from .features import calls, cfg, completion, formatting, hover, inlay, navigation, signature, symbols, tokens
 from .features.workspace import Workspace
 
 log = logging.getLogger("spvls")
@@ -598,6 +598,51 @@ def on_code_action(ls: SpvServer, params: T.CodeActionParams):
                                     diagnostics=[_lsp_diagnostic(doc, uri, d)], is_preferred=fix is d.fixes[0],
                                     edit=T.WorkspaceEdit(changes={uri: edits})))
     return out
+
+
+# -- workspace/executeCommand: COMMANDS maps each name to fn(ls, *arguments) ------------------
+def show_cfg(ls: SpvServer, *args):
+    """[{"uri": U, "position": P}] -> the CFG of the function at P: {"function", "dot", "svg" (null
+    without Graphviz), "blocks": [{"node", "label", "range"}], "current": the node at P, "message"}."""
+    where = args[0] if args and isinstance(args[0], dict) else {}
+    uri, p = where.get("uri"), where.get("position") or {}
+    if not isinstance(uri, str) or not isinstance(p, dict):
+        raise JsonRpcInvalidParams('spvls.showCfg takes [{"uri": ..., "position": {"line", "character"}}]')
+    a = ls.ws.analysis(uri)
+    if a is None:
+        raise JsonRpcInvalidParams(f"spvls.showCfg: {uri} is not open")
+    doc = a.module.doc
+    line, _ = _cursor(doc, T.Position(max(0, int(p.get("line", 0))), max(0, int(p.get("character", 0)))))
+    v = cfg.view(a.module, a.diagnostics, line)
+    return {"function": v.function, "dot": v.dot, "svg": cfg.render_svg(v.dot) if v.dot else None,
+            "blocks": [{"node": node, "label": label, "range": _plain_range(_range(doc, *span))}
+                       for node, label, span in v.blocks],
+            "current": v.current, "message": v.message}
+
+
+def _plain_range(r: T.Range) -> dict:
+    return {"start": {"line": r.start.line, "character": r.start.character},
+            "end": {"line": r.end.line, "character": r.end.character}}
+
+
+COMMANDS = {"spvls.showCfg": show_cfg}
+
+
+def _command(name: str, fn):
+    """A failing command is logged with its name and answers that request alone with an error."""
+    def run(ls: SpvServer, *args):
+        try:
+            return fn(ls, *args)
+        except JsonRpcException:
+            raise
+        except Exception as e:  # noqa: BLE001 - one request fails, the server keeps serving
+            _log_fault(ls, f"{name} failed", e)
+            raise JsonRpcInternalError(f"spvls: {name} failed: {e}") from None
+    return run
+
+
+for _name, _fn in COMMANDS.items():
+    server.command(_name)(_command(_name, _fn))
 
 
 def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> int:

@@ -333,3 +333,27 @@ def render_svg(dot: str, timeout: float = 60) -> str | None:
     if r.returncode != 0:
         raise RuntimeError(f"dot failed: {r.stderr.decode('utf-8', 'replace').strip()}")
     return r.stdout.decode("utf-8")
+
+
+@dataclass(slots=True)
+class View:
+    """What the editor's CFG panel shows for a cursor: the function's DOT and where each node's label is."""
+
+    function: str | None
+    dot: str | None
+    blocks: list[tuple[str, str, tuple[int, int, int]]]  # node id, label id, (line, start, end) of the label
+    current: str | None  # the node id of the block at the cursor
+    message: str = ""
+
+
+def view(m: Module, diagnostics: list[Diagnostic], line: int) -> View:
+    """The CFG of the function at `line` (outside every function: the default one)."""
+    fn = m.function_at(line) or default_function(m)
+    if fn is None:
+        return View(None, None, [], None, "the module has no function")
+    p = picture(m, fn, diagnostics)
+    ids = {n.block: n.id for n in p.nodes}
+    blocks = [(ids[b.label], b.label, (b.line, b.label_inst.src.result.start, b.label_inst.src.result.end))
+              for b in fn.blocks if b.label_inst is not None and b.label_inst.src.result is not None]
+    at = [b.label for b in fn.blocks if b.line <= line] if fn.line <= line <= fn.end_line else []
+    return View(p.id, to_dot([p]), blocks, ids[at[-1]] if at else None)
