@@ -16,7 +16,10 @@ class Item:
     label: str
     kind: str  # keyword, enum, type, function, label, value, text
     detail: str
-    documentation: str
+    # What completionItem/resolve needs, with the label, to document the item ({"kind": ...}; "name"
+    # where the label is not the name, as OpSpecConstantOp's "IAdd"); the list itself
+    # carries no documentation (277 capabilities with theirs were 200 KB on every request).
+    data: dict
     insert_text: str | None = None
     snippet: bool = False
     sort_text: str | None = None
@@ -84,20 +87,21 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
             if place:
                 group, note = place(e.name)
                 detail += note
-            out.append(Item(e.name, "enum", detail, enumerant_md(e, kind.category),
+            out.append(Item(e.name, "enum", detail, {"kind": kind.kind},
                             sort_text=group + _rank(e.name, allowed), replace_start=c.start))
         return out
     if c.inst and c.inst.name == "OpExtension" and spec.kind == "LiteralString":
         return [Item(f'"{x}"', "text", "extension" + (" (documented here)" if x in docs.EXTENSIONS else ""),
-                     extension_md(x), sort_text=("0" if x in docs.EXTENSIONS else "1") + x, replace_start=c.start)
+                     {"kind": "extension"}, sort_text=("0" if x in docs.EXTENSIONS else "1") + x, replace_start=c.start)
                 for x in m.grammar.extensions]
     if spec.kind == "LiteralExtInstInteger" and c.ext_set:
         from ..spec.grammar import ext_set
         s = ext_set(m.grammar, c.ext_set)
-        return [Item(i.name, "function", c.ext_set, instruction_md(i, c.ext_set), replace_start=c.start)
+        return [Item(i.name, "function", c.ext_set, {"kind": "extinst", "set": c.ext_set},
+                     replace_start=c.start)
                 for i in (s.by_name.values() if s else [])]
     if spec.kind == "LiteralSpecConstantOpInteger":
-        return [Item(i.name[2:], "keyword", "opcode", instruction_md(i), replace_start=c.start)
+        return [Item(i.name[2:], "keyword", "opcode", {"name": i.name, "kind": "instruction"}, replace_start=c.start)
                 for i in m.grammar.by_opcode.values() if i.has_result and i.has_result_type]
     if spec.kind.startswith("Id"):
         return _ids(m, c, spec)
@@ -146,7 +150,7 @@ def _opcodes(m: Module, c) -> list[Item]:
         with_result = inst.has_result and not c.has_result
         allowed = m.allows(inst)
         detail = f"{inst.cls or 'instruction'}{_ext_note(inst.name)}{'' if allowed else _needs(m, inst)}"
-        out.append(Item(inst.name, "keyword", detail, instruction_md(inst), insert_text=_snippet(inst, with_result),
+        out.append(Item(inst.name, "keyword", detail, {"kind": "instruction"}, insert_text=_snippet(inst, with_result),
                         snippet=True, sort_text=_rank(inst.name, allowed), replace_start=c.start))
     return out
 
@@ -210,8 +214,38 @@ def _ids(m: Module, c, spec) -> list[Item]:
         t = describe(m, d) if is_type else describe(m, m.definition(d.result_type))
         top = coopmat_type and d.opname == "OpTypeCooperativeMatrixKHR"
         out.append(Item(id_, {"type": "type", "label": "label", "function": "function"}.get(want, "value"),
-                        t, f"```spvasm\n{d.src.text.strip()}\n```", sort_text=("0" if top else "1") + id_,
+                        t, {"kind": "id"}, sort_text=("0" if top else "1") + id_,
                         replace_start=c.start))
         if len(out) >= MAX_IDS:
             break
     return out
+
+
+def resolve(label: str, data: dict | None, m: Module | None = None) -> str | None:
+    """The Markdown documentation of a completion item, from its label and the data complete() gave
+    it (without data, what the label names)."""
+    from ..spec.grammar import ext_set, load
+    g = m.grammar if m is not None else load()
+    data = data if isinstance(data, dict) else {}
+    name = data.get("name") or label.strip('"')
+    if not isinstance(name, str):
+        return None
+    kind = data.get("kind")
+    if kind == "instruction" or (kind is None and g.instruction(name)):
+        inst = g.instruction(name)
+        return instruction_md(inst) if inst else None
+    if kind == "extension" or (kind is None and name in g.extensions):
+        return extension_md(name)
+    if kind == "extinst":
+        s = ext_set(g, str(data.get("set", "")))
+        inst = s.by_name.get(name) if s else None
+        return instruction_md(inst, s.name) if inst else None
+    if kind == "id":
+        d = m.definition(name) if m is not None else None
+        return f"```spvasm\n{d.src.text.strip()}\n```" if d else None
+    kinds = [g.kinds[kind]] if kind in g.kinds else [] if kind else list(g.kinds.values())
+    for k in kinds:
+        e = k.enumerants.get(name)
+        if e is not None:
+            return enumerant_md(e, k.category)
+    return None

@@ -35,7 +35,7 @@ def requirements_line(dependencies: str) -> str:
     return " ".join(s for s in sentences if "requir" in s.lower())
 
 
-def _about(doc: registry.Document) -> str:
+def about(doc: registry.Document) -> str:
     """The extension's name, status and dependencies, linked to its registry page."""
     parts = [f"[{doc.name}]({doc.url})"]
     if doc.status:
@@ -48,18 +48,20 @@ def _about(doc: registry.Document) -> str:
 
 def _quote(g: Grammar, item) -> tuple[str, str, str]:
     """(markdown, source, url) of the extension text that defines a grammar item, or empty."""
-    entry = docs.index().get(item.name) or next((docs.index()[a] for a in item.aliases if a in docs.index()), None)
-    if entry is not None and entry.kind != "term":
+    kind = getattr(item, "kind", "instruction")  # the four texts' entries carry their operand kind
+    entry = next((docs.index()[n] for n in (item.name, *item.aliases)
+                  if n in docs.index() and docs.index()[n].kind == kind), None)
+    if entry is not None:
         doc = registry.documents().get(entry.extension)
         url = doc.url if doc else ""
-        about = _about(doc) if doc else f"**{entry.extension}**"
-        return f"\n\n**{entry.extension}**:\n\n{_blockquote(entry.text)}\n\n{about}", entry.extension, url
+        page = about(doc) if doc else f"**{entry.extension}**"
+        return f"\n\n**{entry.extension}**:\n\n{_blockquote(entry.text)}\n\n{page}", entry.extension, url
     found = registry.symbol_prose(g, item)
     if found is None:
         return "", "", ""
     doc = found.document
     spelt = f" (as `{found.name}`)" if found.name != item.name else ""
-    return (f"\n\n**{doc.name}**{spelt}:\n\n{_blockquote(found.text)}\n\n{_about(doc)}", doc.name, doc.url)
+    return (f"\n\n**{doc.name}**{spelt}:\n\n{_blockquote(found.text)}\n\n{about(doc)}", doc.name, doc.url)
 
 
 def _requirements(caps, exts, version, last=None, implicit=False) -> list[str]:
@@ -101,10 +103,14 @@ def _ext_inst_doc(inst: Instruction, set_name: str, head: str) -> Doc:
     doc = registry.document_for_set(set_name)
     found = registry.prose((inst.name,), only=(doc.name,)) if doc else None
     if found:
-        md += f"\n\n**{doc.name}**:\n\n{_blockquote(found.text)}\n\n{_about(doc)}"
+        md += f"\n\n**{doc.name}**:\n\n{_blockquote(found.text)}\n\n{about(doc)}"
     elif doc:
-        md += f"\n\n{_about(doc)}"
-    return Doc(inst.name, "extended instruction", md, doc.name if doc else GRAMMAR, doc.url if doc else "")
+        md += f"\n\n{about(doc)}"
+    spec = registry.set_spec_url(set_name)
+    if spec:
+        md += f"\n\n[{set_name} specification]({spec})"
+    return Doc(inst.name, "extended instruction", md, doc.name if doc else set_name if spec else GRAMMAR,
+               doc.url if doc else spec or "")
 
 
 def enumerant_doc(e: Enumerant, kind_category: str = "ValueEnum", g: Grammar | None = None) -> Doc:
@@ -131,7 +137,7 @@ def extension_doc(ext: str) -> Doc | None:
         text = doc.overview
     else:
         return None
-    md = f"**{ext}**" + (f"\n\n{_blockquote(text)}" if text else "") + (f"\n\n{_about(doc)}" if doc else "")
+    md = f"**{ext}**" + (f"\n\n{_blockquote(text)}" if text else "") + (f"\n\n{about(doc)}" if doc else "")
     return Doc(ext, "extension", md, ext, doc.url if doc else "")
 
 
@@ -144,9 +150,13 @@ def ext_set_doc(set_name: str) -> Doc | None:
     if doc is None and s is None:
         return None
     md = f"**{set_name}**" + (f" — extended instruction set, {len(s.by_name)} instructions" if s else "")
+    spec = registry.set_spec_url(set_name)
     if doc is not None:
-        md += (f"\n\n{_blockquote(doc.overview)}" if doc.overview else "") + f"\n\n{_about(doc)}"
-    return Doc(set_name, "extended instruction set", md, doc.name if doc else GRAMMAR, doc.url if doc else "")
+        md += (f"\n\n{_blockquote(doc.overview)}" if doc.overview else "") + f"\n\n{about(doc)}"
+    elif spec:
+        md += f"\n\n[{set_name} specification]({spec})"
+    return Doc(set_name, "extended instruction set", md, doc.name if doc else set_name if spec else GRAMMAR,
+               doc.url if doc else spec or "")
 
 
 # The names other features import: Markdown only.

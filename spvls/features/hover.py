@@ -6,7 +6,7 @@ import re
 from ..model.module import Module
 from ..model.types import type_text
 from ..spec.grammar import ext_set
-from .docs import enumerant_md, extension_md, instruction_md, term_md
+from .docs import enumerant_md, ext_set_doc, extension_md, instruction_md, term_md
 
 
 def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
@@ -28,6 +28,9 @@ def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
         return _word(m, inst, tok, col)
     if tok.kind == "STRING" and inst is not None and inst.opname == "OpExtension":
         return extension_md(tok.text.strip('"')), span
+    if tok.kind == "STRING" and inst is not None and inst.opname == "OpExtInstImport":
+        d = ext_set_doc(tok.text.strip('"'))
+        return (d.markdown, span) if d else None
     if tok.kind == "COMMENT":
         return _term(tok.text, col - tok.start, tok.start)
     return None

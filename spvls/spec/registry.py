@@ -89,6 +89,16 @@ def document_for_set(set_name: str) -> Document | None:
     return docs.get(base)
 
 
+# Extended instruction sets with a specification of their own beside the core one.
+_SET_SPECS = {"GLSL.std.450": "GLSL.std.450.html", "OpenCL.std": "OpenCL.ExtendedInstructionSet.100.html",
+              "OpenCL.DebugInfo.100": "OpenCL.DebugInfo.100.html", "DebugInfo": "DebugInfo.html"}
+
+
+def set_spec_url(set_name: str) -> str | None:
+    page = _SET_SPECS.get(set_name)
+    return CORE_SPEC.rsplit("/", 1)[0] + "/" + page if page else None
+
+
 def extensions_of(g: Grammar, item) -> tuple[str, ...]:
     """The extensions that add an opcode or enumerant: its own, else those of the capabilities it needs."""
     if item.extensions:
@@ -101,14 +111,36 @@ def extensions_of(g: Grammar, item) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _sibling_documents(g: Grammar, item) -> tuple[str, ...]:
+    """The documents that define most of an enumerant's siblings (other values of its kind): where
+    a generic name (NoneKHR, Row) of that kind is defined."""
+    kind = g.kinds.get(getattr(item, "kind", ""))
+    if kind is None:
+        return ()
+    counts: dict[str, int] = {}
+    for e in kind.canonical():
+        if e is not item:
+            for doc in {d for n in (e.name, *e.aliases) for d in defined_in(n)}:
+                counts[doc] = counts.get(doc, 0) + 1
+    top = max(counts.values(), default=0)
+    return tuple(d for d, c in counts.items() if c == top)
+
+
 def symbol_prose(g: Grammar, item) -> Prose | None:
     """Registry text for a grammar opcode or enumerant. A core name (one with a SPIR-V version)
     takes text only from the extensions the grammar lists on it (it was promoted from them): other
-    documents that name it only amend its core definition."""
+    documents that name it only amend its core definition. Otherwise the text comes from the
+    extensions that add it, else from the document that defines its siblings, else from the one
+    document that defines it."""
     names = (item.name, *item.aliases)
     if item.version is not None:
         return prose(names, only=item.extensions) if item.extensions else None
-    return prose(names, prefer=extensions_of(g, item))
+    for pool in (extensions_of(g, item), _sibling_documents(g, item)):
+        found = prose(names, only=pool) if pool else None
+        if found:
+            return found
+    docs = {d for n in names for d in defined_in(n)}
+    return prose(names) if len(docs) == 1 else None
 
 
 def core_url(kind: str, name: str | None = None) -> str:

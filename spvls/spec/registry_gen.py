@@ -28,7 +28,7 @@ _HEADING_UNDERLINE = re.compile(r"^([-~^+=])\1{2,}\s*$")
 _HEADING_EQ = re.compile(r"^(={1,5})\s+(.+?)\s*$")
 _TABLE_FENCE = re.compile(r"^\|={3,}\s*$")
 # An asciidoc cell separator: an optional span/format spec ("3+^.^", "2*", "1+") then "|".
-_CELL = re.compile(r"(?:(?<=\s)|^)(?:\d+(?:\.\d+)?[+*])?[<^>]?(?:\.[<^>])?[adehlmsv]?(?<!\\)\|")
+_CELL = re.compile(r"(?:(?:(?<=\s)|^)(?:\d+(?:\.\d+)?[+*])?[<^>]?(?:\.[<^>])?[adehlmsv]?)?(?<!\\)\|", re.MULTILINE)
 _CELL_NAME = re.compile(rf"^(?:\[\[[^\]]*\]\]\s*)?\*{{1,2}}(?:<<[^,>]*,)?({_NAME})(?:>>)?\*{{1,2}}(?:\s*\+)?\s*")
 
 
@@ -42,6 +42,8 @@ def _attributes(text: str) -> str:
 
 def _read(path: Path) -> str:
     text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+    text = re.sub(r"^/{4,}\s*\n.*?^/{4,}\s*$", "", text, flags=re.MULTILINE | re.DOTALL)  # comment blocks
+    text = re.sub(r"^//(?!/).*\n", "", text, flags=re.MULTILINE)  # comment lines
     text = _INCLUDE.sub(lambda m: (path.parent / m.group(1)).read_text(encoding="utf-8")
                         if (path.parent / m.group(1)).is_file() else "", text)
     return _attributes(text)
@@ -115,13 +117,17 @@ def _sections(lines: list[str]) -> list[tuple[int, str, int]]:
 def _body(lines: list[str], start: int, end: int) -> str:
     """Prose lines between two headings, without listing blocks and tables."""
     keep, skip = [], None
-    for line in lines[start:end]:
-        s = line.strip()
+    for n in range(start, end):
+        s = lines[n].strip()
         if skip:
             if re.match(skip, s):
                 skip = None
             continue
         if re.match(r"^-{4,}$", s):
+            prev = lines[n - 1].strip() if n else ""
+            if prev and abs(len(prev) - len(s)) <= 3 and keep and keep[-1].strip() == prev:
+                keep.pop()  # a heading's underline, not a listing block: drop the heading
+                continue
             skip = r"^-{4,}$"
             continue
         if _TABLE_FENCE.match(s):
@@ -131,7 +137,7 @@ def _body(lines: list[str], start: int, end: int) -> str:
             continue  # block attributes: [cols=...], [source,...]
         if re.match(r"^([-~^+=])\1{2,}$", s):
             continue
-        keep.append(line)
+        keep.append(lines[n])
     return "\n".join(keep)
 
 
@@ -205,7 +211,8 @@ def _listed_tokens(lines: list[str]) -> list[str]:
         m = _TOKEN_ROW.match(line.strip())
         if m:
             name = next(g for g in m.groups() if g)
-            out.append(name)
+            if re.search("[A-Z]", name[1:]):  # "| Revision | 1" is the version table, not a token
+                out.append(name)
     return out
 
 
