@@ -17,6 +17,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from . import __version__
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from .features import calls, cfg, completion, formatting, hover, inlay, navigation, rules, signature, symbols, tokens
+from .features import source  # its own line: others add features to the line above
 from .features.workspace import Workspace
 
 log = logging.getLogger("spvls")
@@ -187,14 +188,28 @@ class _AnsweredErrors(logging.Filter):
 logging.getLogger("pygls.protocol.json_rpc").addFilter(_AnsweredErrors())
 
 
-def _lsp_diagnostic(doc, uri: str, d: Diagnostic) -> T.Diagnostic:
+def _source_related(m, doc, uri: str, d: Diagnostic) -> list[T.DiagnosticRelatedInformation]:
+    """Where the instruction came from: the source file (or its embedded copy), else the diagnostic's own place."""
+    if d.source is None or m is None:
+        return []
+    found = source.target(m, d.source)
+    if found is None:
+        where = T.Location(uri, _range(doc, d.line, d.start, d.end))
+    else:
+        path, line, col = found
+        where = T.Location(path.as_uri(), T.Range(T.Position(line, col), T.Position(line, col)))
+    return [T.DiagnosticRelatedInformation(where, f"source: {d.source}")]
+
+
+def _lsp_diagnostic(doc, uri: str, d: Diagnostic, m=None) -> T.Diagnostic:
     family = d.code.split(".")[0]
     href = _REGISTRY.format(_FAMILY_DOC[family]) if family in _FAMILY_DOC else _CORE_SPEC
+    related = _source_related(m, doc, uri, d)
     return T.Diagnostic(
         range=_range(doc, d.line, d.start, d.end), message=d.message, severity=_SEVERITY[d.severity],
         code=d.code, source="spvls", code_description=T.CodeDescription(href=href),
         related_information=[T.DiagnosticRelatedInformation(
-            T.Location(uri, _range(doc, r.line, r.start, r.end)), r.message) for r in d.related] or None,
+            T.Location(uri, _range(doc, r.line, r.start, r.end)), r.message) for r in d.related] + related or None,
         data={"fixes": len(d.fixes)})
 
 
@@ -208,13 +223,13 @@ def _diagnostics(ls: SpvServer, uri: str) -> list[T.Diagnostic]:
         return []
     diags = a.diagnostics
     if len(diags) <= MAX_PUBLISHED:
-        return [_lsp_diagnostic(doc, uri, d) for d in diags]
+        return [_lsp_diagnostic(doc, uri, d, a.module) for d in diags]
     rank = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
     shown = sorted(sorted(diags, key=lambda d: rank[d.severity])[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
     note = T.Diagnostic(range=T.Range(T.Position(0, 0), T.Position(0, 0)), severity=T.DiagnosticSeverity.Information,
                         source="spvls", code="spvls.truncated",
                         message=f"{len(diags) - MAX_PUBLISHED} more problems not shown; run `spvls check` for all")
-    return [note] + [_lsp_diagnostic(doc, uri, d) for d in shown]
+    return [note] + [_lsp_diagnostic(doc, uri, d, a.module) for d in shown]
 
 
 def _publish(ls: SpvServer, uri: str) -> None:
@@ -246,6 +261,8 @@ def _update_settings(ls: SpvServer, raw) -> None:
 @server.feature(T.INITIALIZE)
 def initialize(ls: SpvServer, params: T.InitializeParams):
     _update_settings(ls, params.initialization_options)
+    roots = [f.uri for f in params.workspace_folders or []] or [params.root_uri or ""]
+    source.folders[:] = [p for p in map(source.path_of, roots) if p is not None]
     general = params.capabilities.general
     encodings = (general.position_encodings if general else None) or []
     ls.utf8 = T.PositionEncodingKind.Utf8 in encodings and T.PositionEncodingKind.Utf16 not in encodings
@@ -398,7 +415,13 @@ def _location(doc, uri, span) -> T.Location:
 @_positional
 def on_definition(params: T.DefinitionParams, m, doc, line: int, col: int):
     span = navigation.definition(m, line, col)
-    return _location(doc, params.text_document.uri, span) if span else None
+    if span:
+        return _location(doc, params.text_document.uri, span)
+    found = source.definition(m, line, col)  # on an opcode: the shader source it came from
+    if found is None:
+        return None
+    path, sl, sc = found
+    return T.Location(path.as_uri(), T.Range(T.Position(sl, sc), T.Position(sl, sc)))
 
 
 @server.feature(T.TEXT_DOCUMENT_REFERENCES)
@@ -611,11 +634,16 @@ def on_signature(params: T.SignatureHelpParams, m, doc, line: int, col: int):
 @_guard
 def on_inlay(ls: SpvServer, params: T.InlayHintParams):
     m, doc = _module(ls, params.text_document.uri)
-    if m is None or not ls.ws.settings.inlay_hints:
+    if m is None:
         return []
-    return [T.InlayHint(_pos(doc, line, col), label if kind == "type" else f"={label}",
-                        kind=T.InlayHintKind.Type if kind == "type" else T.InlayHintKind.Parameter)
-            for line, col, label, kind in inlay.inlay_hints(m, params.range.start.line, params.range.end.line)]
+    first, last = params.range.start.line, params.range.end.line
+    hints = [T.InlayHint(_pos(doc, line, col), label if kind == "type" else f"={label}",
+                         kind=T.InlayHintKind.Type if kind == "type" else T.InlayHintKind.Parameter)
+             for line, col, label, kind in inlay.inlay_hints(m, first, last)] if ls.ws.settings.inlay_hints else []
+    if ls.ws.settings.source_hints:
+        hints += [T.InlayHint(_pos(doc, line, col), label, padding_left=True)
+                  for line, col, label in source.source_hints(m, first, last)]
+    return hints
 
 
 @server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
@@ -633,7 +661,7 @@ def on_code_action(ls: SpvServer, params: T.CodeActionParams):
         for fix in d.fixes:
             edits = [T.TextEdit(_range(doc, e.line, e.start, e.end), e.text) for e in fix.edits]
             out.append(T.CodeAction(fix.title, kind=T.CodeActionKind.QuickFix,
-                                    diagnostics=[_lsp_diagnostic(doc, uri, d)], is_preferred=fix is d.fixes[0],
+                                    diagnostics=[_lsp_diagnostic(doc, uri, d, a.module)], is_preferred=fix is d.fixes[0],
                                     edit=T.WorkspaceEdit(changes={uri: edits})))
     return out
 

@@ -8,6 +8,7 @@ from ..spec import env as envs
 from ..spec.grammar import load
 from ..syntax.document import Document
 from . import ballot, capabilities, coopmat, ids, layout, reconvergence, rotate, syntax, types
+from .origin import attach_sources
 from .diagnostic import Diagnostic
 
 FAMILIES = (syntax, ids, capabilities, types, layout, reconvergence, coopmat, rotate, ballot)
@@ -31,7 +32,7 @@ def _run(m: Module, scope=None) -> list[Diagnostic]:
     for family in FAMILIES:
         diags.extend(family.check(m, scope))
     diags.sort(key=lambda d: (d.line, d.start, d.code))
-    return diags
+    return attach_sources(m, diags)
 
 
 def analyze(doc: Document, target_env: str | None = None, previous: Analysis | None = None) -> Analysis:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..model.sourcemap import SourceLoc
+
 ERROR, WARNING, INFO, HINT = "error", "warning", "information", "hint"
 
 
@@ -42,6 +44,7 @@ class Diagnostic:
     message: str
     related: tuple[Related, ...] = field(default=())
     fixes: tuple[Fix, ...] = field(default=())
+    source: SourceLoc | None = None  # where the instruction came from in the shader source (OpLine, DebugLine)
 
     @property
     def family(self) -> str:

@@ -28,8 +28,10 @@ _PLAIN = Paint(False)
 
 def format_text(path: str, d: Diagnostic, paint: Paint = _PLAIN) -> str:
     sev = _SEVERITY_WORD.get(d.severity, d.severity)
-    return (f"{paint('path', f'{path}:{d.line + 1}:{d.start + 1}:')} {paint(sev, sev + ':')} {d.message} "
+    text = (f"{paint('path', f'{path}:{d.line + 1}:{d.start + 1}:')} {paint(sev, sev + ':')} {d.message} "
             f"{paint('code', f'[{d.code}]')}")
+    # Where the instruction came from in the shader source, under the header as rustc puts it.
+    return text + f"\n  {paint('gutter', '-->')} {d.source}" if d.source is not None else text
 
 
 def format_related(path: str, d: Diagnostic, paint: Paint = _PLAIN) -> list[str]:
@@ -66,6 +68,7 @@ def snippet(lines: list[str], line: int, start: int, end: int, paint: Paint, sev
 def format_json(path: str, d: Diagnostic) -> dict:
     return {"path": path, "line": d.line + 1, "column": d.start + 1, "endColumn": d.end + 1,
             "severity": d.severity, "code": d.code, "message": d.message,
+            "source": {"file": d.source.file, "line": d.source.line, "column": d.source.column} if d.source else None,
             "related": [{"line": r.line + 1, "column": r.start + 1, "message": r.message} for r in d.related],
             "fixes": [{"title": f.title, "edits": [{"line": e.line + 1, "column": e.start + 1, "endColumn": e.end + 1,
                                                    "text": e.text} for e in f.edits]} for f in d.fixes]}

@@ -7,6 +7,7 @@ from ..model.module import Module
 from ..model.types import type_text
 from ..spec.grammar import ext_set
 from .docs import enumerant_md, ext_set_doc, extension_md, instruction_md, term_md
+from .source import hover_note
 
 
 def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
@@ -21,7 +22,9 @@ def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
     span = (tok.start, tok.end)
     if tok.kind == "OPNAME":
         spec = m.grammar.instruction(tok.text)
-        return (instruction_md(spec), span) if spec else None
+        note = hover_note(m, line) if inst is not None else ""
+        md = "\n\n---\n\n".join(x for x in (note, instruction_md(spec) if spec else "") if x)
+        return (md, span) if md else None
     if tok.kind == "ID":
         return _id(m, tok.text) + _as_operand(m, inst, tok), span
     if tok.kind == "WORD" and inst is not None:

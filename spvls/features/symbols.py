@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model.module import Module
+from ..model.sourcemap import function_names
 from ..model.types import describe
 
 
@@ -56,11 +57,14 @@ def _document_symbols(m: Module) -> list[Symbol]:
         out.append(Symbol(m.name_of(inst.result) if kind == "variable" else inst.result, kind, detail,
                           inst.line, inst.line, _sel(inst)))
     with_blocks = sum(len(f.blocks) for f in m.functions) <= MAX_BLOCK_SYMBOLS
+    # Functions known only by a number (spirv-dis --raw-id, or no OpName) take their DebugFunction's name.
+    source_names = function_names(m) if any(m.name_of(f.id)[1:].isdigit() for f in m.functions) else {}
     for f in m.functions:
         detail = describe(m, m.definition(f.inst.result_type)) if f.inst.result_type else ""
         if not with_blocks:
             detail += f" · {len(f.blocks)} block" + ("" if len(f.blocks) == 1 else "s")
-        sym = Symbol(m.name_of(f.id), "function", detail, f.line, f.end_line, _sel(f.inst))
+        name = m.name_of(f.id)
+        sym = Symbol(source_names.get(f.id, name) if name[1:].isdigit() else name, "function", detail, f.line, f.end_line, _sel(f.inst))
         if not with_blocks:
             out.append(sym)
             continue

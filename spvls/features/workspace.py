@@ -26,12 +26,14 @@ def _boolean(value):
 class Settings:
     target_env: str | None = None
     inlay_hints: bool = True
+    source_hints: bool = False  # `a.comp:7` where each run of instructions from one source line starts
 
     # Each setting's key, the attribute it sets, and a reader that returns the value or raises
     # ValueError with what is wrong. A new setting is one more line here.
     KEYS = {
         "targetEnv": ("target_env", _target_env),
         "inlayHints": ("inlay_hints", _boolean),
+        "sourceHints": ("source_hints", _boolean),
     }
 
     def update(self, raw) -> list[str]:

@@ -278,6 +278,9 @@ class Module:
             if self.doc.span[n] != 1 or (old and old.opname in STRUCTURAL) or \
                     self._opname_of(new) in STRUCTURAL:
                 return None
+            # DebugFunctionDefinition names a function for the outline, which is kept for the model's life.
+            if "DebugFunctionDefinition" in self.doc.texts[n] or (old and "DebugFunctionDefinition" in old.src.text):
+                return None
             if new.opcode is not None and self._block_at(f, n) is None:
                 return None  # between blocks: structure changes
             old_res = old.result if old else None

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..syntax.parser import int_value
 from .module import TERMINATORS, Inst, Module

@@ -1,0 +1,246 @@
+"""From SPIR-V back to the shader source, on real glslangValidator output (-g: OpLine; -gV:
+NonSemantic.Shader.DebugInfo.100; spirv-opt inlining: DebugInlinedAt). Expected lines are found in
+the test shaders' own text."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from shaders import build, line_of, source_text
+
+from spvls.checks import analyze
+from spvls.cli.check import check_file
+from spvls.features import hover, source, symbols
+from spvls.model import sourcemap
+from spvls.syntax.document import Document
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPVLS_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def module(path: Path, uri: str | None = None):
+    return analyze(Document(path.read_text(), uri=uri or str(path))).module
+
+
+def function(m, name: str):
+    """A function by its source name (OpName `square(f1;`, or its DebugFunction)."""
+    names = sourcemap.function_names(m)
+    for f in m.functions:
+        if names.get(f.id, m.name_of(f.id).split("(")[0]) == name:
+            return f
+    raise AssertionError(f"no function {name}")
+
+
+def first(m, fn_name: str, opname: str):
+    return next(i for i in m.insts_in(function(m, fn_name)) if i.opname == opname)
+
+
+def col(inst) -> int:
+    return inst.src.opcode.start
+
+
+COMPUTE = [  # (function, opcode, file, text on the source line)
+    ("main", "OpULessThan", "sum.comp", "for (uint i = 0u"),
+    ("main", "OpFunctionCall", "sum.comp", "acc += square("),
+    ("main", "OpReturn", "sum.comp", "values[id] = acc;"),
+    ("square", "OpFMul", "sum.comp", "return x * x;"),
+    ("weight", "OpUMod", "common.glsl", "return float(i % 7u)"),
+]
+
+
+@pytest.mark.parametrize("variant", ["g", "gV"])
+def test_compute_locations_hover_and_definition(tmp_path, variant):
+    m = module(build(tmp_path, "sum.comp", variant))
+    for fn, op, file, needle in COMPUTE:
+        inst = first(m, fn, op)
+        loc = sourcemap.location(m, inst.line)
+        want = line_of(file, needle)
+        assert (Path(loc.file).name, loc.line, loc.column) == (file, want, 0), (fn, op)
+        # Definition on the opcode: the file on disk next to the document, at that line.
+        assert source.definition(m, inst.line, col(inst)) == ((tmp_path / file).resolve(), want - 1, 0)
+        # Hover: file:line (no column: glslang writes 0), the source line itself, then the opcode's docs.
+        md, _ = hover.hover(m, inst.line, col(inst))
+        head = f"Source: `{loc.file}:{want}`" + (f" in `{fn}`" if variant == "gV" else "")
+        assert md.startswith(f"{head}\n\n```glsl\n{source_text(file, want)}\n```\n\n---\n\n"), md
+    # An OpLine written before a function, with a column.
+    main = function(m, "main")
+    loc = sourcemap.location(m, main.line)
+    assert (loc.file, loc.line) == ("sum.comp", line_of("sum.comp", "void main()")) and loc.column > 0
+    assert str(loc) == f"sum.comp:{loc.line}:{loc.column}"
+
+
+def test_fragment_shader_with_a_line_directive(tmp_path):
+    """`#line 100 "generated.glsl"` names a file that does not exist and is not embedded: no
+    definition target, but hover still says where."""
+    for variant in ("g", "gV"):
+        m = module(build(tmp_path, "shade.frag", variant))
+        call = first(m, "main", "OpFunctionCall")
+        assert str(sourcemap.location(m, call.line)) == f"shade.frag:{line_of('shade.frag', 'c = tint(c)')}"
+        mul = first(m, "tint", "OpFMul")
+        assert sourcemap.location(m, mul.line).line == line_of("shade.frag", "return c * vec3")
+        store = next(i for i in m.insts_in(function(m, "main"))
+                     if i.opname == "OpStore" and i.src.text.split()[1] == "%color")
+        assert str(sourcemap.location(m, store.line)) == "generated.glsl:100"
+        assert source.definition(m, store.line, col(store)) is None
+        md, _ = hover.hover(m, store.line, col(store))
+        assert md.startswith("Source: `generated.glsl:100`")
+
+
+def test_inlined_code_names_its_inlining_chain(tmp_path):
+    m = module(build(tmp_path, "sum.comp", "inlined"))
+    main = function(m, "main")
+    body = m.insts_in(main)
+    call_line = line_of("sum.comp", "acc += square(")
+    square_mul = next(i for i in body if i.opname == "OpFMul"
+                      and sourcemap.location(m, i.line).line == line_of("sum.comp", "return x * x;"))
+    weight_mod = next(i for i in body if i.opname == "OpUMod")
+    assert not any(i.opname == "OpFunctionCall" for i in body)  # spirv-opt inlined both calls
+    for inst, fn, file, needle in ((square_mul, "square", "sum.comp", "return x * x;"),
+                                   (weight_mod, "weight", "common.glsl", "return float(i % 7u)")):
+        line_inst, scope = sourcemap.in_effect(m, inst.line)
+        assert sourcemap.scope_function_name(m, scope) == fn
+        assert sourcemap.inlining(m, scope) == [
+            sourcemap.Inlining("main", sourcemap.SourceLoc("sum.comp", call_line, 0))]
+        md, _ = hover.hover(m, inst.line, col(inst))
+        loc = sourcemap.location_of(m, line_inst)
+        assert md.startswith(f"Source: `{loc}` in `{fn}`\n\n```glsl\n{source_text(file, loc.line)}\n```\n\n"
+                             f"inlined into `main` at sum.comp:{call_line}\n\n---\n\n"), md
+
+
+def test_numeric_ids_take_debug_function_names(tmp_path):
+    m = module(build(tmp_path, "sum.comp", "raw"))
+    assert all(m.name_of(f.id)[1:].isdigit() for f in m.functions)
+    names = [s.name for s in symbols.document_symbols(m) if s.kind == "function"]
+    assert sorted(names) == ["main", "square", "weight"]
+
+
+def test_source_hints_mark_each_run(tmp_path):
+    m = module(build(tmp_path, "sum.comp", "g"))
+    main = function(m, "main")
+    hints = source.source_hints(m, main.line, main.end_line)
+    L = lambda s: f"sum.comp:{line_of('sum.comp', s)}"
+    # A block's label has no location (OpLine ends with its block), so each block starts a run.
+    assert [h[2] for h in hints] == [L("void main()"), L("uint id ="), L("float acc"), L("for (uint"),
+                                     L("for (uint"), L("for (uint"), L("acc += square"), L("for (uint"),
+                                     L("values[id] = acc")]
+    for line, column, _ in hints:
+        assert column == len(m.doc.texts[line].rstrip()) and m.inst_at[line].opname != "OpLine"
+    # A range starting inside a run marks nothing until the next run.
+    inner = hints[6][0]
+    assert [h[0] for h in source.source_hints(m, inner + 1, main.end_line)] == [h[0] for h in hints[7:]]
+
+
+def broken(path: Path) -> Path:
+    """The module with one operand in square's multiply made undefined."""
+    text = path.read_text()
+    lines = text.split("\n")
+    m = analyze(Document(text)).module
+    mul = first(m, "square", "OpFMul")
+    lines[mul.line] = lines[mul.line].rsplit(" ", 1)[0] + " %nowhere"
+    out = path.with_name("broken-" + path.name)
+    out.write_text("\n".join(lines))
+    return out
+
+
+@pytest.mark.parametrize("variant", ["g", "gV"])
+def test_diagnostics_carry_the_source_location_and_check_prints_it(tmp_path, variant):
+    path = broken(build(tmp_path, "sum.comp", variant))
+    want = f"sum.comp:{line_of('sum.comp', 'return x * x;')}"
+    (d,) = [d for d in check_file(path, None) if d.code == "id.undefined"]
+    assert str(d.source) == want
+    out = subprocess.run([sys.executable, "-m", "spvls", "check", str(path)], capture_output=True, text=True,
+                         cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, check=False)
+    lines = out.stdout.splitlines()
+    k = next(i for i, x in enumerate(lines) if x.endswith("[id.undefined]"))
+    assert lines[k + 1] == f"  --> {want}"
+    out = subprocess.run([sys.executable, "-m", "spvls", "check", "--format", "json", str(path)],
+                         capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, check=False)
+    rec = next(r for r in json.loads(out.stdout) if r["code"] == "id.undefined")
+    assert rec["source"] == {"file": "sum.comp", "line": int(want.split(":")[1]), "column": 0}
+
+
+def test_missing_file_falls_back_to_the_embedded_text(tmp_path):
+    """-g embeds the source (OpSource): with the files gone, definition opens a read-only copy of it."""
+    path = build(tmp_path, "sum.comp", "g")
+    elsewhere = tmp_path / "moved"
+    elsewhere.mkdir()
+    m = module(path, uri=(elsewhere / path.name).as_uri())
+    inst = first(m, "square", "OpFMul")
+    want = line_of("sum.comp", "return x * x;")
+    target, line, column = source.definition(m, inst.line, col(inst))
+    assert target.parent.parent == tmp_path / "cache" / "embedded" and target.name == "sum.comp"
+    assert target.read_text().splitlines()[line] == source_text("sum.comp", want) and (line, column) == (want - 1, 0)
+    assert target.read_text() == (tmp_path / "sum.comp").read_text()  # glslang's preamble is left out
+    assert not target.stat().st_mode & 0o222  # read-only
+    md, _ = hover.hover(m, inst.line, col(inst))
+    assert md.startswith(f"Source: `sum.comp:{want}`\n\n```glsl\n{source_text('sum.comp', want)}\n```")
+    # The included file is embedded too.
+    umod = first(m, "weight", "OpUMod")
+    target, line, _ = source.definition(m, umod.line, col(umod))
+    assert target.read_text().splitlines()[line] == source_text("common.glsl", line_of("common.glsl", "% 7u"))
+
+
+def test_missing_file_without_embedded_text_has_no_target(tmp_path):
+    path = build(tmp_path, "sum.comp", "gV")  # -gV embeds no text
+    elsewhere = tmp_path / "moved"
+    elsewhere.mkdir()
+    m = module(path, uri=(elsewhere / path.name).as_uri())
+    inst = first(m, "square", "OpFMul")
+    assert source.definition(m, inst.line, col(inst)) is None
+    md, _ = hover.hover(m, inst.line, col(inst))
+    assert md.startswith(f"Source: `sum.comp:{line_of('sum.comp', 'return x * x;')}` in `square`\n\n---\n\n")
+
+
+def test_edits_keep_locations_and_names_equal_to_a_fresh_analysis(tmp_path):
+    """Typing inside a function (the model updates in place) leaves the same source locations on
+    diagnostics, and the same outline, as analysing the text afresh."""
+    path = build(tmp_path, "sum.comp", "raw")
+    doc = Document(path.read_text())
+    a = analyze(doc)
+    m = a.module
+    edits = []
+    for f in m.functions:
+        for inst in m.insts_in(f):
+            text = inst.src.text
+            if sourcemap.debug_op(m, inst) in ("DebugLine", "DebugScope", "DebugFunctionDefinition") or \
+                    inst.opname in ("OpFMul", "OpLoad"):
+                edits.append((inst.line, len(text)))
+    assert len(edits) > 20
+    for n, (line, end) in enumerate(edits):
+        doc.replace((line, end), (line, end), " %typo" if n % 3 else "x")
+        a = analyze(doc, previous=a)
+        fresh = analyze(Document(doc.text))
+        assert a.diagnostics == fresh.diagnostics
+        assert symbols.document_symbols(a.module) == symbols.document_symbols(fresh.module)
+        assert [sourcemap.location(a.module, i.line) for i in a.module.insts] == \
+            [sourcemap.location(fresh.module, i.line) for i in fresh.module.insts]
+    assert any(d.source is not None for d in a.diagnostics)
+
+
+def test_corpus_files_with_opline(shared):
+    """Every corpus file carrying OpLine: locations, hover and definition on each instruction, nothing raises."""
+    files = sorted(p for p in (shared / "corpus").rglob("*") if p.is_file() and "OpLine " in p.read_text(errors="replace"))
+    assert len(files) >= 4
+    located = targets = 0
+    for path in files:
+        check_file(path, None)
+        m = module(path, uri=path.as_uri())
+        for inst in m.insts:
+            loc = sourcemap.location(m, inst.line)
+            hov = hover.hover(m, inst.line, col(inst))
+            found = source.definition(m, inst.line, col(inst))
+            if loc is not None:
+                located += 1
+                assert hov is not None and hov[0].startswith(f"Source: `{loc}`")
+                targets += found is not None
+            else:
+                assert found is None
+        source.source_hints(m, 0, len(m.doc.lines))
+        symbols.document_symbols(m)
+    print(f"corpus files with OpLine: {len(files)}; located instructions: {located}; with a target: {targets}")
+    assert located > 100 and targets > 100
