@@ -130,15 +130,18 @@ def symbol_prose(g: Grammar, item) -> Prose | None:
     """Registry text for a grammar opcode or enumerant. A core name (one with a SPIR-V version)
     takes text only from the extensions the grammar lists on it (it was promoted from them): other
     documents that name it only amend its core definition. Otherwise the text comes from the
-    extensions that add it, else from the document that defines its siblings, else from the one
-    document that defines it."""
+    extensions that add it, else from the documents that define its siblings, else (a kind no
+    document defines) from the one document that defines the name."""
     names = (item.name, *item.aliases)
     if item.version is not None:
         return prose(names, only=item.extensions) if item.extensions else None
-    for pool in (extensions_of(g, item), _sibling_documents(g, item)):
+    siblings = _sibling_documents(g, item)
+    for pool in (extensions_of(g, item), siblings):
         found = prose(names, only=pool) if pool else None
         if found:
             return found
+    if siblings:  # its kind is documented elsewhere: a same-named value there is another thing
+        return None
     docs = {d for n in names for d in defined_in(n)}
     return prose(names) if len(docs) == 1 else None
 

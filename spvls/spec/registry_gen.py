@@ -58,6 +58,7 @@ def markdown(text: str) -> str:
     t = re.sub(r"link:(\S+?)\[([^\]]*)\]", lambda m: f"[{m.group(2) or m.group(1)}]({m.group(1)})", t)
     t = re.sub(r"(?<![(\[])(https?://[^\s\[\]]+)\[([^\]]+)\]", r"[\2](\1)", t)
     t = re.sub(r"pass:\w*\[([^\]]*)\]", r"\1", t)
+    t = re.sub(r"\[[\w.-]+\]#([^#\n]+)#", r"\1", t)  # [blue]#text#: a colour role
     t = re.sub(r"`\+(.+?)\+`", r"`\1`", t)
     t = t.replace("{nbsp}", " ").replace("{plus}", "+")
     t = re.sub(r"(?<![\w*])\*\*?(\S(?:[^*\n]*?\S)?)\*\*?(?![\w*])", r"**\1**", t)

@@ -109,6 +109,9 @@ def test_a_generic_name_takes_the_text_of_its_kind():
     by_kind = {d.kind: d for d in lookup.find("NoneKHR")}
     assert by_kind["CooperativeMatrixOperands"].source == "SPV_KHR_cooperative_matrix"
     assert by_kind["RayFlags"].source in ("SPV_KHR_ray_query", "SPV_KHR_ray_tracing")
+    # SPV_NV_raw_access_chains defines a "None" of its own operands: not the one of INTEL's matrix operands.
+    by_kind = {d.kind: d for d in lookup.find("None")}
+    assert by_kind["MatrixMultiplyAccumulateOperands"].source != "SPV_NV_raw_access_chains"
 
 
 def test_core_items_link_to_their_anchor_and_capabilities_say_implicitly_declares():
