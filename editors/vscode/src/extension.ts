@@ -2,6 +2,7 @@
 import * as vscode from "vscode";
 import { execFileSync } from "child_process";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
+import { CfgPanel } from "./cfgPanel";
 
 let client: LanguageClient | undefined;
 
@@ -64,7 +65,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await client?.stop();
       client = undefined;
       await start(context);
-    })
+    }),
+    vscode.commands.registerCommand("spvls.cfg.show", () => CfgPanel.show(context, () => client))
   );
   await start(context);
 }

@@ -50,6 +50,50 @@ function M.attach(bufnr, opts)
   return id
 end
 
+-- The system's viewer for a file: xdg-open on Linux and BSD, open on macOS, start on Windows.
+local function default_viewer()
+  if vim.fn.has("mac") == 1 then return { "open" } end
+  if vim.fn.has("win32") == 1 then return { "cmd", "/c", "start", "" } end
+  return { "xdg-open" }
+end
+
+-- :SpvlsCfg — the control-flow graph of the function at the cursor (spvls.showCfg), written as
+-- SVG (DOT when Graphviz is not installed where spvls runs) and opened with the system's viewer.
+--   opts.output: the file to write (default: a temporary file); opts.viewer: the command words to
+--   open it with (the path is appended); opts.on_done(path, answer) is called after.
+function M.show_cfg(opts)
+  opts = opts or {}
+  local bufnr = vim.api.nvim_get_current_buf()
+  local cursor = vim.api.nvim_win_get_cursor(0)
+  -- The server picks the function by line: the column (bytes here) needs no conversion.
+  local params = {
+    command = "spvls.showCfg",
+    arguments = { { uri = vim.uri_from_bufnr(bufnr), position = { line = cursor[1] - 1, character = cursor[2] } } },
+  }
+  vim.lsp.buf_request(bufnr, "workspace/executeCommand", params, function(err, result)
+    if err or not result then
+      vim.notify("spvls: no control-flow graph: " .. vim.inspect(err and err.message or err), vim.log.levels.ERROR)
+      return
+    end
+    if not result.dot then
+      vim.notify("spvls: " .. (result.message or "no function here"), vim.log.levels.WARN)
+      return
+    end
+    local ext = result.svg ~= nil and result.svg ~= vim.NIL and "svg" or "dot"
+    local path = opts.output or (vim.fn.tempname() .. "-cfg." .. ext)
+    local f = assert(io.open(path, "w"))
+    f:write(ext == "svg" and result.svg or result.dot)
+    f:close()
+    local cmd = vim.list_extend(vim.deepcopy(opts.viewer or M.viewer or default_viewer()), { path })
+    if vim.fn.executable(cmd[1]) == 1 then
+      vim.fn.jobstart(cmd, { detach = true })
+    else
+      vim.notify("spvls: wrote " .. path .. " (no '" .. cmd[1] .. "' to open it)", vim.log.levels.WARN)
+    end
+    if opts.on_done then opts.on_done(path, result) end
+  end)
+end
+
 function M.setup(opts)
   M.opts = vim.tbl_deep_extend("force", defaults, opts or {})
   local group = vim.api.nvim_create_augroup("spvls", { clear = true })
@@ -58,6 +102,9 @@ function M.setup(opts)
     pattern = M.opts.filetypes,
     callback = function(args) M.attach(args.buf) end,
   })
+  M.viewer = M.opts.viewer
+  vim.api.nvim_create_user_command("SpvlsCfg", function() M.show_cfg() end,
+    { desc = "spvls: open the control-flow graph of the function at the cursor" })
 end
 
 return M
