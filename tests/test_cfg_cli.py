@@ -16,7 +16,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def spvls(*args, env=None):
     return subprocess.run([sys.executable, "-m", "spvls", "cfg", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, env=env or dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+                          cwd=ROOT, env=env or dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120, check=False)
 
 
 @pytest.fixture

@@ -268,8 +268,8 @@ def _arrow_dot(a: Arrow, indent: str) -> str:
 def _cluster_dot(c: Cluster, names: dict[str, str], indent: str) -> list[str]:
     header = names.get(c.header, c.header)
     out = [f"{indent}subgraph {c.id} {{",
-           f"{indent}  label={quote(f'{c.kind} {header}')}; style=filled; color=gray60; "
-           f"fillcolor={quote(CLUSTER_COLOURS[c.kind])}; class={quote('construct ' + c.kind)};"]
+           (f"{indent}  label={quote(f'{c.kind} {header}')}; style=filled; color=gray60; "
+            f"fillcolor={quote(CLUSTER_COLOURS[c.kind])}; class={quote('construct ' + c.kind)};")]
     out += [f"{indent}  {n};" for n in c.nodes]
     for k in c.children:
         out += _cluster_dot(k, names, indent + "  ")
@@ -329,7 +329,7 @@ def render_svg(dot: str, timeout: float = 60) -> str | None:
     exe = shutil.which("dot")
     if exe is None:
         return None
-    r = subprocess.run([exe, "-Tsvg"], input=dot.encode("utf-8"), capture_output=True, timeout=timeout)
+    r = subprocess.run([exe, "-Tsvg"], input=dot.encode("utf-8"), capture_output=True, timeout=timeout, check=False)
     if r.returncode != 0:
         raise RuntimeError(f"dot failed: {r.stderr.decode('utf-8', 'replace').strip()}")
     return r.stdout.decode("utf-8")
