@@ -350,7 +350,7 @@ def on_completion(params: T.CompletionParams, m, doc, line: int, col: int):
     # An id is documented from its module, so its item says which document that is.
     datas = [{**it.data, "uri": uri} if it.data.get("kind") == "id" else it.data for it in found]
     # Items that differ only in label, detail and order share their range, format and data once
-    # (LSP 3.17 itemDefaults), when the client takes them: 277 capabilities then cost 31 KB of JSON, not 84.
+    # (LSP 3.17 itemDefaults), when the client takes them: 277 capabilities then cost 37 KB of JSON, not 90.
     shared = _defaults_supported() and found and len({(it.replace_start, it.snippet) for it in found}) == 1 \
         and all(it.insert_text in (None, it.label) for it in found) and all(d == datas[0] for d in datas)
     defaults = None

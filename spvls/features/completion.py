@@ -43,8 +43,9 @@ def _needs(m: Module, item) -> str:
     return " — not in this SPIR-V version"
 
 
-def _ext_note(name: str) -> str:
-    ext = docs.extension_of(name)
+def _ext_note(item) -> str:
+    """The extension an item comes from: one of the four's, else the first the grammar lists."""
+    ext = docs.extension_of(item.name) or (item.extensions[0] if item.extensions else None)
     return f" ({ext})" if ext else ""
 
 
@@ -82,7 +83,7 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
         out = []
         for e in kind.canonical():
             allowed = declaring or m.allows(e)
-            detail = f"{kind.kind}{_ext_note(e.name)}{'' if allowed else _needs(m, e)}"
+            detail = f"{kind.kind}{_ext_note(e)}{'' if allowed else _needs(m, e)}"
             group = ""
             if place:
                 group, note = place(e.name)
@@ -149,7 +150,7 @@ def _opcodes(m: Module, c) -> list[Item]:
             continue
         with_result = inst.has_result and not c.has_result
         allowed = m.allows(inst)
-        detail = f"{inst.cls or 'instruction'}{_ext_note(inst.name)}{'' if allowed else _needs(m, inst)}"
+        detail = f"{inst.cls or 'instruction'}{_ext_note(inst)}{'' if allowed else _needs(m, inst)}"
         out.append(Item(inst.name, "keyword", detail, {"kind": "instruction"}, insert_text=_snippet(inst, with_result),
                         snippet=True, sort_text=_rank(inst.name, allowed), replace_start=c.start))
     return out

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from ..spec import registry
+from ..spec import docs, registry
 from ..spec.grammar import ext_set, load
 from ..spec.names import suggest
-from .docs import Doc, about, enumerant_doc, ext_set_doc, extension_doc, instruction_doc
+from .docs import Doc, about, enumerant_doc, ext_set_doc, extension_doc, instruction_doc, term_md
 from .rules import code_doc, codes
 
 
@@ -39,6 +39,11 @@ def find(name: str) -> list[Doc]:
             out.append(instruction_doc(i, s.name, g=g))
     if name in codes():
         out.append(code_doc(name))
+    term = term_md(name)
+    if term:  # a term the four extension texts define ("Tangle")
+        entry = docs.index()[name]
+        page = registry.documents().get(entry.extension)
+        out.append(Doc(name, "term", term, entry.extension, page.url if page else ""))
     if not out:
         out.extend(_registry_only(name))
     return out
@@ -59,6 +64,7 @@ def _registry_only(name: str) -> list[Doc]:
 def all_names() -> list[str]:
     g = load()
     names = set(g.instructions) | set(g.extensions) | set(codes()) | set(g.ext_sets) | set(registry.documents())
+    names.update(n for n, e in docs.index().items() if e.kind == "term")
     for kind in g.kinds.values():
         names.update(kind.enumerants)
     for s in g.ext_sets.values():

@@ -223,3 +223,28 @@ def test_completion_sends_no_documentation_and_resolve_fills_it():
     # A client that drops the data: the label alone names the item.
     assert completion.resolve("Shader", None) == completion.resolve("Shader", {"kind": "Capability"})
     assert completion.resolve("NoSuchThing", {"kind": "Capability"}) is None
+
+
+@pytest.mark.parametrize("ext,words", [
+    ("SPV_VALVE_mixed_float_dot_product", "dot product operations on low precision inputs"),
+    ("SPV_SAMSUNG_intrinsic", "associates a SPIR-V id with a vendor-defined intrinsic"),
+    ("SPV_HUAWEI_subpass_shading", "subpass"),
+])
+def test_doc_for_extensions_the_grammar_does_not_name(capsys, ext, words):
+    assert main(["doc", ext]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(ext) and words in out and f"<{PAGE}{ext.split('_')[1]}/{ext}.html>" in out
+
+
+def test_doc_for_a_term_of_the_four_texts(capsys):
+    assert main(["doc", "Tangle"]) == 0
+    assert "The set of invocations that execute the same dynamic instance of an instruction." \
+        in capsys.readouterr().out
+
+
+def test_completion_details_name_the_extension():
+    m = analyze(Document("OpCapability \n")).module
+    by_label = {i.label: i for i in completion.complete(m, 0, 13)}
+    assert by_label["MeshShadingEXT"].detail == "Capability (SPV_EXT_mesh_shader)"
+    assert by_label["CooperativeMatrixKHR"].detail == "Capability (SPV_KHR_cooperative_matrix)"
+    assert by_label["Shader"].detail == "Capability"
