@@ -244,3 +244,26 @@ def test_corpus_files_with_opline(shared):
         symbols.document_symbols(m)
     print(f"corpus files with OpLine: {len(files)}; located instructions: {located}; with a target: {targets}")
     assert located > 100 and targets > 100
+
+
+def test_opencl_debuginfo_literals_inlining_and_embedded_text(tmp_path):
+    """OpenCL.DebugInfo.100 (hand-written, accepted by spirv-val): literal line numbers, the
+    DebugFunction 'Function' operand, and the DebugSource text as the definition target."""
+    from helpers import tool
+
+    path = ROOT / "tests" / "data" / "source" / "opencl-debuginfo.spvasm"
+    subprocess.run([tool("spirv-as"), "--target-env", "spv1.3", str(path), "-o", str(tmp_path / "cl.spv")], check=True)
+    subprocess.run([tool("spirv-val"), str(tmp_path / "cl.spv")], check=True)
+    m = module(path)
+    assert sourcemap.function_names(m) == {"%main": "main"}
+    mul, add = first(m, "main", "OpFMul"), first(m, "main", "OpFAdd")
+    line_inst, scope = sourcemap.in_effect(m, mul.line)
+    assert str(sourcemap.location_of(m, line_inst)) == "kernel.hlsl:11:5"
+    assert sourcemap.scope_function_name(m, scope) == "scale"
+    assert sourcemap.inlining(m, scope) == [sourcemap.Inlining("main", sourcemap.SourceLoc("kernel.hlsl", 3, 0))]
+    assert str(sourcemap.location(m, add.line)) == "kernel.hlsl:3:5"
+    target, line, column = source.definition(m, add.line, col(add))
+    assert target.name == "kernel.hlsl" and (line, column) == (2, 4)
+    assert target.read_text().split("\n")[line] == "    float x = scale(2.0);"
+    md, _ = hover.hover(m, add.line, col(add))
+    assert md.startswith("Source: `kernel.hlsl:3:5` in `main`\n\n```hlsl\n    float x = scale(2.0);\n```\n\n---")

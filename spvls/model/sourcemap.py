@@ -178,6 +178,37 @@ def in_effect(m: Module, line: int) -> tuple[Inst | None, Inst | None]:
     return found_line, found_scope
 
 
+def line_states(m: Module, lines: Iterable[int]) -> dict[int, Inst]:
+    """The OpLine/DebugLine in effect on each of these instruction lines (those with none left out).
+    Each walk back stops at the previous line asked about, so the cost follows the gaps between
+    them, never the module's size (a keystroke's re-check asks for one function's diagnostics)."""
+    out: dict[int, Inst] = {}
+    floor, floor_after = -1, None  # the previous line's index, and the state after it
+    for line in sorted(set(lines)):
+        k = _index(m, line)
+        if k >= len(m.insts) or m.insts[k].line != line:
+            continue
+        state = None
+        for i in range(k, -1, -1):
+            if i == floor:
+                state = floor_after
+                break
+            inst = m.insts[i]
+            kind = _kind(m, inst)
+            if kind == "end" and i < k:
+                break
+            if kind in ("line", "noline"):
+                state = inst if kind == "line" else None
+                break
+            if inst.opname == "OpFunction":
+                state = _entry_line(m, inst.line, i)
+                break
+        if state is not None:
+            out[line] = state
+        floor, floor_after = k, None if _kind(m, m.insts[k]) in ("end", "noline") else state
+    return out
+
+
 def sweep(m: Module, insts: Iterable[Inst], line: Inst | None = None, scope: Inst | None = None):
     """(instruction, OpLine/DebugLine in effect, DebugScope in effect) for consecutive
     instructions, starting from the given state."""
