@@ -1,11 +1,5 @@
 -- Drives Neovim as a real LSP client: the shipped editors/nvim module starts spvls.
-local out_path = os.getenv("SPVLS_NVIM_OUT")
-vim.opt.runtimepath:prepend(os.getenv("SPVLS_NVIM_RTP"))
-vim.cmd("filetype on")
-require("spvls").setup({ cmd = { os.getenv("SPVLS_PYTHON"), "-m", "spvls" } })
-vim.cmd("edit " .. os.getenv("SPVLS_EXAMPLE"))
-local bufnr = vim.api.nvim_get_current_buf()
-local uri = vim.uri_from_bufnr(bufnr)
+local out_path, bufnr, uri = dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "nvim_open.lua")
 local result = { filetype = vim.bo.filetype, diagnostics = {}, completion = {} }
 
 vim.wait(30000, function() return #vim.diagnostic.get(bufnr) > 0 end, 50)

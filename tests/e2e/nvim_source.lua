@@ -1,12 +1,6 @@
 -- Neovim as a real client of the source map: go to definition on an opcode (the user's gd) jumps to
 -- the shader source; hover shows the location. SPVLS_NVIM_LINE/COL: the opcode's position (0-based).
-local out_path = os.getenv("SPVLS_NVIM_OUT")
-vim.opt.runtimepath:prepend(os.getenv("SPVLS_NVIM_RTP"))
-vim.cmd("filetype on")
-require("spvls").setup({ cmd = { os.getenv("SPVLS_PYTHON"), "-m", "spvls" } })
-vim.cmd("edit " .. os.getenv("SPVLS_EXAMPLE"))
-local bufnr = vim.api.nvim_get_current_buf()
-local uri = vim.uri_from_bufnr(bufnr)
+local out_path, bufnr, uri = dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "nvim_open.lua")
 local line, col = tonumber(os.getenv("SPVLS_NVIM_LINE")), tonumber(os.getenv("SPVLS_NVIM_COL"))
 local result = {}
 
