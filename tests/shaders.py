@@ -8,10 +8,11 @@ from helpers import required_program, tool
 
 SOURCES = Path(__file__).resolve().parent / "data" / "source"
 
-# -g: OpLine and OpSource with the text; -gV: NonSemantic.Shader.DebugInfo.100; "inlined": -gV, then
+# -g: OpLine and OpSource with the text; -gV: NonSemantic.Shader.DebugInfo.100 (-gVS: with the text
+# in DebugSource); "inlined": -gV, then
 # spirv-opt inlines the calls (DebugInlinedAt); "raw": -gV disassembled with numeric ids and its
 # OpName lines left out (the module as a name-stripping tool leaves it).
-FLAGS = {"g": ["-g"], "gV": ["-gV"], "inlined": ["-gV"], "raw": ["-gV"]}
+FLAGS = {"g": ["-g"], "gV": ["-gV"], "gVS": ["-gVS"], "inlined": ["-gV"], "raw": ["-gV"]}
 
 
 def build(dest: Path, shader: str, variant: str) -> Path:

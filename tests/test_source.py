@@ -164,9 +164,11 @@ def test_diagnostics_carry_the_source_location_and_check_prints_it(tmp_path, var
     assert rec["source"] == {"file": "sum.comp", "line": int(want.split(":")[1]), "column": 0}
 
 
-def test_missing_file_falls_back_to_the_embedded_text(tmp_path):
-    """-g embeds the source (OpSource): with the files gone, definition opens a read-only copy of it."""
-    path = build(tmp_path, "sum.comp", "g")
+@pytest.mark.parametrize("variant", ["g", "gVS"])
+def test_missing_file_falls_back_to_the_embedded_text(tmp_path, variant):
+    """-g embeds the source in OpSource, -gVS in DebugSource: with the files gone, definition opens a
+    read-only copy of it."""
+    path = build(tmp_path, "sum.comp", variant)
     elsewhere = tmp_path / "moved"
     elsewhere.mkdir()
     m = module(path, uri=(elsewhere / path.name).as_uri())
@@ -178,7 +180,8 @@ def test_missing_file_falls_back_to_the_embedded_text(tmp_path):
     assert target.read_text() == (tmp_path / "sum.comp").read_text()  # glslang's preamble is left out
     assert not target.stat().st_mode & 0o222  # read-only
     md, _ = hover.hover(m, inst.line, col(inst))
-    assert md.startswith(f"Source: `sum.comp:{want}`\n\n```glsl\n{source_text('sum.comp', want)}\n```")
+    fn = " in `square`" if variant == "gVS" else ""
+    assert md.startswith(f"Source: `sum.comp:{want}`{fn}\n\n```glsl\n{source_text('sum.comp', want)}\n```")
     # The included file is embedded too.
     umod = first(m, "weight", "OpUMod")
     target, line, _ = source.definition(m, umod.line, col(umod))
@@ -267,3 +270,36 @@ def test_opencl_debuginfo_literals_inlining_and_embedded_text(tmp_path):
     assert target.read_text().split("\n")[line] == "    float x = scale(2.0);"
     md, _ = hover.hover(m, add.line, col(add))
     assert md.startswith("Source: `kernel.hlsl:3:5` in `main`\n\n```hlsl\n    float x = scale(2.0);\n```\n\n---")
+
+
+def test_broken_debug_info_never_raises(tmp_path):
+    """Debug instructions with operands dropped, swapped or undefined (a scope its own parent, an
+    inlining chain that loops, a string left open): every feature still answers."""
+    import random
+
+    text = build(tmp_path, "sum.comp", "inlined").read_text()
+    lines = text.split("\n")
+    debug = [n for n, x in enumerate(lines) if "OpLine" in x or "Debug" in x or "OpString" in x or "OpSource" in x]
+    rng = random.Random(18)
+    for _ in range(60):
+        mangled = list(lines)
+        for n in rng.sample(debug, 6):
+            words = mangled[n].split(" ")
+            i = rng.randrange(len(words))
+            choice = rng.randrange(4)
+            if choice == 0:
+                del words[i]
+            elif choice == 1:
+                words[i] = rng.choice(["%17", "%224", "%18", "%nowhere", "%uint_0", "0", "-1", "99999999999"])
+            elif choice == 2:
+                words.append(rng.choice(["%224", "%17", '"open']))
+            else:
+                words[i], words[-1] = words[-1], words[i]
+            mangled[n] = " ".join(words)
+        m = analyze(Document("\n".join(mangled), uri=(tmp_path / "x.spvasm").as_uri())).module
+        for inst in m.insts:
+            if inst.src.opcode is not None:
+                hover.hover(m, inst.line, col(inst))
+                source.definition(m, inst.line, col(inst))
+        source.source_hints(m, 0, len(m.doc.lines))
+        symbols.document_symbols(m)

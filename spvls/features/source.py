@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 import stat
+import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -91,9 +92,27 @@ def embedded_file(m: Module, file: str) -> Path | None:
     return path
 
 
+# Where each source file of a document was found, for a moment: the diagnostics published on a
+# keystroke may name the same file thousands of times, and each look-up touches the disk.
+_FOUND: dict[tuple[str, str, int], tuple[float, Path | None]] = {}
+_FOUND_FOR = 2.0  # seconds
+
+
+def _find(m: Module, file: str) -> Path | None:
+    key, now = (m.doc.uri, file, id(embedded_texts(m))), time.monotonic()
+    hit = _FOUND.get(key)
+    if hit is not None and now - hit[0] < _FOUND_FOR:
+        return hit[1]
+    if len(_FOUND) > 4096:
+        _FOUND.clear()
+    path = on_disk(m, file) or embedded_file(m, file)
+    _FOUND[key] = (now, path)
+    return path
+
+
 def target(m: Module, loc: SourceLoc) -> tuple[Path, int, int] | None:
     """(file, 0-based line, 0-based column) of a location: on disk first, else the embedded text."""
-    path = on_disk(m, loc.file) or embedded_file(m, loc.file)
+    path = _find(m, loc.file)
     if path is None:
         return None
     return path, max(loc.line - 1, 0), max(loc.column - 1, 0)
