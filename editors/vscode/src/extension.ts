@@ -27,7 +27,8 @@ function serverCommand(): { command: string; args: string[] } | undefined {
 function settings() {
   const cfg = vscode.workspace.getConfiguration("spvls");
   const env = cfg.get<string>("targetEnv", "auto");
-  return { targetEnv: env === "auto" ? null : env, inlayHints: cfg.get<boolean>("inlayHints", true) };
+  return { targetEnv: env === "auto" ? null : env, inlayHints: cfg.get<boolean>("inlayHints", true),
+           sourceHints: cfg.get<boolean>("sourceHints", false) };
 }
 
 async function start(context: vscode.ExtensionContext): Promise<void> {
