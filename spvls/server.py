@@ -376,11 +376,9 @@ def on_completion(params: T.CompletionParams, m, doc, line: int, col: int):
 
 
 def _defaults_supported() -> bool:
-    try:
-        supported = server.client_capabilities.text_document.completion.completion_list.item_defaults or []
-    except AttributeError:  # the client sent no such capability
-        return False
-    return {"editRange", "data", "insertTextFormat"} <= set(supported)
+    text = server.client_capabilities.text_document
+    listing = text.completion.completion_list if text and text.completion else None
+    return {"editRange", "data", "insertTextFormat"} <= set((listing.item_defaults if listing else None) or ())
 
 
 @server.feature(T.COMPLETION_ITEM_RESOLVE)

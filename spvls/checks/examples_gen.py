@@ -21,11 +21,11 @@ OUT = Path(__file__).with_name("examples.json")
 _EXPECT = re.compile(r"\s*; expect:.*$")
 
 
-def _diagnostics(lines: list[str], env: str):
+def _diagnostics(lines: list[str], env: str | None):
     return analyze(Document("\n".join(lines) + "\n"), env).diagnostics
 
 
-def minimize(lines: list[str], keep: int, code: str, env: str) -> tuple[list[str], int]:
+def minimize(lines: list[str], keep: int, code: str, env: str | None) -> tuple[list[str], int]:
     """The module cut down around line `keep`, and where that line is now."""
     lines = [_EXPECT.sub("", ln) for ln in lines]
     before = _diagnostics(lines, env)
@@ -50,7 +50,8 @@ def build(rules: Path) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for path in sorted(rules.glob("*-fail.spvasm")):
         text = path.read_text(encoding="utf-8")
-        env = re.search(r"; target-env: (\S+)", text).group(1)
+        m = re.search(r"; target-env: (\S+)", text)
+        env = m.group(1) if m else None
         lines = [ln for ln in text.rstrip("\n").split("\n") if not ln.startswith("; target-env:")]
         for n, line in enumerate(lines):
             if "; expect:" not in line:

@@ -240,7 +240,7 @@ def resolve(label: str, data: dict | None, m: Module | None = None) -> str | Non
     if kind == "extinst":
         s = ext_set(g, str(data.get("set", "")))
         inst = s.by_name.get(name) if s else None
-        return instruction_md(inst, s.name) if inst else None
+        return instruction_md(inst, s.name) if s and inst else None
     if kind == "id":
         d = m.definition(name) if m is not None else None
         return f"```spvasm\n{d.src.text.strip()}\n```" if d else None

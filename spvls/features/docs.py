@@ -102,7 +102,7 @@ def _ext_inst_doc(inst: Instruction, set_name: str, head: str) -> Doc:
     md = f"{head}\n\nExtended instruction {inst.opcode} of `{set_name}`"
     doc = registry.document_for_set(set_name)
     found = registry.prose((inst.name,), only=(doc.name,)) if doc else None
-    if found:
+    if found and doc:
         md += f"\n\n**{doc.name}**:\n\n{_blockquote(found.text)}\n\n{about(doc)}"
     elif doc:
         md += f"\n\n{about(doc)}"

@@ -7,7 +7,15 @@ import re
 from ..spec import docs, registry
 from ..spec.grammar import ext_set, load
 from ..spec.names import suggest
-from .docs import Doc, about, enumerant_doc, ext_set_doc, extension_doc, instruction_doc, term_md
+from .docs import (
+    Doc,
+    about,
+    enumerant_doc,
+    ext_set_doc,
+    extension_doc,
+    instruction_doc,
+    term_md,
+)
 from .rules import code_doc, codes
 
 
@@ -54,6 +62,8 @@ def _registry_only(name: str) -> list[Doc]:
     out = []
     for doc_name in registry.defined_in(name):
         found = registry.prose((name,), only=(doc_name,))
+        if found is None:
+            continue
         doc = found.document
         md = (f"**{name}** — not in the installed SPIR-V grammar; **{doc.name}** defines it:\n\n"
               + "\n".join(f"> {ln}" if ln else ">" for ln in found.text.split("\n")) + f"\n\n{about(doc)}")

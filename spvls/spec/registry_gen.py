@@ -85,7 +85,8 @@ def markdown(text: str) -> str:
 
 def _trim(md: str) -> str:
     """Whole paragraphs up to MAX_TEXT characters (at least the first)."""
-    out, size = [], 0
+    out: list[str] = []
+    size = 0
     for para in md.split("\n\n"):
         if out and size + len(para) > MAX_TEXT:
             break
@@ -117,7 +118,8 @@ def _sections(lines: list[str]) -> list[tuple[int, str, int]]:
 
 def _body(lines: list[str], start: int, end: int) -> str:
     """Prose lines between two headings, without listing blocks and tables."""
-    keep, skip = [], None
+    keep: list[str] = []
+    skip: str | None = None
     for n in range(start, end):
         s = lines[n].strip()
         if skip:
@@ -207,7 +209,7 @@ _ENUM_PREFIX = re.compile(rf"^({_PREFIXES})(?=[A-Z])")
 
 
 def _listed_tokens(lines: list[str]) -> list[str]:
-    out = []
+    out: list[str] = []
     for line in lines:
         m = _TOKEN_ROW.match(line.strip())
         if m:
