@@ -39,7 +39,7 @@ OpFunctionEnd
 
 def open_doc(client, text: str, name: str | None = None) -> str:
     uri = f"file:///tmp/spvls-test-{next(_n)}-{name or 'doc'}.spvasm"
-    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "spirv", 1, text)))
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "spvasm", 1, text)))
     return uri
 
 

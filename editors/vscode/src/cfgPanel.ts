@@ -62,7 +62,7 @@ export class CfgPanel {
   }
 
   private schedule(editor: vscode.TextEditor | undefined, delay: number): void {
-    if (!editor || editor.document.languageId !== "spirv") {
+    if (!editor || editor.document.languageId !== "spvasm") {
       return;
     }
     clearTimeout(this.timer);

@@ -1,28 +1,10 @@
 // Starts spvls over stdio for SPIR-V assembly documents.
 import * as vscode from "vscode";
-import { execFileSync } from "child_process";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
 import { CfgPanel } from "./cfgPanel";
+import { findServer } from "./server";
 
 let client: LanguageClient | undefined;
-
-function serverCommand(): { command: string; args: string[] } | undefined {
-  const cfg = vscode.workspace.getConfiguration("spvls");
-  const serverPath = cfg.get<string>("serverPath", "");
-  if (serverPath) {
-    return { command: serverPath, args: [] };
-  }
-  const python = cfg.get<string>("pythonPath", "");
-  if (python) {
-    return { command: python, args: ["-m", "spvls"] };
-  }
-  try {
-    execFileSync(process.platform === "win32" ? "where" : "which", ["spvls"]);
-    return { command: "spvls", args: [] };
-  } catch {
-    return undefined;
-  }
-}
 
 function settings() {
   const cfg = vscode.workspace.getConfiguration("spvls");
@@ -32,13 +14,14 @@ function settings() {
 }
 
 async function start(context: vscode.ExtensionContext): Promise<void> {
-  const cmd = serverCommand();
-  if (!cmd) {
-    const choice = await vscode.window.showErrorMessage(
-      "spvls: the language server was not found. Install it with `pip install spvls`, " +
-        "or set spvls.serverPath / spvls.pythonPath.",
-      "Open Settings"
-    );
+  const cfg = vscode.workspace.getConfiguration("spvls");
+  const cmd = findServer({
+    serverPath: cfg.get<string>("serverPath", ""),
+    venv: cfg.get<string>("venv", ""),
+    pythonPath: cfg.get<string>("pythonPath", ""),
+  });
+  if ("error" in cmd) {
+    const choice = await vscode.window.showErrorMessage(`spvls: ${cmd.error}`, "Open Settings");
     if (choice === "Open Settings") {
       vscode.commands.executeCommand("workbench.action.openSettings", "spvls");
     }
@@ -46,7 +29,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   }
   const serverOptions: ServerOptions = { command: cmd.command, args: cmd.args };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ language: "spirv" }],
+    documentSelector: [{ language: "spvasm" }],
     initializationOptions: settings(),
     synchronize: { configurationSection: "spvls" },
   };
