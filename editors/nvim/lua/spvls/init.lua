@@ -1,6 +1,12 @@
 -- Start spvls for SPIR-V assembly buffers.
---   require("spvls").setup({ cmd = { "spvls" }, settings = { targetEnv = "vulkan1.3", inlayHints = true } })
+--   require("spvls").setup({ venv = "~/.venvs/spvls", settings = { targetEnv = "vulkan1.3", inlayHints = true } })
+-- `venv`: a virtual environment with spvls installed (its bin/spvls, or bin/python -m spvls);
+-- `cmd`: the command itself, when not in a venv. Before starting, `<cmd> --version` must say spvls.
 local M = {}
+
+-- spvls is not on PyPI: it installs from a clone of its repository.
+M.install = "python3 -m venv ~/.venvs/spvls && ~/.venvs/spvls/bin/pip install /path/to/spvls "
+  .. "(a clone of the spvls repository), then require('spvls').setup({ venv = '~/.venvs/spvls' })"
 
 local defaults = {
   cmd = { "spvls" },
@@ -28,13 +34,63 @@ end
 
 local clients = {}
 
+-- The command for the options: cmd as given, else the venv's spvls or python -m spvls.
+function M.command(opts)
+  if opts.venv and opts.venv ~= "" then
+    local venv = vim.fn.expand(opts.venv)
+    local exe = venv .. "/bin/spvls"
+    if vim.fn.executable(exe) == 1 then
+      return { exe }
+    end
+    local python = venv .. "/bin/python"
+    if vim.fn.executable(python) == 0 then
+      return nil, "spvls: venv " .. venv .. " is not a virtual environment (no " .. python .. "). Create one: "
+        .. M.install
+    end
+    return { python, "-m", "spvls" }
+  end
+  return opts.cmd
+end
+
+local checked = {}
+
+-- Runs `<cmd> --version` once per command, so a missing spvls is said at once, not after a silent start.
+function M.check(cmd)
+  local key = table.concat(cmd, " ")
+  if checked[key] == nil then
+    local ok = vim.fn.executable(cmd[1]) == 1
+    local out = ok and vim.fn.system(vim.list_extend(vim.deepcopy(cmd), { "--version" })) or ""
+    checked[key] = ok and vim.v.shell_error == 0 and out:sub(1, 6) == "spvls "
+    if not checked[key] then
+      local msg
+      if not ok then
+        msg = "spvls: '" .. cmd[1] .. "' not found. Install it: " .. M.install
+      elseif #cmd > 1 and cmd[2] == "-m" then
+        msg = "spvls: spvls is not installed for " .. cmd[1] .. ". Install it there: " .. cmd[1]
+          .. " -m pip install /path/to/spvls (a clone of the spvls repository)"
+      else
+        msg = "spvls: '" .. key .. " --version' did not run spvls. Install it: " .. M.install
+      end
+      vim.notify(msg, vim.log.levels.ERROR)
+    end
+  end
+  return checked[key]
+end
+
 -- Attach spvls to a buffer: vim.lsp.start on Neovim >= 0.8, start_client + buf_attach_client on 0.7.
-function M.attach(bufnr, opts)
-  opts = vim.tbl_deep_extend("force", defaults, opts or M.opts or {})
-  if vim.fn.executable(opts.cmd[1]) == 0 then
-    vim.notify("spvls: '" .. opts.cmd[1] .. "' not found; install it with: pip install spvls", vim.log.levels.ERROR)
+function M.attach(bufnr, given)
+  local opts = vim.tbl_deep_extend("force", defaults, M.opts or {}, given or {})
+  -- Lists are not merged item by item: the most specific cmd wins whole.
+  opts.cmd = (given and given.cmd) or (M.opts and M.opts.cmd) or defaults.cmd
+  local cmd, err = M.command(opts)
+  if not cmd then
+    vim.notify(err, vim.log.levels.ERROR)
     return nil
   end
+  if not M.check(cmd) then
+    return nil
+  end
+  opts.cmd = cmd
   local config = config_for(opts, bufnr)
   if vim.lsp.start then
     return vim.lsp.start(config, { bufnr = bufnr })
