@@ -60,3 +60,25 @@ def test_emacs_eglot(tmp_path):
     assert {5, 23, 25} <= lines
     assert any("GroupNonUniformShuffleRotateKHR" in text for _, text in result["diagnostics"])
     _common(result, "spvasm-mode", "asm-mode")
+
+
+def test_vim_ale(tmp_path):
+    vim = required_program("vim", ".ci/run installs vim and vim-ale")
+    ale = Path("/usr/share/vim-ale")
+    if not ale.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail("CI needs ALE (.ci/run installs vim-ale)")
+        pytest.skip("ALE is not installed")
+    env, out = _setup(tmp_path)
+    exe = tmp_path / "spvls"  # as a venv's bin/spvls would be
+    exe.write_text(f"#!/bin/sh\nexec {sys.executable} -m spvls \"$@\"\n")
+    exe.chmod(0o755)
+    env.update(SPVLS_VIM_RTP=str(ROOT / "editors" / "vim"), SPVLS_ALE=str(ale), SPVLS_EXE=str(exe))
+    r = subprocess.run([vim, "-N", "-u", "NONE", "-i", "NONE", "-Es", "-S", str(HERE / "vim_client.vim")], env=env,
+                       timeout=180, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["filetype"] == "spvasm"
+    got = {(line, code) for line, code, _ in result["diagnostics"]}
+    assert {(5, "operand.unknown-enumerant"), (23, "rotate.cluster-size"), (25, "reconvergence.same-labels")} <= got
+    _common(result, "spvasm", "asm")
