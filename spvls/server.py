@@ -15,6 +15,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from . import __version__
+from .binary import commands as binary_commands
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from .features import calls, cfg, completion, formatting, hover, inlay, navigation, rules, signature, symbols, tokens
 from .features import source  # its own line: others add features to the line above
@@ -689,7 +690,24 @@ def _plain_range(r: T.Range) -> dict:
             "end": {"line": r.end.line, "character": r.end.character}}
 
 
-COMMANDS = {"spvls.showCfg": show_cfg}
+def disassemble(ls: SpvServer, *args):
+    """[{"uri": U}] -> {"text": the disassembly of the binary module at U}."""
+    try:
+        return binary_commands.disassemble(args)
+    except binary_commands.CommandError as e:
+        raise JsonRpcInvalidParams(e.message, data=e.data or None) from None
+
+
+def assemble(ls: SpvServer, *args):
+    """[{"uri": U, "text": T}] -> {"words": N}: T with U's ids, written over U atomically; refused
+    with the assembler's message and line, U untouched."""
+    try:
+        return binary_commands.assemble(args, ls.ws.settings.target_env)
+    except binary_commands.CommandError as e:
+        raise JsonRpcInvalidParams(e.message, data=e.data or None) from None
+
+
+COMMANDS = {"spvls.showCfg": show_cfg, "spvls.disassemble": disassemble, "spvls.assemble": assemble}
 
 
 def _command(name: str, fn):

@@ -11,13 +11,13 @@ import os
 import sys
 
 from .. import __version__
-from . import cfg, check, doc, format
+from . import assemble, cfg, check, disassemble, doc, format
 from .check import check_file
 from .files import expand, read_source
 
 __all__ = ["check_file", "entry", "expand", "main", "read_source", "tune_gc"]
 
-COMMANDS = (check, format, cfg, doc)
+COMMANDS = (check, format, cfg, doc, disassemble, assemble)
 
 
 def tune_gc() -> None:

@@ -1,10 +1,14 @@
 """`spvls check`: diagnostics for files, for people at a terminal and for CI."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from ..binary import convert, words
+from ..binary.files import read_bytes, starts_binary
 from ..checks import analyze, suppress
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..spec import env as envs
@@ -29,7 +33,8 @@ def register(sub) -> None:
                    help="report only these comma-separated codes or families (e.g. rotate,id.undefined)")
     p.add_argument("--ignore", action="append", metavar="CODES",
                    help="do not report these comma-separated codes or families")
-    p.add_argument("files", nargs="+", metavar="FILE", help="files, or directories to search")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="files (binary modules too), directories to search, or - for standard input")
     p.set_defaults(run=run)
 
 
@@ -45,7 +50,35 @@ def check_text(text: str, name: str, target_env: str | None) -> list[Diagnostic]
     return list(_last_analysis.diagnostics) if _last_analysis else []
 
 
+WordOffset = Callable[[int], "int | None"]
+
+
+def check_binary(name: str, target_env: str | None) -> tuple[str, list[Diagnostic], WordOffset] | None:
+    """For a binary module (by its magic number, whatever its name): the text `spvls dis` prints,
+    its diagnostics at that text's lines, and the word offset of each line's instruction.
+    None for any other file."""
+    global _last_analysis
+    if not starts_binary(name):
+        return None
+    try:
+        dis = convert.disassemble(read_bytes(name))
+    except (OSError, words.BinaryError) as e:
+        word = getattr(e, "word", None)
+        return "", [Diagnostic(0, 0, 0, ERROR, "binary.malformed", str(e))], lambda _line: word
+    _last_analysis = None
+    _last_analysis = analyze(Document(dis.text, uri=name), target_env)
+    doc = _last_analysis.module.doc
+    out = []
+    for d in _last_analysis.diagnostics:  # instruction-relative -> the printed text's lines
+        line, start = doc.position(d.line, d.start)
+        out.append(dataclasses.replace(d, line=line, start=start, end=start + d.end - d.start))
+    return dis.text, sorted(out, key=lambda d: (d.line, d.start)), dis.word_offset
+
+
 def check_file(path: Path, target_env: str | None) -> list[Diagnostic]:
+    binary = check_binary(str(path), target_env)
+    if binary is not None:
+        return binary[1]
     text, problems = read_source(path)
     if any(d.severity == ERROR for d in problems) and not text:
         return problems
@@ -77,7 +110,7 @@ def run(args) -> int:
     paint = output.Paint(args.format == "text" and _colour(args.color))
     # Anything that is not the chosen format goes to stderr, so JSON and SARIF stay parseable.
     side = sys.stdout if args.format == "text" else sys.stderr
-    files, skipped = collect(args.files)
+    files, skipped = collect(args.files, binaries=True)
     for name, why in skipped:
         print(f"spvls: skipped {name}: {why}", file=sys.stderr)
     counts = {ERROR: 0, WARNING: 0}
@@ -85,13 +118,19 @@ def run(args) -> int:
     fixed_total = 0
     for name in files:
         path = Path(name)
-        text, problems = read_source(path)
-        if any(d.severity == ERROR for d in problems) and not text:
-            diags = problems
+        binary = check_binary(name, args.target_env)
+        word_offset = None
+        if binary is not None:  # its disassembly stands for the text (no --fix: that writes text)
+            text, diags, word_offset = binary
+            diags = choose(text, diags)
         else:
-            diags = choose(text, sorted(problems + check_text(text, name, args.target_env),
-                                        key=lambda d: (d.line, d.start)))
-        if args.fix and text and diags:
+            text, problems = read_source(path)
+            if any(d.severity == ERROR for d in problems) and not text:
+                diags = problems
+            else:
+                diags = choose(text, sorted(problems + check_text(text, name, args.target_env),
+                                            key=lambda d: (d.line, d.start)))
+        if args.fix and text and diags and binary is None:
             def recheck(t: str, name: str = name) -> list[Diagnostic]:
                 return choose(t, check_text(t, name, args.target_env))
             result = fixing.fix_file(path, text, diags, recheck)
@@ -109,6 +148,8 @@ def run(args) -> int:
             counts[d.severity] = counts.get(d.severity, 0) + 1
             if args.format == "json":
                 records.append(output.format_json(name, d))
+                if word_offset:
+                    records[-1]["word_offset"] = word_offset(d.line)
             elif args.format == "sarif":
                 records.append((name, d))
             elif args.format == "github":

@@ -4,27 +4,34 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..binary import files, words
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..spec import filetypes
-
-SPIRV_MAGIC = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
 
 
 def raw_text(path: Path) -> str:
     """The file's text for rewriting it: bytes that are not UTF-8 (reported by read_source) come
     back unchanged when written with errors="surrogateescape"."""
-    return path.read_bytes().decode("utf-8", errors="surrogateescape")
+    return files.read_bytes(str(path)).decode("utf-8", errors="surrogateescape")
 
 
 def read_source(path: Path) -> tuple[str, list[Diagnostic]]:
-    """The file's text, with diagnostics for what made it hard to read. Never raises."""
+    """The file's text (`-`: standard input), with diagnostics for what made it hard to read. Never raises."""
     try:
-        data = path.read_bytes()
+        data = files.read_bytes(str(path))
     except OSError as e:
-        return "", [Diagnostic(0, 0, 0, ERROR, "io.unreadable", f"cannot read {path}: {e.strerror or e}")]
-    if data[:4] in SPIRV_MAGIC:
+        return "", [unreadable(path, e)]
+    return decode_source(data)
+
+
+def unreadable(path, e: OSError) -> Diagnostic:
+    return Diagnostic(0, 0, 0, ERROR, "io.unreadable", f"cannot read {path}: {e.strerror or e}")
+
+
+def decode_source(data: bytes) -> tuple[str, list[Diagnostic]]:
+    if words.is_binary(data):
         return "", [Diagnostic(0, 0, 0, ERROR, "syntax.binary",
-                               "this is a SPIR-V binary module, not assembly text: run spirv-dis on it first")]
+                               "this is a SPIR-V binary module, not assembly text: `spvls dis` shows it as text")]
     if not data.strip():
         return "", [Diagnostic(0, 0, 0, WARNING, "syntax.empty", "the file is empty: no SPIR-V module here")]
     try:
@@ -75,15 +82,16 @@ def _in_comment(before: str) -> bool:
     return False
 
 
-def expand(names: list[str]) -> list[str]:
+def expand(names: list[str], binaries: bool = False) -> list[str]:
     """Files as given; a directory stands for the SPIR-V assembly under it (see collect)."""
-    return collect(names)[0]
+    return collect(names, binaries)[0]
 
 
-def collect(names: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+def collect(names: list[str], binaries: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
     """The files to read, and the (path, reason) of each one a directory held that was passed over.
     A file named on the command line is always read; in a directory, a file is read when its name
     (spec/filetypes) or its first line (`; SPIR-V`, as spirv-dis writes) says SPIR-V assembly.
+    With `binaries`, so is a file that starts with SPIR-V's magic number.
     Hidden directories (.git, …) are not searched."""
     files: list[str] = []
     skipped: list[tuple[str, str]] = []
@@ -100,7 +108,7 @@ def collect(names: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
                 if f.name.startswith("."):
                     skipped.append((str(f), "hidden directory, not searched"))
                 continue
-            why = _why_not(f)
+            why = _why_not(f, binaries)
             if why:
                 skipped.append((str(f), why))
             else:
@@ -108,7 +116,7 @@ def collect(names: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     return files, skipped
 
 
-def _why_not(path: Path) -> str | None:
+def _why_not(path: Path, binaries: bool) -> str | None:
     """None when the file is SPIR-V assembly by its name or first line, else why it is not read."""
     if filetypes.by_name(path.name):
         return None
@@ -119,8 +127,8 @@ def _why_not(path: Path) -> str | None:
         return f"cannot read it: {e.strerror or e}"
     if filetypes.by_first_line(head):
         return None
-    if head[:4] in SPIRV_MAGIC:
-        return "a SPIR-V binary module, not assembly"
+    if words.is_binary(head):
+        return None if binaries else "a SPIR-V binary module, not assembly"
     return "not SPIR-V assembly: neither its name nor a '; SPIR-V' first line says so"
 
 

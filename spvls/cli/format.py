@@ -5,6 +5,7 @@ import difflib
 import sys
 from pathlib import Path
 
+from ..binary import files
 from ..checks.diagnostic import ERROR
 from ..features import formatting
 from ..syntax.document import Document
@@ -18,7 +19,8 @@ def register(sub) -> None:
     mode.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
     mode.add_argument("--diff", action="store_true",
                       help="change nothing; print a unified diff of what would change, exit 1 if anything would")
-    p.add_argument("files", nargs="+", metavar="FILE", help="files, or directories to search")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="files, directories to search, or - (standard input to standard output)")
     p.set_defaults(run=run)
 
 
@@ -47,6 +49,10 @@ def run(args) -> int:
                 print(format_text(name, d), file=sys.stderr)
             continue
         old, new, count, first = formatted(path, text)
+        if name == files.STDIO and not (args.check or args.diff):
+            sys.stdout.flush()  # standard input to standard output, changed or not
+            sys.stdout.buffer.write(new.encode("utf-8", errors="surrogateescape"))
+            continue
         if not count:
             continue
         unformatted += 1

@@ -1,0 +1,116 @@
+"""Binary module <-> the text the editor shows, losing nothing.
+
+`disassemble` gives spirv-dis's text (friendly names unless raw ids are asked for) and where
+each instruction came from; `assemble` turns a text back into words, numbering the names that
+came from a binary with that binary's ids (new names get fresh ids above its bound) and taking
+the header words from the text's header comments, else from that binary.
+"""
+from __future__ import annotations
+
+import re
+from array import array
+from dataclasses import dataclass, field
+
+from ..binding import spirv_tools
+from . import header, names
+from .words import BinaryError, Module, read
+
+DIS_ENV = "spv1.6"  # the disassembler reads every older version under the newest env
+
+
+@dataclass(frozen=True)
+class Options:
+    """spirv-dis's options of the same names."""
+    raw_id: bool = False
+    no_header: bool = False
+    comment: bool = False
+    nested_indent: bool = False
+
+
+@dataclass
+class Disassembly:
+    text: str
+    module: Module
+    lines: list[int] = field(default_factory=list)  # the line each instruction starts on
+
+    def word_offset(self, line: int) -> int | None:
+        """The word offset of the instruction that starts on (or spans) `line`."""
+        import bisect
+        k = bisect.bisect_right(self.lines, line) - 1
+        return self.module.offsets[k] if 0 <= k < len(self.module.offsets) else None
+
+
+def _dis(module: Module, raw_id: bool, opts: Options) -> str:
+    text = spirv_tools.disassemble(module.words, DIS_ENV, raw_ids=raw_id, header=not opts.no_header,
+                                   indent=True, comment=opts.comment, nested_indent=opts.nested_indent)
+    if isinstance(text, spirv_tools.Failure):
+        raise BinaryError(f"the disassembler refuses it: {text.message}")
+    return text
+
+
+_GENERATOR_LINE = re.compile(r"^; Generator: .*$", re.M)
+
+
+def disassemble(data: bytes, opts: Options = Options()) -> Disassembly:
+    """The text of a binary module; BinaryError (with the word offset) if it cannot be read."""
+    module = read(data)
+    text = _dis(module, opts.raw_id, opts)
+    if not opts.raw_id:
+        try:
+            names.pair(text, _dis(module, True, opts))
+        except names.Ambiguous:
+            # Friendly names that could not be numbered back would lose ids on save.
+            text = _dis(module, True, opts)
+    if not opts.no_header:
+        text = _GENERATOR_LINE.sub(header.generator_line(module.generator), text, count=1)
+    lines = names.instruction_lines(text)
+    if len(lines) != len(module.offsets):
+        lines = []  # word offsets unknown rather than wrong
+    return Disassembly(text, module, lines)
+
+
+class AssembleError(ValueError):
+    """The text does not assemble: the assembler's message, at its 0-based line and column."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.message, self.line, self.column = message, line, column
+
+    def __str__(self) -> str:
+        where = f"{self.line + 1}:{(self.column or 0) + 1}: " if self.line is not None else ""
+        return f"{where}{self.message}"
+
+
+def env_for(text: str, given: str | None, original: Module | None = None) -> str:
+    """`--target-env` if given, else the version of the header comment, else of the binary, else 1.6."""
+    if given:
+        return given
+    version = header.read_comments(text).get("version") or (original.version if original else 0)
+    minor = (version >> 8) & 0xFF
+    return f"spv1.{minor}" if version >> 16 == 1 and minor <= 6 else "spv1.6"
+
+
+def assemble(text: str, env: str | None = None, original: Module | None = None) -> array:
+    """The words of `text`, numbered after `original` when given (else as the text numbers its
+    ids: `%12` stays 12). Raises AssembleError."""
+    env = env_for(text, env, original)
+    source = text
+    if original is not None:
+        pairs = names.pair(_dis(original, False, Options()), _dis(original, True, Options()))
+        first_free = max([original.bound, *[n + 1 for n in pairs.values()]])
+        source, _ = names.renumber(text, pairs, first_free)
+    words = spirv_tools.assemble(source, env, preserve_numeric_ids=True)
+    if isinstance(words, spirv_tools.Failure):
+        failure = words
+        if source is not text:  # the position in the user's own text
+            again = spirv_tools.assemble(text, env, preserve_numeric_ids=True)
+            if isinstance(again, spirv_tools.Failure):
+                failure = again
+        raise AssembleError(failure.message, failure.line, failure.column)
+    needed = words[3]  # spirv-as's bound: the largest id + 1
+    comments = header.read_comments(text)
+    base = list(original.words[1:5]) if original is not None else list(words[1:5])
+    for i, key in enumerate(("version", "generator", "bound", "schema")):
+        words[1 + i] = comments.get(key, base[i])
+    words[3] = max(words[3], needed)  # grows when the text needs more ids than the header says
+    return words

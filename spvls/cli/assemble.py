@@ -1,0 +1,49 @@
+"""`spvls as`: text to a binary module, honouring the header comments `spvls dis` writes."""
+from __future__ import annotations
+
+import re
+import sys
+
+from ..binary import convert, files, words
+from ..spec import env as envs
+from .files import decode_source
+from .output import format_text
+
+
+def register(sub) -> None:
+    p = sub.add_parser("as", help="assemble text into a binary module")
+    p.add_argument("file", metavar="FILE", help="assembly text, or - for standard input")
+    p.add_argument("-o", dest="output", metavar="OUT", help="output file, - for stdout (default: FILE as .spv)")
+    p.add_argument("--target-env", choices=envs.NAMES, metavar="ENV",
+                   help="as for check; default: the text's '; Version:' header, else spv1.6")
+    p.add_argument("--ids-from", metavar="BINARY",
+                   help="number the names as this binary (the text's origin) numbered them")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    """Nothing is written unless the text assembles; a file is replaced atomically."""
+    out = args.output or (files.STDIO if args.file == files.STDIO else re.sub(
+        r"(\.spv\.asm|\.spvasm|\.asm)?$", ".spv", args.file, count=1))
+    if out == args.file and out != files.STDIO:
+        print(f"{args.file}: error: give the output with -o (it would replace the input)", file=sys.stderr)
+        return 2
+    try:
+        text, problems = decode_source(files.read_bytes(args.file))
+        if problems:
+            print(format_text(args.file, problems[0]), file=sys.stderr)
+            return 1
+        original = words.read(files.read_bytes(args.ids_from)) if args.ids_from else None
+        result = convert.assemble(text, args.target_env, original)
+        files.write_output(out, words.to_bytes(result, original.big_endian if original else False))
+    except OSError as e:
+        print(f"{e.filename or args.file}: error: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except words.BinaryError as e:
+        print(f"{args.ids_from}: error: {e}", file=sys.stderr)
+        return 1
+    except convert.AssembleError as e:
+        where = f"{e.line + 1}:{(e.column or 0) + 1}:" if e.line is not None else ""
+        print(f"{args.file}:{where} error: {e.message}", file=sys.stderr)
+        return 1
+    return 0
