@@ -67,7 +67,7 @@ def test_usage_error_exits_2():
 
 @pytest.mark.parametrize("content,code", [
     (None, "io.unreadable"),
-    (b"\x03\x02\x23\x07" + b"\x00" * 40, "syntax.binary"),
+    (b"\x03\x02\x23\x07" + b"\x00" * 40, "binary.malformed"),  # a binary is read as one: its bound is 0
     (b"", "syntax.empty"),
     (b"OpCapability Shader\n\xff\xfe OpNop\n", "syntax.encoding"),
     (b"\x00\x01garbage\x02" * 100, "syntax.parse"),

@@ -1,0 +1,84 @@
+"""Binary modules over a real stdio LSP session: `spvls.disassemble` and `spvls.assemble` round
+trip the corpus to identical bytes, and refusals leave the file on disk untouched."""
+import csv
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException
+
+from spvls.binary import convert, words
+from spvls.binding import spirv_tools
+
+ROOT = Path(__file__).resolve().parents[2]
+SUBGROUP = (ROOT / "examples" / "subgroup.spvasm").read_text()
+
+
+def module(text: str, env: str = "spv1.6") -> bytes:
+    w = spirv_tools.assemble(text, env, preserve_numeric_ids=True)
+    assert not isinstance(w, spirv_tools.Failure), w
+    return words.to_bytes(w)
+
+
+async def command(client, name: str, **arg):
+    return await client.workspace_execute_command_async(T.ExecuteCommandParams(command=name, arguments=[arg]))
+
+
+async def test_the_corpus_round_trips_through_the_server_commands(client, shared, tmp_path):
+    root = shared / "corpus"
+    f = tmp_path / "m.spv"
+    uri = f.as_uri()
+    counts = dict(modules=0, same=0)
+    differ = []
+    for r in csv.DictReader(open(root / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t"):
+        if r["assembles"] != "yes":
+            continue
+        data = module((root / r["path"]).read_text(encoding="utf-8"), r["env"])
+        f.write_bytes(data)
+        counts["modules"] += 1
+        text = (await command(client, "spvls.disassemble", uri=uri))["text"]
+        answer = await command(client, "spvls.assemble", uri=uri, text=text)
+        assert answer == {"words": len(data) // 4}
+        counts["same"] += f.read_bytes() == data or differ.append(r["path"]) or 0
+    print("LSP round trips:", counts)
+    assert counts["modules"] >= 590 and not differ, differ[:10]
+
+
+async def test_an_edit_is_saved_with_the_binary_ids(client, tmp_path):
+    f = tmp_path / "m.spv"
+    data = module(SUBGROUP, "spv1.3")
+    f.write_bytes(data)
+    text = (await command(client, "spvls.disassemble", uri=f.as_uri()))["text"]
+    assert text == convert.disassemble(data).text
+    edited = text.replace("LocalSize 64 1 1", "LocalSize 32 1 1")
+    assert await command(client, "spvls.assemble", uri=f.as_uri(), text=edited) == {"words": len(data) // 4}
+    old, new = words.read(data).words, words.read(f.read_bytes()).words
+    assert [i for i in range(len(old)) if old[i] != new[i]] == [list(old).index(64, 5)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.spv"]  # the temporary file was renamed
+
+
+async def test_an_invalid_edit_is_refused_with_its_line_and_the_file_kept(client, tmp_path):
+    f = tmp_path / "m.spv"
+    data = module(SUBGROUP, "spv1.3")
+    f.write_bytes(data)
+    text = (await command(client, "spvls.disassemble", uri=f.as_uri()))["text"]
+    line = next(i for i, s in enumerate(text.split("\n")) if "OpLoad" in s)
+    with pytest.raises(JsonRpcException) as e:
+        await command(client, "spvls.assemble", uri=f.as_uri(), text=text.replace("OpLoad", "OpLoda", 1))
+    assert f"line {line + 1}: Invalid Opcode name 'OpLoda'" in e.value.message
+    assert e.value.data["line"] == line and e.value.data["message"] == "Invalid Opcode name 'OpLoda'"
+    assert f.read_bytes() == data and sorted(p.name for p in tmp_path.iterdir()) == ["m.spv"]
+    # The server keeps serving.
+    assert (await command(client, "spvls.disassemble", uri=f.as_uri()))["text"] == text
+
+
+@pytest.mark.parametrize("damage,says", [
+    (lambda b: b[:-6], "truncated"),
+    (lambda b: b[:12] + (3).to_bytes(4, "little") + b[16:], "not below the header's id bound 3"),
+])
+async def test_a_broken_binary_is_refused_with_where(client, tmp_path, damage, says):
+    f = tmp_path / "m.spv"
+    f.write_bytes(damage(module(SUBGROUP, "spv1.3")))
+    with pytest.raises(JsonRpcException) as e:
+        await command(client, "spvls.disassemble", uri=f.as_uri())
+    assert says in e.value.message and f"{f}: word {e.value.data['word']}: " in e.value.message
