@@ -48,7 +48,7 @@ def _dis(module: Module, raw_id: bool, opts: Options) -> str:
     return text
 
 
-_GENERATOR_LINE = re.compile(r"^; Generator: .*$", re.M)
+_GENERATOR_LINE = re.compile(r"^; Generator: .*$", re.MULTILINE)
 
 
 def disassemble(data: bytes, opts: Options = Options()) -> Disassembly:

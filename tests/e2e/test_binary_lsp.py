@@ -28,9 +28,9 @@ async def test_the_corpus_round_trips_through_the_server_commands(client, shared
     root = shared / "corpus"
     f = tmp_path / "m.spv"
     uri = f.as_uri()
-    counts = dict(modules=0, same=0)
+    counts = {"modules": 0, "same": 0}
     differ = []
-    for r in csv.DictReader(open(root / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t"):
+    for r in csv.DictReader((root / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines(), delimiter="\t"):
         if r["assembles"] != "yes":
             continue
         data = module((root / r["path"]).read_text(encoding="utf-8"), r["env"])
