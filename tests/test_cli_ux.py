@@ -213,16 +213,17 @@ def test_a_latin1_byte_in_a_comment_is_a_warning(tmp_path):
 
 def test_a_directory_says_what_it_skipped(tmp_path):
     (tmp_path / "a.spvasm").write_text(VALID)
-    (tmp_path / "b.spv").write_bytes(b"\x03\x02\x23\x07" + b"\x00" * 16)
+    (tmp_path / "b.spv").write_bytes(b"\x03\x02\x23\x07" + b"\x00" * 16)  # a binary module: checked as one
     (tmp_path / "notes.txt").write_text("hello")
     (tmp_path / "c.asm.vk.comp").write_text(VALID)
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "x.spvasm").write_text("OpRetrun")
     r = run("check", tmp_path)
-    assert r.returncode == 0
-    assert r.stderr.splitlines() == [
+    assert r.returncode == 1 and r.stdout.splitlines() == [
+        f"{tmp_path / 'b.spv'}:1:1: error: word 3: the id bound (header word 3) is 0: every <id> must be below it "
+        "[binary.malformed]"]
+    assert r.stderr.splitlines()[:-1] == [
         f"spvls: skipped {tmp_path / '.git'}: hidden directory, not searched",
-        f"spvls: skipped {tmp_path / 'b.spv'}: a SPIR-V binary module, not assembly",
         f"spvls: skipped {tmp_path / 'notes.txt'}: not SPIR-V assembly: neither its name nor a '; SPIR-V' "
         "first line says so",
     ]
