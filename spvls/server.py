@@ -667,7 +667,7 @@ def on_code_action(ls: SpvServer, params: T.CodeActionParams):
 
 # -- workspace/executeCommand: COMMANDS maps each name to fn(ls, *arguments) ------------------
 def show_cfg(ls: SpvServer, *args):
-    """[{"uri": U, "position": P}] -> the CFG of the function at P: {"function", "dot", "svg" (null
+    """[{"uri": U, "position": P, "svg"?: bool}] -> the CFG of the function at P: {"function", "dot", "svg" (null
     without Graphviz), "blocks": [{"node", "label", "range"}], "current": the node at P, "message"}."""
     where = args[0] if args and isinstance(args[0], dict) else {}
     uri, p = where.get("uri"), where.get("position") or {}
@@ -679,7 +679,10 @@ def show_cfg(ls: SpvServer, *args):
     doc = a.module.doc
     line, _ = _cursor(doc, T.Position(max(0, int(p.get("line", 0))), max(0, int(p.get("character", 0)))))
     v = cfg.view(a.module, a.diagnostics, line)
-    return {"function": v.function, "dot": v.dot, "svg": cfg.render_svg(v.dot) if v.dot else None,
+    # A client that draws the DOT itself (the VS Code panel) passes "svg": false: Graphviz takes a
+    # second on a 300-block function.
+    want_svg = where.get("svg", True) is not False
+    return {"function": v.function, "dot": v.dot, "svg": cfg.render_svg(v.dot) if v.dot and want_svg else None,
             "blocks": [{"node": node, "label": label, "range": _plain_range(_range(doc, *span))}
                        for node, label, span in v.blocks],
             "current": v.current, "message": v.message}

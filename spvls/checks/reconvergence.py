@@ -1,7 +1,8 @@
 """reconvergence.*: SPV_KHR_maximal_reconvergence."""
 from __future__ import annotations
 
-from ..model.module import Block, EntryPoint, Function, Module
+from ..model.cfg import cfg_of
+from ..model.module import EntryPoint, Function, Module
 from .diagnostic import ERROR, INFO, Diagnostic, at, related_at
 
 EXTENSION = "SPV_KHR_maximal_reconvergence"
@@ -48,14 +49,6 @@ def _allowed_joins(fn: Function) -> set[str]:
     return allowed
 
 
-def _predecessors(fn: Function) -> dict[str, list[Block]]:
-    preds: dict[str, list[Block]] = {}
-    for b in fn.blocks:
-        for target in dict.fromkeys(t for t, _ in b.successors):
-            preds.setdefault(target, []).append(b)
-    return preds
-
-
 def _reached(m: Module) -> dict[str, tuple[EntryPoint, object, dict]]:
     """Functions in the static call tree of a MaximallyReconvergesKHR entry point (structure only)."""
     cached = m.memo.get("reconvergence.reached")
@@ -86,7 +79,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                            + (f" (after {earlier} earlier calls)" if earlier and k == 0 else ""))
                 for k, site in enumerate(path)]
         out.extend(_same_labels(m, fn, why))
-        out.extend(_joins(fn, why))
+        out.extend(_joins(m, fn, why))
         for b in fn.blocks:
             t = b.terminator
             if t is not None and t.opname == "OpKill":
@@ -114,13 +107,15 @@ def _same_labels(m: Module, fn: Function, why) -> list[Diagnostic]:
     return out
 
 
-def _joins(fn: Function, why) -> list[Diagnostic]:
+def _joins(m: Module, fn: Function, why) -> list[Diagnostic]:
     out = []
     allowed = _allowed_joins(fn)
-    for label, preds in _predecessors(fn).items():
-        b = fn.block(label)
-        if len(preds) < 2 or label in allowed or b is None or b.label_inst is None:
+    cfg = cfg_of(m, fn)
+    for label, sources in cfg.preds.items():
+        b = cfg.blocks[label]
+        if len(sources) < 2 or label in allowed or b.label_inst is None:
             continue
+        preds = [cfg.blocks[p] for p in sources]
         rel = tuple(why) + tuple(
             related_at(p.terminator.line, p.terminator.src.opcode, f"branch from {p.label}") for p in preds)
         out.append(at(b.line, b.label_inst.src.result, ERROR, "reconvergence.multiple-predecessors",

@@ -110,7 +110,9 @@ def _text(inst) -> str:
 
 
 def _body(block) -> list[str]:
-    insts = [i for i in block.insts if i is not block.merge and i is not block.terminator]
+    # Debug instructions (OpLine, OpNoLine) say where, not what: left out of the abridged body.
+    insts = [i for i in block.insts if i is not block.merge and i is not block.terminator
+             and not (i.spec is not None and i.spec.cls == "Debug")]
     out = [_text(i) for i in insts[:BODY_LINES]]
     if len(insts) > BODY_LINES:
         out.append(f"… {len(insts) - BODY_LINES} more")
@@ -143,12 +145,11 @@ def picture(m: Module, fn: Function, diagnostics: list[Diagnostic] = (), prefix:
         return nodes[label].id
 
     for e in cfg.edges:
-        b = cfg.blocks[e.source]
         label = {"true": "T", "false": "F", "default": "default"}.get(e.kind, e.literal or "")
         a = Arrow(nodes[e.source].id, target(e.target), e.kind, label, e.back)
         arrows.append(a)
-        if e.token is not None and b.terminator is not None:
-            spans.append((b.terminator.line, e.token.start, e.token.end, a))
+        if e.token is not None:
+            spans.append((e.line, e.token.start, e.token.end, a))
     for b in cfg.blocks.values():
         if b.merge is None:
             continue

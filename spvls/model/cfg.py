@@ -30,6 +30,7 @@ class Edge:
     kind: str  # branch, true, false, case, default
     literal: str | None = None  # a switch case's literal
     token: object = None  # the target operand's token, where a diagnostic may point
+    line: int = -1  # the branch instruction's line
     back: bool = False  # to a block still on the depth-first path from the entry
 
 
@@ -54,7 +55,7 @@ class Cfg:
         self.edges: list[Edge] = []
         self.succ: dict[str, list[str]] = {label: [] for label in self.blocks}
         self.preds: dict[str, list[str]] = {label: [] for label in self.blocks}
-        for b in self.blocks.values():
+        for b in fn.blocks:  # a label defined twice (id.duplicate) keeps both blocks' branches
             for e in _edges(b):
                 self.edges.append(e)
                 if e.target in self.blocks and e.target not in self.succ[b.label]:
@@ -228,6 +229,13 @@ def _edges(b: Block) -> list[Edge]:
     t = b.terminator
     if t is None:
         return []
+    out = _targets(b, t)
+    for e in out:
+        e.line = t.line
+    return out
+
+
+def _targets(b: Block, t) -> list[Edge]:
     ids = t.ids()
     if t.opname == "OpBranch":
         return [Edge(b.label, o.token.text, "branch", token=o.token) for o in ids[:1]]

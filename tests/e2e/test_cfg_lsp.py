@@ -56,6 +56,10 @@ async def test_show_cfg_follows_the_cursor(client):
     else:
         assert got["svg"] is None
 
+    plain = await client.workspace_execute_command_async(T.ExecuteCommandParams(
+        "spvls.showCfg", [{"uri": uri, "position": {"line": switch, "character": 0}, "svg": False}]))
+    assert plain["svg"] is None and plain["dot"] == got["dot"]
+
     outside = next(i for i, x in enumerate(lines) if "OpTypeVoid" in x)  # no function here: the entry point's
     assert (await show(client, uri, outside))["function"] == "%main"
 

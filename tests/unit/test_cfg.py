@@ -188,3 +188,46 @@ def test_corpus_module_with_nested_loops_and_a_switch():
 
 def test_dot_escaping():
     assert draw.quote('a "b" {c} \\d é\nx') == '"a \\"b\\" {c} \\\\d é\\nx"'
+
+
+BROKEN = """OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%true = OpConstantTrue %bool
+%empty = OpFunction %void None %fn
+OpFunctionEnd
+%main = OpFunction %void None %fn
+%a = OpLabel
+OpSelectionMerge %nowhere None
+OpBranchConditional %true %b %gone
+%b = OpLabel
+OpLoopMerge %b %b None
+OpBranch %a
+%a = OpLabel
+OpBranch %b
+%open = OpLabel
+OpNop
+OpFunctionEnd
+"""
+
+
+def test_broken_control_flow_is_drawn_not_crashed_on():
+    """Undefined targets, a label defined twice, a block without terminator, a function without blocks."""
+    m, diags = load_text(BROKEN)
+    assert draw.pictures(m, diags, "%empty")[0].nodes == []
+    p = draw.pictures(m, diags, None)[0]
+    missing = sorted(n.block for n in p.nodes if n.missing)
+    assert missing == ["%gone", "%nowhere"]
+    block = {n.id: n.block for n in p.nodes}
+    assert ("%a", "%b") in {(block[a.source], block[a.target]) for a in p.arrows if a.kind == "branch"}  # the 2nd %a
+    assert {d.code for a in p.arrows for d in a.marks} >= {"id.undefined"}
+    assert p.node("%open").reachable is False
+    assert "digraph cfg {" in draw.to_dot([p])
+
+
+def load_text(text: str):
+    a = analyze(Document(text))
+    return a.module, a.diagnostics

@@ -78,7 +78,7 @@ export class CfgPanel {
     try {
       const answer: CfgAnswer = await client.sendRequest(ExecuteCommandRequest.type, {
         command: "spvls.showCfg",
-        arguments: [{ uri: editor.document.uri.toString(), position: editor.selection.active }],
+        arguments: [{ uri: editor.document.uri.toString(), position: editor.selection.active, svg: false }],
       });
       this.answer = answer;
       this.uri = editor.document.uri;
