@@ -190,13 +190,15 @@ def _clusters(cfg: Cfg, nodes: dict[str, Node], prefix: str) -> tuple[list[Clust
         inner = cfg.innermost(label)
         (made[id(inner)].nodes if inner is not None else loose).append(n.id)
 
-    def build(c: Construct) -> Cluster:
-        cl = made[id(c)]
-        cl.children = [k for k in (build(x) for x in c.children) if k.nodes or k.children]
-        return cl
-
-    tops = [build(c) for c in cfg.constructs if c.parent is None]
+    tops = [_nest_cluster(cfg, made, c) for c in cfg.children(None)]
     return [c for c in tops if c.nodes or c.children], loose
+
+
+def _nest_cluster(cfg: Cfg, made: dict[int, Cluster], c: Construct) -> Cluster:
+    """The construct's cluster with its inner constructs' (those that draw something)."""
+    cl = made[id(c)]
+    cl.children = [k for k in (_nest_cluster(cfg, made, x) for x in cfg.children(c)) if k.nodes or k.children]
+    return cl
 
 
 # -- DOT ----------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ that is unreachable from the entry block has no dominators, so it belongs to no 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .module import Block, Function, Module
 
@@ -40,9 +40,9 @@ class Construct:
     header: str  # the block that opens it: selection/loop header, continue target, case target
     blocks: set[str]  # its members, per DEFINITIONS
     merge: str | None = None  # the merge block it ends at (a continue construct: its loop's)
+    # References point outwards only (no cycles: models are freed by reference counting alone).
     loop: Construct | None = None  # a continue construct's loop construct
     parent: Construct | None = None  # the smallest construct around it
-    children: list[Construct] = field(default_factory=list)
 
 
 class Cfg:
@@ -193,6 +193,10 @@ class Cfg:
         _nest(out)
         return out
 
+    def children(self, c: Construct | None) -> list[Construct]:
+        """The constructs whose parent is c (None: the outermost ones)."""
+        return [d for d in self.constructs if d.parent is c]
+
     def innermost(self, label: str) -> Construct | None:
         """The smallest construct that has the block (a loop's continue construct counts as in it)."""
         best = None
@@ -220,9 +224,6 @@ def _nest(constructs: list[Construct]) -> None:
             if best is None or len(extents[j]) < len(extents[best]):
                 best = j
         c.parent = constructs[best] if best is not None else None
-    for c in constructs:
-        if c.parent is not None:
-            c.parent.children.append(c)
 
 
 def _edges(b: Block) -> list[Edge]:
