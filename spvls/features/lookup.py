@@ -97,7 +97,7 @@ def plain(md: str) -> str:
         line = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", lambda m: m.group(1) if m.group(1) == m.group(2)
                       else f"{m.group(1)} <{m.group(2)}>", line)
         line = re.sub(r"\*\*(.+?)\*\*", r"\1", line)
-        line = re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])", r"\1", line)
+        line = re.sub(r"(?<![\w*])\*([^\s*](?:[^*]*?[^\s*])?)\*(?![\w*])", r"\1", line)
         line = re.sub(r"`([^`]+)`", r"\1", line)
         out.append(line.rstrip())
     return "\n".join(out).strip() + "\n"

@@ -70,12 +70,14 @@ def defined_in(name: str) -> list[str]:
 
 
 def prose(names, prefer=(), only=None) -> Prose | None:
-    """The text that defines the first of `names` (canonical first, then aliases): from a document
-    in `prefer` if one defines it, else from any (or only from `only`, when given)."""
+    """The text that defines the first of `names` (canonical first, then aliases): from the first
+    document in `prefer` that defines it, else from any (or only from `only`, in its order)."""
     for pool in (tuple(prefer), None):
         for name in names:
-            for doc in defined_in(name):
-                if (pool is None or doc in pool) and (only is None or doc in only):
+            where = defined_in(name)
+            within = pool or only
+            for doc in [d for d in within if d in where] if within else where:
+                if only is None or doc in only:
                     return Prose(name, _raw()[doc]["names"][name], documents()[doc])
     return None
 
@@ -126,22 +128,48 @@ def _sibling_documents(g: Grammar, item) -> tuple[str, ...]:
     return tuple(d for d, c in counts.items() if c == top)
 
 
+# Vendor suffixes, and the one vendor rename the registry made after this grammar: Intel's FPGA
+# extensions became Altera's (SPV_INTEL_arbitrary_precision_floating_point -> SPV_ALTERA_...).
+_SUFFIX = re.compile(r"(INTEL|ALTERA|KHR|EXT|NV|AMD|ARM|QCOM)$")
+_RENAMED = {"INTEL": "ALTERA"}
+
+
+def _renamed(names) -> tuple[str, ...]:
+    """A name as a later text may spell it: with the renamed vendor's suffix, or without one (the
+    text of SPV_INTEL_shader_integer_functions2 says OpUCountLeadingZeros). Only looked up in the
+    item's own extensions' documents."""
+    out: list[str] = []
+    for n in names:
+        m = _SUFFIX.search(n)
+        if m:
+            if m.group(1) in _RENAMED:
+                out.append(n[:m.start()] + _RENAMED[m.group(1)])
+            out.append(n[:m.start()])
+        if n.startswith("SPV_INTEL_"):
+            out.append("SPV_ALTERA_" + n.removeprefix("SPV_INTEL_"))
+    return tuple(x for x in out if x and x not in names)
+
+
 def symbol_prose(g: Grammar, item) -> Prose | None:
     """Registry text for a grammar opcode or enumerant. A core name (one with a SPIR-V version)
     takes text only from the extensions the grammar lists on it (it was promoted from them): other
     documents that name it only amend its core definition. Otherwise the text comes from the
     extensions that add it, else from the documents that define its siblings, else (a kind no
-    document defines) from the one document that defines the name."""
+    document defines) from the one document that defines the name. Last, the extensions' own
+    documents are searched for the name as a later text spells it (see _renamed)."""
     names = (item.name, *item.aliases)
     if item.version is not None:
         return prose(names, only=item.extensions) if item.extensions else None
+    exts = extensions_of(g, item)
     siblings = _sibling_documents(g, item)
-    for pool in (extensions_of(g, item), siblings):
+    for pool in (exts, siblings):
         found = prose(names, only=pool) if pool else None
         if found:
             return found
-    if siblings:  # its kind is documented elsewhere: a same-named value there is another thing
-        return None
+    own = exts + _renamed(exts)
+    later = prose(_renamed(names), only=own) if own else None
+    if later or siblings:  # its kind is documented elsewhere: a same-named value there is another thing
+        return later
     docs = {d for n in names for d in defined_in(n)}
     return prose(names) if len(docs) == 1 else None
 

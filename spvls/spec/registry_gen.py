@@ -176,10 +176,14 @@ def _names_in_tables(lines: list[str]) -> dict[str, str]:
             if not m:
                 continue
             desc = cell[m.end():].strip()
-            if not desc and k + 1 < len(cells):
-                nxt = cells[k + 1]
+            # A name alone in its cell: its description is a later cell of the row (after the
+            # enabling capability, say), before the next row's value.
+            for nxt in cells[k + 1:k + 4] if not desc else ():
+                if re.fullmatch(r"\d+|0x[0-9a-fA-F]+", nxt):
+                    break
                 if len(nxt) > 20 and not nxt.startswith(("*", "_")) and not re.match(r"^\d", nxt):
                     desc = nxt
+                    break
             text = _trim(markdown(desc))
             if text and m.group(1) not in out:
                 out[m.group(1)] = text

@@ -248,3 +248,9 @@ def test_completion_details_name_the_extension():
     assert by_label["MeshShadingEXT"].detail == "Capability (SPV_EXT_mesh_shader)"
     assert by_label["CooperativeMatrixKHR"].detail == "Capability (SPV_KHR_cooperative_matrix)"
     assert by_label["Shader"].detail == "Capability"
+
+
+def test_plain_text_drops_markup_only():
+    md = "> An **OpTypeInt** is passed in as *A* and `ln(A)` is returned in *Result*; a*b*c, 2 * 3 * 4.\n\n[X](http://x)"
+    assert lookup.plain(md) == "An OpTypeInt is passed in as A and ln(A) is returned in Result; a*b*c, 2 * 3 * 4.\n\n" \
+        "X <http://x>\n"

@@ -62,3 +62,22 @@ def test_core_anchors():
     assert registry.core_url("ExecutionMode").endswith("#_execution_mode")
     assert registry.core_url("FPFastMathMode").endswith("#_fp_fast_math_mode")
     assert registry.core_url("BuiltIn").endswith("#_builtin")
+
+
+@pytest.mark.parametrize("kind,name,doc,spelt,words", [
+    # The registry renamed Intel's FPGA extensions to Altera's after this grammar.
+    ("instruction", "OpArbitraryFloatLogINTEL", "SPV_ALTERA_arbitrary_precision_floating_point",
+     "OpArbitraryFloatLogALTERA", "An **OpTypeInt** representing an arbitrary precision floating point number"),
+    # The extension's text spells its opcodes without the vendor suffix the grammar gives them.
+    ("instruction", "OpUCountLeadingZerosINTEL", "SPV_INTEL_shader_integer_functions2", "OpUCountLeadingZeros",
+     "Returns the number of leading 0-bits"),
+    # A table row whose description follows the enabling-capability cell.
+    ("LoadCacheControl", "UncachedINTEL", "SPV_INTEL_cache_controls", "UncachedINTEL",
+     "Hint that the load operation should not cache its data in the given cache level."),
+])
+def test_later_spellings_and_table_shapes(kind, name, doc, spelt, words):
+    g = load()
+    item = g.instruction(name) if kind == "instruction" else g.enumerant(kind, name)
+    found = registry.symbol_prose(g, item)
+    assert (found.document.name, found.name) == (doc, spelt)
+    assert found.text.startswith(words)
