@@ -82,3 +82,18 @@ async def test_embedded_text_when_the_file_is_missing(client, tmp_path, cache_di
     assert target.is_relative_to(cache_dir) and target.name == "sum.comp"
     square = line_of("sum.comp", "return x * x;")
     assert target.read_text().split("\n")[loc.range.start.line] == source_text("sum.comp", square)
+
+
+async def test_related_information_without_a_source_file(client, tmp_path):
+    """-gV embeds no text: with the file gone, the related information still names the location,
+    at the diagnostic's own place."""
+    path = build(tmp_path, "sum.comp", "gV")
+    text = path.read_text()
+    n, _ = _line(text, "OpFMul", after=_line(text, "%square_f1_ = OpFunction")[0])
+    lines = text.split("\n")
+    lines[n] = lines[n].rsplit(" ", 1)[0] + " %nowhere"
+    uri = _open(client, path, "\n".join(lines), uri=(tmp_path / "elsewhere" / path.name).as_uri())
+    d = next(d for d in await diagnostics_for(client, uri, 1) if d.code == "id.undefined")
+    (rel,) = [r for r in d.related_information if r.message.startswith("source: ")]
+    assert rel.message == f"source: sum.comp:{line_of('sum.comp', 'return x * x;')}"
+    assert (rel.location.uri, rel.location.range) == (uri, d.range)
