@@ -225,8 +225,9 @@ def test_edits_keep_locations_and_names_equal_to_a_fresh_analysis(tmp_path):
     assert any(d.source is not None for d in a.diagnostics)
 
 
-def test_corpus_files_with_opline(shared):
-    """Every corpus file carrying OpLine: locations, hover and definition on each instruction, nothing raises."""
+def test_corpus_files_with_opline(shared, tmp_path):
+    """Every corpus file carrying OpLine: locations, hover and definition on each instruction, nothing
+    raises; an id made undefined on a located instruction gets the location in `spvls check`'s note."""
     files = sorted(p for p in (shared / "corpus").rglob("*") if p.is_file() and "OpLine " in p.read_text(errors="replace"))
     assert len(files) >= 4
     located = targets = 0
@@ -245,6 +246,18 @@ def test_corpus_files_with_opline(shared):
                 assert found is None
         source.source_hints(m, 0, len(m.doc.lines))
         symbols.document_symbols(m)
+        inst = next(i for f in m.functions for i in m.insts_in(f)
+                    if sourcemap.location(m, i.line) and i.ids(skip_type=True) and i.opname != "OpLine")
+        loc = sourcemap.location(m, inst.line)
+        lines = m.doc.texts[:]
+        tok = inst.ids(skip_type=True)[-1].token
+        lines[inst.line] = lines[inst.line][:tok.start] + "%nowhere" + lines[inst.line][tok.end:]
+        broken = tmp_path / path.name
+        broken.write_text("\n".join(lines))
+        out = subprocess.run([sys.executable, "-m", "spvls", "check", str(broken)], capture_output=True, text=True,
+                             cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, check=False).stdout.splitlines()
+        k = next(i for i, x in enumerate(out) if x.startswith(f"{broken}:{inst.line + 1}:") and "[id.undefined]" in x)
+        assert out[k + 1] == f"  --> {loc}"
     print(f"corpus files with OpLine: {len(files)}; located instructions: {located}; with a target: {targets}")
     assert located > 100 and targets > 100
 
