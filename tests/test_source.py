@@ -316,3 +316,52 @@ def test_broken_debug_info_never_raises(tmp_path):
                 source.definition(m, inst.line, col(inst))
         source.source_hints(m, 0, len(m.doc.lines))
         symbols.document_symbols(m)
+
+
+def test_continued_source_text_is_joined(tmp_path):
+    """OpSourceContinued and DebugSourceContinued carry on the text of the instruction before them
+    (the module assembles with spirv-as; its strings run over lines, as spirv-dis writes them)."""
+    from helpers import tool
+
+    text = """OpCapability Shader
+OpExtension "SPV_KHR_non_semantic_info"
+%set = OpExtInstImport "NonSemantic.Shader.DebugInfo.100"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%a = OpString "a.comp"
+%b = OpString "b.glsl"
+%b1 = OpString "float one;
+"
+%b2 = OpString "float two;
+"
+OpSource GLSL 450 %a "void main()
+"
+OpSourceContinued "{
+"
+OpSourceContinued "}
+"
+OpName %main "main"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%uint_2 = OpConstant %uint 2
+%uint_0 = OpConstant %uint 0
+%srcb = OpExtInst %void %set DebugSource %b %b1
+%more = OpExtInst %void %set DebugSourceContinued %b2
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpLine %a 2 1
+%l = OpExtInst %void %set DebugLine %srcb %uint_2 %uint_2 %uint_0 %uint_0
+OpReturn
+OpFunctionEnd
+"""
+    path = tmp_path / "continued.spvasm"
+    path.write_text(text)
+    subprocess.run([tool("spirv-as"), str(path), "-o", str(tmp_path / "c.spv")], check=True)
+    m = module(path)
+    assert sourcemap.embedded_texts(m) == {"a.comp": "void main()\n{\n}\n", "b.glsl": "float one;\nfloat two;\n"}
+    ret = first(m, "main", "OpReturn")
+    assert str(sourcemap.location(m, ret.line)) == "b.glsl:2"
+    target, line, _ = source.definition(m, ret.line, col(ret))
+    assert target.read_text().split("\n")[line] == "float two;"
