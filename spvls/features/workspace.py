@@ -1,9 +1,9 @@
 """Open documents and their analyses; no protocol types here."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ..checks import Analysis, analyze
+from ..checks import Analysis, analyze, suppress
 from ..spec import env as envs
 from ..syntax.document import Document
 
@@ -63,7 +63,9 @@ class Settings:
 class Workspace:
     settings: Settings = field(default_factory=Settings)
     docs: dict[str, Document] = field(default_factory=dict)
-    _analyses: dict[str, tuple[int, str | None, Analysis]] = field(default_factory=dict)
+    # uri -> (generation, env, the analysis, the analysis with the file's suppressions applied)
+    _analyses: dict[str, tuple[int, str | None, Analysis, Analysis]] = field(default_factory=dict)
+    _marked: dict[str, bool] = field(default_factory=dict)  # uri -> has `; spvls: ignore…` comments
 
     def open(self, uri: str, text: str, version: int) -> Document:
         doc = Document(text, uri, version)
@@ -73,19 +75,35 @@ class Workspace:
     def close(self, uri: str) -> None:
         self.docs.pop(uri, None)
         self._analyses.pop(uri, None)
+        self._marked.pop(uri, None)
 
     def analysis(self, uri: str) -> Analysis | None:
-        """The analysis of the document as it is now; recomputed only after an edit."""
+        """The analysis of the document as it is now, its `; spvls: ignore[…]` comments applied;
+        recomputed only after an edit."""
         doc = self.docs.get(uri)
         if doc is None:
             return None
         cached = self._analyses.get(uri)
         env = self.settings.target_env
         if cached and cached[0] == doc.generation and cached[1] == env:
-            return cached[2]
+            return cached[3]
+        touched = doc.touched  # analyze() takes it
         a = analyze(doc, env, previous=cached[2] if cached else None)
-        self._analyses[uri] = (doc.generation, env, a)
-        return a
+        shown = self._suppressed(uri, doc, touched, a)
+        self._analyses[uri] = (doc.generation, env, a, shown)
+        return shown
+
+    def _suppressed(self, uri: str, doc: Document, touched: set[int] | None, a: Analysis) -> Analysis:
+        """The analysis without what suppression comments silence. A document is searched for them
+        whole only when its lines moved, it had some, or an edited line has one: a keystroke in a
+        100k-line file without any costs nothing (a whole search takes ~15 ms there)."""
+        marked = self._marked.get(uri)
+        if touched is None or marked is None or marked or \
+                any("spvls:" in doc.texts[i] for i in touched if 0 <= i < len(doc.texts)):
+            marked = self._marked[uri] = any("spvls:" in t for t in doc.texts)
+        if not marked:
+            return a
+        return replace(a, diagnostics=suppress.apply(doc.texts, a.diagnostics))
 
     def invalidate(self) -> None:
         self._analyses.clear()
