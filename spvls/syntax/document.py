@@ -5,18 +5,28 @@ import re
 
 from .parser import Line, parse_line, version_from_comment
 
-# spirv-as lets a string run over several lines; in practice that is embedded
-# source text. Only these instructions join lines, so a '"' typed elsewhere
-# never swallows the rest of the document.
-_MULTILINE_OPS = {"OpSource", "OpSourceContinued", "OpString"}
+# spirv-as lets a string run over several lines, in any instruction (in practice it is embedded
+# source text). A string token: up to the closing quote, a backslash escaping any character
+# (a newline too); possessive, so a 1 MB string needs no regex frame per character.
 _MAX_JOIN = 20000
-_STRINGS = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')  # unrolled: no regex frame per character
+_STRING_OR_COMMENT = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+("?)|;')
+_STRING_REST = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+("?)')
 
 
-def _open_quote(text: str) -> bool:
-    """Whether the line ends inside a string."""
-    code = _STRINGS.sub("", text)
-    return code.split(";", 1)[0].count('"') % 2 == 1
+def _ends_inside(text: str, inside: bool = False) -> bool:
+    """Whether a line ends inside a string, given whether it starts inside one."""
+    pos = 0
+    if inside:
+        m = _STRING_REST.match(text)
+        if not m.group(1):
+            return True
+        pos = m.end()
+    for m in _STRING_OR_COMMENT.finditer(text, pos):
+        if m.group() == ";":
+            return False
+        if not m.group(1):
+            return True
+    return False
 
 
 def _blank(text: str) -> Line:
@@ -78,7 +88,7 @@ class Document:
         while k >= 0 and self.span[k] == 0:
             k -= 1
         # Re-read from the previous instruction when the edit may join or split its string.
-        if k >= 0 and (k + self.span[k] > sl or any(n == 0 for n in old_span) or _open_quote(self.texts[k])):
+        if k >= 0 and (k + self.span[k] > sl or any(n == 0 for n in old_span) or _ends_inside(self.texts[k])):
             start = k
         # A quote typed or deleted may close (or reopen) a string left open further up.
         if quoted:
@@ -129,25 +139,27 @@ class Document:
     def _runs_on(self, i: int) -> bool:
         """Whether line i starts an instruction whose string may continue on later lines."""
         text = self.texts[i]
-        if '"' not in text or not _open_quote(text):
-            return False
-        m = re.match(r"\s*(?:%\S+\s*=\s*)?(Op\w+)", text)
-        return bool(m) and m.group(1) in _MULTILINE_OPS
+        return '"' in text and _ends_inside(text)
 
     def _unclosed_above(self, line: int) -> int | None:
         """The instruction above `line` whose open string would look for its closing quote at
-        `line`: the search runs on over lines with an even number of quotes and stops at the first
-        odd one."""
+        `line`: the search runs up over lines a string passes through, and stops at one it would
+        close on."""
         for k in range(line - 1, max(-1, line - _MAX_JOIN), -1):
-            if self.texts[k].count('"') % 2 == 1:
-                return k if self.span[k] != 0 and self._runs_on(k) else None
+            text = self.texts[k]
+            if '"' not in text:
+                continue  # a string passes through
+            if self.span[k] != 0 and self._runs_on(k):
+                return k
+            if not _ends_inside(text, True):
+                return None
         return None
 
     def _group_end(self, i: int) -> int:
         if not self._runs_on(i):
             return i
         for k in range(i + 1, min(len(self.texts), i + _MAX_JOIN)):
-            if self.texts[k].count('"') % 2 == 1:
+            if not _ends_inside(self.texts[k], True):
                 return k
         return i
 

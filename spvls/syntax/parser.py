@@ -7,6 +7,7 @@ so ids it defines and uses stay visible to the rest of the tools.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
@@ -84,7 +85,7 @@ def _parser() -> Lark:
 
 # Fallback tokenizer for lines Lark rejects: same token shapes, plus anything else.
 _FALLBACK = re.compile(
-    r'(?P<COMMENT>;.*)|(?P<STRING>"[^"\\]*+(?:\\.[^"\\]*+)*+"?)|(?P<ID>%[^\s;="]*)'
+    r'(?P<COMMENT>;.*)|(?P<STRING>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?)|(?P<ID>%[^\s;="]*)'
     r"|(?P<OPNAME>Op[A-Za-z0-9_]*)|(?P<RAW>!\w+)"
     r"|(?P<NUM>[-+]?[0-9.][0-9A-Za-z.+-]*)|(?P<WORD>[A-Za-z_][\w|]*)|(?P<EQ>=)|(?P<OTHER>\S+)"
 )
@@ -133,6 +134,9 @@ def _describe(tok: str) -> str:
     return "end of line" if not tok else repr(tok)
 
 
+_CONTROL_NAMES = {"\x0c": "form feed", "\x0b": "vertical tab"}  # unicodedata names no control character
+
+
 def _problem(text: str, err: UnexpectedInput) -> SyntaxProblem:
     if isinstance(err, UnexpectedToken):
         tok = err.token
@@ -148,6 +152,9 @@ def _problem(text: str, err: UnexpectedInput) -> SyntaxProblem:
         bad = text[start:end]
         if bad.startswith('"'):
             return SyntaxProblem(start, len(text), "unterminated string literal: add the closing '\"'")
+        if bad.isspace():
+            return SyntaxProblem(start, start + 1, f"{_CONTROL_NAMES.get(bad[0]) or unicodedata.name(bad[0], repr(bad[0])).lower()} "
+                                 f"(U+{ord(bad[0]):04X}) is not whitespace for spirv-as: use a space or a tab")
         if bad.startswith("!"):
             return SyntaxProblem(start, end, f"invalid raw word {bad!r}: write !<integer>, e.g. !5")
         return SyntaxProblem(start, end, f"unexpected {bad!r}: not an id, name, number or string")

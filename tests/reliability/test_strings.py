@@ -1,0 +1,58 @@
+"""Issue 14.8-10: strings over lines in any instruction, escaped quotes, form feed and vertical tab.
+`check` agrees with spirv-as on them, and `format` never changes what spirv-as makes or accepts."""
+import pytest
+
+from spvls.binding import spirv_tools
+from spvls.checks import analyze
+from spvls.features.formatting import format_lines
+from spvls.syntax.document import Document
+
+HEAD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%void = OpTypeVoid\n"
+FN = "%fn = OpTypeFunction %void\n%f = OpFunction %void None %fn\n%l = OpLabel\nOpReturn\nOpFunctionEnd\n"
+
+
+def _formatted(text: str) -> str:
+    doc = Document(text)
+    lines = list(doc.texts)
+    for n, _old, new in format_lines(doc):
+        lines[n] = new
+    return "\n".join(lines)
+
+
+def _assembled(text: str):
+    r = spirv_tools.assemble(text)
+    return None if isinstance(r, spirv_tools.Failure) else bytes(r)
+
+
+CASES = {
+    # A string over lines outside OpString/OpSource: its middle line is text, not an instruction.
+    "multi-line OpName": HEAD + 'OpName %void "first\nOpNop\n     %x   =   OpTypeBool\nlast"\n' + FN,
+    # An escaped quote at the end of a line continues the string onto the next.
+    "escaped quote": HEAD + 'OpName %void "a\\"\n   %x   = OpTypeInt 32 0  "\n' + FN,
+    "escaped newline": HEAD + 'OpName %void "a\\\n;b"\n' + FN,
+    "quote in a comment": HEAD + 'OpName %void "a" ; "\n  %b   = OpTypeBool\n' + FN,
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_strings_over_lines_check_and_format_as_spirv_as_reads_them(name):
+    text = CASES[name]
+    before = _assembled(text)
+    assert before is not None, "spirv-as accepts it"
+    assert not [d for d in analyze(Document(text)).diagnostics if d.code.startswith("syntax.")]
+    out = _formatted(text)
+    assert _assembled(out) == before
+    assert _formatted(out) == out
+
+
+@pytest.mark.parametrize("char,name", [("\f", "form feed"), ("\v", "vertical tab")])
+def test_form_feed_and_vertical_tab_are_not_whitespace(char, name):
+    text = HEAD + f"%b = OpTypeBool\n%x{char}= OpTypeInt 32 0\nOpName{char}%void \"v\"\n" + FN
+    assert _assembled(text) is None  # spirv-as rejects it
+    diags = [d for d in analyze(Document(text)).diagnostics if d.code == "syntax.parse"]
+    assert [(d.line, d.start) for d in diags] == [(4, 2), (5, 6)] and name in diags[0].message
+    assert _assembled(_formatted(text)) is None  # and format does not make it assemble
+    # In a comment or a string they are text: fine for both.
+    ok = HEAD + f"OpName %void \"a{char}b\" ; c{char}d\n" + FN
+    assert _assembled(ok) is not None
+    assert not [d for d in analyze(Document(ok)).diagnostics if d.code.startswith("syntax.")]
