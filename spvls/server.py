@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 from cattrs import ClassValidationError, transform_error
 from lsprotocol import types as T
+from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
@@ -99,7 +100,7 @@ class SpvServer(LanguageServer):
         super().__init__("spvls", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
                          protocol_cls=_Protocol)
         self.ws = Workspace()
-        self.utf8 = False  # negotiated position encoding; UTF-16 unless the client offers UTF-8
+        self.encoding = "utf-16"  # columns' unit: the client's first choice among utf-8, utf-16, utf-32
         self.tokens_sent: dict[str, tuple[str, list[int]]] = {}  # per document: result id, token data
         self.settings_reported: list[str] = []  # the settings problems last shown to the user
 
@@ -107,23 +108,32 @@ class SpvServer(LanguageServer):
 server = SpvServer()
 
 
-# -- positions: LSP columns are UTF-16 code units (or UTF-8 bytes); ours are code points -------
+# -- positions: LSP columns count UTF-16 code units, UTF-8 bytes or code points, as negotiated;
+# ours count code points ----------------------------------------------------------------------
+def _width(ch: str) -> int:
+    if server.encoding == "utf-8":
+        return len(ch.encode("utf-8", "surrogatepass"))
+    return 2 if server.encoding == "utf-16" and ord(ch) > 0xFFFF else 1
+
+
 def _to_cp(text: str, col: int) -> int:
-    if text.isascii():
-        return min(col, len(text))
+    if text.isascii() or server.encoding == "utf-32":
+        return max(0, min(col, len(text)))
     units = 0
     for i, ch in enumerate(text):
         if units >= col:
             return i
-        units += len(ch.encode("utf-8")) if server.utf8 else (2 if ord(ch) > 0xFFFF else 1)
+        units += _width(ch)
     return len(text)
 
 
 def _from_cp(text: str, col: int) -> int:
-    if text.isascii():
+    if text.isascii() or server.encoding == "utf-32":
         return col
     head = text[:col]
-    return len(head.encode("utf-8")) if server.utf8 else len(head.encode("utf-16-le")) // 2
+    if server.encoding == "utf-8":
+        return len(head.encode("utf-8", "surrogatepass"))
+    return len(head.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _line_text(doc, n: int) -> str:
@@ -264,9 +274,9 @@ def initialize(ls: SpvServer, params: T.InitializeParams):
     _update_settings(ls, params.initialization_options)
     roots = [f.uri for f in params.workspace_folders or []] or [params.root_uri or ""]
     source.folders[:] = [p for p in map(source.path_of, roots) if p is not None]
-    general = params.capabilities.general
-    encodings = (general.position_encodings if general else None) or []
-    ls.utf8 = T.PositionEncodingKind.Utf8 in encodings and T.PositionEncodingKind.Utf16 not in encodings
+    # pygls announces this choice; columns must be counted in it.
+    enc = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
+    ls.encoding = str(getattr(enc, "value", enc))
 
 
 @server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)

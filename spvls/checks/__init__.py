@@ -40,7 +40,13 @@ def analyze(doc: Document, target_env: str | None = None, previous: Analysis | N
     function's body re-checks only that function; anything else is checked whole."""
     version, env = target(doc, target_env)
     touched = doc.touched
+    doc.touched = None  # until this analysis succeeds: after a failure the next one starts afresh
+    a = _analyze(doc, version, env, touched, previous)
     doc.touched = set()
+    return a
+
+
+def _analyze(doc: Document, version, env, touched, previous: Analysis | None) -> Analysis:
     if previous is not None and touched and previous.module.doc is doc and \
             (previous.module.version, previous.module.env) == (version, env):
         m = previous.module

@@ -129,6 +129,14 @@ STRUCTURAL = TERMINATORS | {
     "OpSelectionMerge", "OpLoopMerge", "OpVariable"}
 
 
+def _declares(opname: str, spec: Instruction | None) -> bool:
+    """Whether editing the instruction changes more than its own line's facts: structure (above),
+    or what its result is to the semantic tokens and the folding of declaration runs (a type, a
+    constant or an annotation, even misplaced inside a function)."""
+    return opname in STRUCTURAL or opname.startswith("OpType") or \
+        (spec is not None and spec.cls in ("Type-Declaration", "Constant-Creation", "Annotation"))
+
+
 class Module:
     def __init__(self, doc: Document, grammar: Grammar, version: tuple[int, int]):
         self.doc = doc
@@ -257,11 +265,11 @@ class Module:
         self.memo["outside"] = out = out + self.insts[start:]
         return out
 
-    def _opname_of(self, line: Line) -> str | None:
+    def _declares_line(self, line: Line) -> bool:
         if line.opcode is None:
-            return None
+            return False
         spec = self.grammar.instruction(line.opcode.text)
-        return spec.name if spec else line.opcode.text
+        return _declares(spec.name if spec else line.opcode.text, spec)
 
     def update(self, lines: set[int]) -> Function | None:
         """Catch up with edits to `lines` (same line count) inside one function's body.
@@ -275,8 +283,8 @@ class Module:
                 return None
             fn = f
             old, new = self.inst_at.get(n), self.doc.lines[n]
-            if self.doc.span[n] != 1 or (old and old.opname in STRUCTURAL) or \
-                    self._opname_of(new) in STRUCTURAL:
+            if self.doc.span[n] != 1 or (old and _declares(old.opname, old.spec)) or \
+                    self._declares_line(new):
                 return None
             # DebugFunctionDefinition names a function for the outline, which is kept for the model's life.
             if "DebugFunctionDefinition" in self.doc.texts[n] or (old and "DebugFunctionDefinition" in old.src.text):

@@ -34,9 +34,14 @@ def _blank(text: str) -> Line:
     return Line(text, None, None, (), None, None)
 
 
-def split_lines(text: str) -> list[str]:
-    """Split on \\n, \\r\\n and lone \\r, as LSP does; line texts keep no terminator."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+_BREAK = re.compile(r"(\r\n|\r|\n)")
+
+
+def _split(text: str) -> tuple[list[str], list[str]]:
+    """Lines split on \\n, \\r\\n and lone \\r, as LSP splits them, and the terminator after each
+    ('' after the last)."""
+    parts = _BREAK.split(text)
+    return parts[0::2], parts[1::2] + [""]
 
 
 class Document:
@@ -47,6 +52,8 @@ class Document:
         self.lines: list[Line] = []
         # span[i]: physical lines in the instruction that starts at i; 0 on a continuation.
         self.span: list[int] = []
+        # Each line's terminator: a lone CR typed before an LF makes one CRLF break with it.
+        self.breaks: list[str] = []
         self.generation = 0  # bumped on every edit; later layers key caches on it
         # Lines edited since the model last caught up; None: the line structure changed.
         self.touched: set[int] | None = None
@@ -54,7 +61,7 @@ class Document:
 
     @property
     def text(self) -> str:
-        return "\n".join(self.texts)
+        return "".join(t + b for t, b in zip(self.texts, self.breaks))
 
     def line(self, n: int) -> Line | None:
         return self.lines[n] if 0 <= n < len(self.lines) else None
@@ -75,12 +82,18 @@ class Document:
         (sl, sc), (el, ec) = self.clamp(*start), self.clamp(*end)
         if (el, ec) < (sl, sc):
             (sl, sc), (el, ec) = (el, ec), (sl, sc)
-        head = self.texts[sl][:sc]
-        tail = self.texts[el][ec:]
-        fresh = split_lines(head + new_text + tail)
+        raw = self.texts[sl][:sc] + new_text + self.texts[el][ec:] + self.breaks[el]
+        if sl > 0 and raw.startswith("\n") and self.breaks[sl - 1] == "\r":
+            sl -= 1  # the line before ends in a lone CR: with this LF it is one break
+            raw = self.texts[sl] + "\r" + raw
+        fresh, breaks = _split(raw)
+        if self.breaks[el]:  # raw ends with the last line's own break: nothing after it is ours
+            fresh.pop()
+            breaks.pop()
         quoted = '"' in new_text or any('"' in t for t in self.texts[sl:el + 1])
         old_span = self.span[sl:el + 1]
         self.texts[sl:el + 1] = fresh
+        self.breaks[sl:el + 1] = breaks
         self.lines[sl:el + 1] = [None] * len(fresh)
         self.span[sl:el + 1] = [1] * len(fresh)
         start = sl
@@ -104,7 +117,7 @@ class Document:
         return range(sl, sl + len(fresh))
 
     def set_text(self, text: str) -> None:
-        self.texts = split_lines(text)
+        self.texts, self.breaks = _split(text)
         self.lines = [None] * len(self.texts)
         self.span = [1] * len(self.texts)
         self._regroup(0, len(self.texts))

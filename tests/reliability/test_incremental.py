@@ -1,0 +1,117 @@
+"""Issue 14.3-7: incremental state equal to a fresh open."""
+import pytest
+
+import spvls.checks as checks
+from spvls.checks import analyze
+from spvls.features import symbols, tokens
+from spvls.syntax.document import Document
+from tests.reliability.rawlsp import Server
+
+FUNCTION = """OpCapability Shader
+OpMemoryModel Logical GLSL450
+%void = OpTypeVoid
+%int = OpTypeInt 32 0
+%fn = OpTypeFunction %void
+%f = OpFunction %void None %fn
+%l = OpLabel
+%a = OpIAdd %int %int %int
+%b = OpIAdd %int %a %a
+%c1 = OpConstant %int 1
+%c2 = OpConstant %int 2
+%c3 = OpConstant %int 3
+OpReturn
+OpFunctionEnd
+"""
+
+
+def _state(doc: Document, previous=None):
+    a = analyze(doc, previous=previous)
+    m = a.module
+    return a, (a.diagnostics, tokens.semantic_tokens(m), symbols.document_symbols(m), symbols.folding_ranges(m))
+
+
+def _edit_matches_fresh(text: str, line: int, new: str) -> None:
+    doc = Document(text)
+    a, _ = _state(doc)
+    tokens.semantic_tokens(a.module)  # fill the caches an editor fills
+    symbols.folding_ranges(a.module)
+    doc.replace((line, 0), (line, len(doc.texts[line])), new)
+    _, incremental = _state(doc, a)
+    _, fresh = _state(Document(doc.text))
+    assert incremental == fresh
+
+
+def test_a_value_line_becoming_a_type_retypes_its_uses():
+    _edit_matches_fresh(FUNCTION, 7, "%a = OpTypeInt 32 0")  # point 3
+
+
+def test_a_constant_in_a_run_becoming_a_value_unfolds_the_run():
+    _edit_matches_fresh(FUNCTION, 10, "%c2 = OpIAdd %int %a %a")  # point 4
+
+
+def test_a_failed_analysis_does_not_leave_the_model_behind(monkeypatch):
+    """Point 5: the edit's lines were cleared before the failing analysis, so the next in-place
+    edit updated a model that had missed a structural one."""
+    doc = Document(FUNCTION)
+    a, _ = _state(doc)
+    doc.replace((7, 0), (7, 0), "%x = OpIAdd %int %int %int\n%y = OpIAdd %int %x %x\n")  # two more lines
+
+    def broken(m, scope=None):
+        raise RuntimeError("a check failed")
+    monkeypatch.setattr(checks, "FAMILIES", (*checks.FAMILIES, type("F", (), {"check": staticmethod(broken)})))
+    with pytest.raises(RuntimeError):
+        analyze(doc, previous=a)
+    monkeypatch.undo()
+    doc.replace((8, 0), (8, 2), "%q")  # in place: %y (%b to the stale model) becomes %q
+    _, incremental = _state(doc, a)
+    _, fresh = _state(Document(doc.text))
+    assert incremental == fresh
+
+
+@pytest.mark.parametrize("text,pos,insert,lines", [
+    ("a\nb\nc", (0, 1), "\r", ["a", "b", "c"]),  # CR typed before an LF: one CRLF break
+    ("a\rb\nc", (1, 0), "\n", ["a", "b", "c"]),  # LF typed after a lone CR
+    ("a\rX\nb", None, "", ["a", "b"]),  # deleting what stood between them
+    ("a\r\nb", (0, 1), "\r", ["a", "", "b"]),
+])
+def test_line_breaks_as_the_client_counts_them(text, pos, insert, lines):
+    doc = Document(text)
+    if pos is None:
+        doc.replace((1, 0), (1, 1), insert)
+    else:
+        doc.replace(pos, pos, insert)
+    assert doc.texts == lines == Document(doc.text).texts
+
+
+TEXT = 'OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpName %void "é😀x" ; ü\n%void = OpTypeVoid\n'
+
+
+# The comment starts at code point 19: after 'é' (2 UTF-8 bytes) and '😀' (4 bytes, 2 UTF-16 units).
+@pytest.mark.parametrize("encoding,column,length", [("utf-8", 23, 4), ("utf-16", 20, 3), ("utf-32", 19, 3)])
+def test_columns_in_the_negotiated_encoding(encoding, column, length):
+    """Point 7: columns in the encoding announced (the client's first choice), not UTF-16."""
+    s = Server()
+    try:
+        offered = [encoding] + [e for e in ("utf-16", "utf-8", "utf-32") if e != encoding]
+        r = s.initialize({"general": {"positionEncodings": offered}})
+        assert r["result"]["capabilities"]["positionEncoding"] == encoding
+        uri = "file:///tmp/enc.spvasm"
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "spvasm", "version": 1,
+                                                           "text": TEXT}})
+        # The comment after the string starts at a column that depends on the encoding.
+        toks = s.request("textDocument/semanticTokens/full", {"textDocument": {"uri": uri}})["result"]["data"]
+        line = col = 0
+        found = []
+        for k in range(0, len(toks), 5):
+            line, col = (line + toks[k], toks[k + 1]) if toks[k] else (line, col + toks[k + 1])
+            found.append((line, col, toks[k + 2]))
+        assert (2, column, length) in found
+        # An edit at that column, in the same units, lands before the comment.
+        s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 2, "character": column}, "end": {"line": 2, "character": column}},
+             "text": "%x "}]})
+        diags = s.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                           and m["params"].get("version") == 2)
+        assert any(d["range"]["start"] == {"line": 2, "character": column} for d in diags["params"]["diagnostics"])
+    finally:
+        s.close()
