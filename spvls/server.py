@@ -1,9 +1,12 @@
 """LSP wiring only: translate between the protocol and spvls.features."""
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import os
+import sys
+import threading
 import traceback
 from functools import wraps
 from typing import NamedTuple
@@ -12,10 +15,11 @@ from cattrs import ClassValidationError, transform_error
 from lsprotocol import types as T
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from . import __version__
+from . import __version__, transport
 from .binary import commands as binary_commands
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from .features import calls, cfg, completion, formatting, hover, inlay, navigation, rules, signature, symbols, tokens
@@ -103,6 +107,30 @@ class SpvServer(LanguageServer):
         self.encoding = "utf-16"  # columns' unit: the client's first choice among utf-8, utf-16, utf-32
         self.tokens_sent: dict[str, tuple[str, list[int]]] = {}  # per document: result id, token data
         self.settings_reported: list[str] = []  # the settings problems last shown to the user
+
+    def start_io(self, stdin=None, stdout=None):
+        """pygls' stdio loop, with a reader that survives broken framing (spvls.transport)."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(transport.serve(self._stop_event, stdin or sys.stdin.buffer, self._dispatch,
+                                        self._framing_problem))
+        except BrokenPipeError:
+            log.error("the client closed the connection: exiting")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def _dispatch(self, data) -> None:
+        try:
+            self.protocol.handle_message(self.protocol.structure_message(data))
+        except Exception as e:  # noqa: BLE001 - as pygls' loop: one bad message, the server goes on
+            log.exception("cannot handle message")
+            self._report_server_error(e, JsonRpcException)
+
+    def _framing_problem(self, text: str) -> None:
+        log.warning("input: %s", text)
 
 
 server = SpvServer()

@@ -1,5 +1,8 @@
 """Issue 14.16-18: requests with invalid params, broken framing and bad settings are answered or
 reported; the server keeps serving."""
+import json
+import random
+
 import pytest
 
 from tests.reliability.rawlsp import Server
@@ -67,3 +70,54 @@ def test_settings_of_the_wrong_shape_are_reported_once():
         assert not [m for m in s.notes if m.get("method") == "window/showMessage"][1:]
     finally:
         s.close()
+
+
+def _framed(obj: dict, header: bytes | None = None, delta: int = 0) -> bytes:
+    body = json.dumps(obj).encode()
+    return (header if header is not None else b"Content-Length: %d\r\n\r\n" % (len(body) + delta)) + body
+
+
+def _hover(id_: int) -> dict:
+    return {"jsonrpc": "2.0", "id": id_, "method": "textDocument/hover",
+            "params": {"textDocument": DOC, "position": {"line": 0, "character": 3}}}
+
+
+FRAMING = {
+    "non-numeric length": b"Content-Length: ten\r\n\r\n",
+    "missing length": b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n",
+    "negative length": b"Content-Length: -40\r\n\r\n",
+    "3 bytes short": -3,
+    "3 bytes long": 3,
+}
+
+
+@pytest.mark.parametrize("name", FRAMING)
+def test_broken_framing_resynchronises_and_answers(server, name):
+    how = FRAMING[name]
+    bad = _framed(_hover(901), header=how) if isinstance(how, bytes) else _framed(_hover(901), delta=how)
+    server.send_bytes(bad + _framed(_hover(902)))
+    answers = {server.wait_for(lambda m: m.get("id") in (901, 902), timeout=20)["id"] for _ in range(2)}
+    assert answers == {901, 902}  # the mis-framed request is read too
+    _hover_works(server)
+
+
+def test_random_bytes_are_skipped(server):
+    noise = bytes(random.Random(14).randrange(256) for _ in range(300))
+    server.send_bytes(noise + _framed(_hover(903)))
+    assert "result" in server.wait_for(lambda m: m.get("id") == 903, timeout=20)
+    _hover_works(server)
+
+
+def test_a_length_too_long_on_the_last_message_does_not_hang(server):
+    server.send_bytes(_framed(_hover(904), delta=5))  # nothing follows: the server must not wait forever
+    assert "result" in server.wait_for(lambda m: m.get("id") == 904, timeout=20)
+    _hover_works(server)
+
+
+def test_header_like_text_inside_a_document_is_text(server):
+    text = TEXT + '; Content-Length: 5\r\n\r\n{"x": 1}\nOpName %x "Content-Length: 12\\n"\n'
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": URI + "2", "languageId": "spvasm", "version": 1,
+                                                            "text": text}})
+    r = server.request("textDocument/documentSymbol", {"textDocument": {"uri": URI + "2"}})
+    assert "result" in r
+    _hover_works(server)

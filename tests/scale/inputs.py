@@ -63,8 +63,8 @@ def long_name(n: int) -> str:
 # name -> (generator, n for the growth test, n for the bench: about 1 MB or the size)
 CASES = {
     "literals": (literals, 2_000, 20_000),
-    "unknown-opcodes": (unknown_opcodes, 1_000, 4_000),
-    "call-chain": (call_chain, 500, 5_000),
+    "unknown-opcodes": (unknown_opcodes, 500, 4_000),
+    "call-chain": (call_chain, 1_000, 5_000),
     "blocks": (blocks, 4_000, 20_000),
     "long-name": (long_name, 200_000, 1_000_000),
 }

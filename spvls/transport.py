@@ -1,0 +1,178 @@
+"""The LSP base protocol over a byte stream: `Content-Length: N`, a blank line, N bytes of JSON.
+
+pygls' reader trusts every header: a wrong length, a missing one or stray bytes leave it reading
+the wrong bytes as headers or bodies, and a request is never answered (or the server waits for
+bytes that never come). This reader resynchronises on the next header and keeps every message it
+can: a body whose length was a few bytes off, or that came without a valid header, is still read.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+# A header line ends with a raw newline, which no JSON string holds, and has no quote, which ends
+# every JSON string: "Content-Length:" inside a document's text is never taken for a header.
+_HEADER = re.compile(rb'content-length[ \t]*:[^\r\n"]*\r?\n', re.IGNORECASE)
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
+_MAX_HEADER = 8192  # a header block longer than this is not one
+_MAX_JUNK = 1 << 20  # bytes kept while no header is in sight
+_decoder = json.JSONDecoder()
+
+
+class Framer:
+    """Cuts a byte stream into JSON values. `feed` what arrives; `stalled` when nothing has
+    arrived for a while (a body shorter than its Content-Length is then taken if it is whole)."""
+
+    def __init__(self) -> None:
+        self.buf = bytearray()
+        self.pending = b""  # a body that did not parse: bytes after it may complete it
+        self.problems: list[str] = []  # what went wrong, for the log
+
+    def feed(self, data: bytes) -> list[object]:
+        self.buf += data
+        return self._cut()
+
+    def stalled(self) -> list[object]:
+        out: list[object] = []
+        head = _HEADER.match(self.buf)
+        end = _HEADER_END.search(self.buf) if head else None
+        if end is not None:
+            whole = _whole_json(bytes(self.buf[end.end():]))
+            if whole is not None:
+                self.problems.append("a body shorter than its Content-Length: read what came")
+                out.append(whole[0])
+                del self.buf[:end.end() + whole[1]]
+                out += self._cut()
+        elif self.buf and not head:
+            keep = _header_prefix(self.buf)
+            out += self._junk(bytes(self.buf[:len(self.buf) - keep]))
+            del self.buf[:len(self.buf) - keep]
+        return out
+
+    def _cut(self) -> list[object]:
+        out: list[object] = []
+        buf = self.buf
+        while buf:
+            head = _HEADER.search(buf)
+            if head is None:
+                if len(buf) > _MAX_JUNK:
+                    out += self._junk(bytes(buf[:-16]))
+                    del buf[:-16]
+                break
+            if head.start() > 0:
+                out += self._junk(bytes(buf[:head.start()]))
+                del buf[:head.start()]
+                continue
+            end = _HEADER_END.search(buf, 0, _MAX_HEADER)
+            if end is None:
+                if len(buf) < _MAX_HEADER:
+                    break  # the rest of the header is on its way
+                self.problems.append("a header without its blank line: skipped")
+                del buf[:head.end()]
+                continue
+            m = _LENGTH.search(buf, 0, end.start())
+            if m is None:
+                value = bytes(buf[head.start():head.end()]).split(b":", 1)[1].strip()
+                self.problems.append(f"a Content-Length that is not a length ({value[:40]!r}): "
+                                     "skipped to the next header")
+                del buf[:end.end()]  # the body, if any, is read as stray bytes before the next header
+                continue
+            start, length = end.end(), int(m.group(1))
+            body = bytes(buf[start:start + length])
+            if len(body) < length:
+                later = _HEADER.search(buf, start)
+                if later is None:
+                    break  # the body is on its way (or stalled() takes it)
+                self.problems.append("a Content-Length longer than its body: read up to the next header")
+                out += self._junk(bytes(buf[start:later.start()]))
+                del buf[:later.start()]
+                continue
+            try:
+                out.append(json.loads(body))
+                del buf[:start + length]
+                continue
+            except ValueError:
+                pass
+            whole = _whole_json(body)
+            if whole is not None and _header_prefix(body[whole[1]:].lstrip(), whole_rest=True):
+                self.problems.append("a Content-Length longer than its body: read up to the next header")
+                out.append(whole[0])
+                del buf[:start + whole[1]]
+                continue
+            self.problems.append("a body that is not JSON, or shorter than its Content-Length")
+            self.pending = body
+            del buf[:start + length]
+        return out
+
+    def _junk(self, junk: bytes) -> list[object]:
+        """Bytes between messages: the rest of a body cut short, a message without a valid
+        header, or noise."""
+        if self.pending:
+            pending, self.pending = self.pending, b""
+            try:
+                return [json.loads(pending + junk)]
+            except ValueError:
+                pass
+        brace = junk.find(b"{")
+        whole = _whole_json(junk[brace:]) if brace >= 0 else None
+        if whole is not None and isinstance(whole[0], dict) and "jsonrpc" in whole[0]:
+            self.problems.append("a message without a valid Content-Length: read it")
+            return [whole[0]]
+        if junk.strip():
+            self.problems.append(f"skipped {len(junk)} bytes that are not a message")
+        return []
+
+
+def _whole_json(data: bytes) -> tuple[object, int] | None:
+    """A complete JSON value at the start of data, and the bytes it takes."""
+    try:
+        text = data.decode("utf-8")
+        value, end = _decoder.raw_decode(text.lstrip())
+    except ValueError:
+        return None
+    skipped = len(text) - len(text.lstrip())
+    return value, len(text[:skipped + end].encode("utf-8"))
+
+
+def _header_prefix(data: bytes, whole_rest: bool = False) -> int | bool:
+    """With whole_rest: whether data is empty or starts a header. Else: how many bytes at the
+    end of data may be the start of a header split across reads."""
+    name = b"content-length:"
+    if whole_rest:
+        low = bytes(data[:len(name)]).lower()
+        return not data or name.startswith(low) or low.startswith(name)
+    tail = bytes(data[-len(name):]).lower()
+    for k in range(len(tail), 0, -1):
+        if name.startswith(tail[-k:]):
+            return k
+    return 0
+
+
+STALL = 0.5  # seconds without bytes before a short body is taken as it is
+
+
+async def serve(stop, stdin, dispatch: Callable[[object], None], problem: Callable[[str], None]) -> None:
+    """Read stdin until EOF or stop is set, handing each message to dispatch."""
+    loop = asyncio.get_running_loop()
+    framer = Framer()
+    with ThreadPoolExecutor(1, thread_name_prefix="spvls-stdin") as pool:
+        read = loop.run_in_executor(pool, stdin.read1, 65536)
+        while not stop.is_set():
+            done, _ = await asyncio.wait({read}, timeout=STALL)
+            if read in done:
+                data = read.result()
+                if not data:
+                    break
+                read = loop.run_in_executor(pool, stdin.read1, 65536)
+                messages = framer.feed(data)
+            else:
+                messages = framer.stalled()
+            for text in framer.problems:
+                problem(text)
+            framer.problems.clear()
+            for msg in messages:
+                dispatch(msg)

@@ -1,0 +1,109 @@
+"""The fuzzer: `python -m tests.fuzz --minutes 10 --seed 1 [--out DIR]` from the repository root.
+
+Mutates seed modules (examples/, tests/data/, and the shared corpus when present) and checks, for
+each mutant: `check` never raises; `format` keeps what spirv-as makes (or its rejection) and is
+idempotent. Every few mutants, an LSP session per position encoding (utf-8, utf-16, utf-32) opens
+one in a random line ending, applies random edits, and compares diagnostics, semantic tokens,
+symbols and folding with a fresh open of the same text. Same seed, same inputs.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import sys
+import time
+from pathlib import Path
+
+from tests.fuzz.mutate import Mutator
+from tests.fuzz.oracles import Session, check_and_format
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+ENCODINGS = ("utf-8", "utf-16", "utf-32")
+EOLS = ("\n", "\r\n", "\r")
+
+
+def seeds(shared: Path | None = None) -> list[str]:
+    files = sorted((ROOT / "examples").glob("*.spvasm")) + sorted((ROOT / "tests" / "data").rglob("*.spvasm"))
+    shared = shared or ROOT.parent / "shared"
+    if (shared / "corpus").is_dir():
+        files += sorted(p for p in (shared / "corpus").rglob("*") if p.is_file() and ".asm" in p.name)
+    return [p.read_text(encoding="utf-8", errors="replace") for p in files]
+
+
+class Stats:
+    def __init__(self):
+        self.inputs = self.sessions = self.edits = 0
+        self.findings: dict[str, tuple[str, str]] = {}  # first line of a finding -> (details, input)
+
+
+def run(seed: int, minutes: float | None = None, inputs: int | None = None, session_every: int = 25,
+        edits_per_session: int = 12, out: Path | None = None, log=print) -> Stats:
+    rng = random.Random(seed)
+    corpus = seeds()
+    mutator = Mutator(rng)
+    sessions = {}
+    stats = Stats()
+    deadline = time.monotonic() + minutes * 60 if minutes else None
+    try:
+        while (inputs is None or stats.inputs < inputs) and (deadline is None or time.monotonic() < deadline):
+            base = rng.choice(corpus)
+            if len(base) > 60_000:  # keep each input quick: mutate a slice of a big module
+                start = rng.randrange(0, len(base) - 30_000)
+                base = base[base.index("\n", start) + 1:][:30_000]
+            text = mutator.mutate(base)
+            stats.inputs += 1
+            for f in check_and_format(text):
+                _record(stats, f, text, out, log)
+            if stats.inputs % session_every == 0:
+                enc = ENCODINGS[stats.sessions % 3]
+                eol = EOLS[(stats.sessions // 3) % 3]
+                if enc not in sessions:
+                    sessions[enc] = Session(enc)
+                doc = text[:20_000].replace("\n", eol)
+                edits = [mutator.edit(doc) for _ in range(rng.randint(1, edits_per_session))]
+                stats.sessions += 1
+                stats.edits += len(edits)
+                try:
+                    found = sessions[enc].run(doc, edits)
+                except Exception as e:  # noqa: BLE001 - a dead or silent server is a finding too
+                    found = [f"LSP session failed ({enc}): {e!r}"]
+                    sessions.pop(enc).close()
+                for f in found:
+                    _record(stats, f, f"{doc!r}\nedits: {edits!r}", out, log)
+    finally:
+        for s in sessions.values():
+            s.close()
+    return stats
+
+
+def _record(stats: Stats, finding: str, text: str, out: Path | None, log) -> None:
+    key = finding.splitlines()[0] + (finding.splitlines()[-1] if "raised" in finding else "")
+    if key in stats.findings:
+        return
+    stats.findings[key] = (finding, text)
+    log(f"FINDING after {stats.inputs} inputs: {finding}")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        name = hashlib.sha1(key.encode()).hexdigest()[:10]
+        (out / f"{name}.txt").write_text(finding + "\n", encoding="utf-8")
+        (out / f"{name}.spvasm").write_text(text, encoding="utf-8", errors="surrogatepass")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0])
+    p.add_argument("--minutes", type=float, default=1.0)
+    p.add_argument("--inputs", type=int, help="stop after this many inputs (instead of minutes)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--session-every", type=int, default=25, help="an LSP session every N inputs")
+    p.add_argument("--out", type=Path, help="write each finding and its input here")
+    a = p.parse_args(argv)
+    t0 = time.monotonic()
+    stats = run(a.seed, None if a.inputs else a.minutes, a.inputs, a.session_every, out=a.out)
+    print(f"seed {a.seed}: {stats.inputs} inputs, {stats.sessions} LSP sessions, {stats.edits} edits in "
+          f"{(time.monotonic() - t0) / 60:.1f} min; {len(stats.findings)} distinct findings")
+    return 1 if stats.findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

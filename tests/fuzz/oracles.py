@@ -1,0 +1,164 @@
+"""What must hold for any input: the oracles the fuzzer checks."""
+from __future__ import annotations
+
+import re
+import traceback
+
+from spvls.binding import spirv_tools
+from spvls.checks import analyze
+from spvls.features.formatting import format_lines
+from spvls.syntax.document import Document
+from tests.reliability.rawlsp import Server
+
+
+def as_file(text: str) -> str:
+    """The text as `spvls check` reads it from a file (UTF-8, bad bytes replaced)."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def formatted(text: str) -> str:
+    doc = Document(text)
+    lines, breaks = list(doc.texts), list(doc.breaks)
+    for n, _old, new in format_lines(doc):
+        lines[n] = new
+    return "".join(t + b for t, b in zip(lines, breaks))
+
+
+def assembled(text: str) -> bytes | str:
+    """The module spirv-as makes (bytes), or its error message (str)."""
+    r = spirv_tools.assemble(text)
+    return r.message if isinstance(r, spirv_tools.Failure) else bytes(r)
+
+
+def check_and_format(text: str) -> list[str]:
+    """`check` never raises; `format` keeps what spirv-as makes or rejects, and is idempotent."""
+    text = as_file(text)
+    found = []
+    try:
+        analyze(Document(text))
+    except Exception:  # noqa: BLE001 - that is the finding
+        found.append("check raised:\n" + traceback.format_exc())
+    try:
+        once = formatted(text)
+        twice = formatted(once)
+    except Exception:  # noqa: BLE001
+        return found + ["format raised:\n" + traceback.format_exc()]
+    if twice != once:
+        found.append("format is not idempotent")
+    if once != text:
+        before, after = assembled(text), assembled(once)
+        if isinstance(before, bytes) != isinstance(after, bytes) or (isinstance(before, bytes) and before != after):
+            found.append(f"format changed what spirv-as makes: before {_short(before)}, after {_short(after)}")
+    return found
+
+
+def _short(r: bytes | str) -> str:
+    return f"{len(r) // 4} words" if isinstance(r, bytes) else f"error {r!r}"
+
+
+# -- LSP sessions ----------------------------------------------------------------------------
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def position(text: str, offset: int, encoding: str) -> dict:
+    """An LSP position for a code-point offset (inside a CRLF: before it)."""
+    line, start = 0, 0
+    for m in _BREAK.finditer(text):
+        if m.start() >= offset:
+            break
+        if m.end() > offset:  # between CR and LF
+            offset = m.start()
+            break
+        line, start = line + 1, m.end()
+    head = text[start:offset]
+    if encoding == "utf-8":
+        col = len(head.encode("utf-8", "surrogatepass"))
+    elif encoding == "utf-16":
+        col = len(head.encode("utf-16-le", "surrogatepass")) // 2
+    else:
+        col = len(head)
+    return {"line": line, "character": col}
+
+
+def snap(text: str, offset: int) -> int:
+    """Offsets an LSP position can name: not between the CR and LF of one break."""
+    if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n":
+        return offset - 1
+    return offset
+
+
+class Session:
+    """One server, one encoding: documents edited incrementally and compared with a fresh open."""
+
+    def __init__(self, encoding: str):
+        self.encoding = encoding
+        self.server = Server()
+        caps = {"general": {"positionEncodings": [encoding]}, "textDocument": {"diagnostic": {}}}
+        r = self.server.initialize(caps)
+        assert r["result"]["capabilities"].get("positionEncoding", "utf-16") == encoding, r
+        self.count = 0
+
+    def close(self) -> None:
+        self.server.close()
+
+    def _open(self, uri: str, text: str) -> None:
+        self.server.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "spvasm", "version": 1, "text": text}})
+
+    def _state(self, uri: str) -> dict:
+        s = self.server
+        doc = {"textDocument": {"uri": uri}}
+        out = {}
+        for method in ("textDocument/diagnostic", "textDocument/semanticTokens/full",
+                       "textDocument/documentSymbol", "textDocument/foldingRange"):
+            r = s.request(method, doc, timeout=120)
+            if "error" in r:
+                out[method] = ("error", r["error"].get("message"))
+                continue
+            res = r["result"]
+            if method == "textDocument/semanticTokens/full" and res:
+                res = res["data"]  # the result id differs from document to document
+            out[method] = res
+        return _same_uri(out, uri)
+
+    def run(self, text: str, edits: list[tuple[int, int, str]]) -> list[str]:
+        """Open text, apply the edits one by one (each a didChange), and compare the answers
+        with those for a fresh open of the final text."""
+        self.count += 1
+        uri, fresh = f"file:///fuzz/{self.count}.spvasm", f"file:///fuzz/{self.count}-fresh.spvasm"
+        self._open(uri, text)
+        version = 1
+        for k, (a, b, new) in enumerate(edits):
+            a, b = snap(text, min(a, len(text))), snap(text, min(b, len(text)))
+            change = {"range": {"start": position(text, a, self.encoding), "end": position(text, b, self.encoding)},
+                      "text": new}
+            text = text[:a] + new + text[b:]
+            version += 1
+            self.server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                          "contentChanges": [change]})
+            if k % 3 == 2:  # ask in between, as an editor does, so the caches are filled
+                self.server.request("textDocument/semanticTokens/full", {"textDocument": {"uri": uri}}, timeout=120)
+                self.server.request("textDocument/foldingRange", {"textDocument": {"uri": uri}}, timeout=120)
+        mine = self._state(uri)
+        self._open(fresh, text)
+        theirs = self._state(fresh)
+        for u in (uri, fresh):
+            self.server.notify("textDocument/didClose", {"textDocument": {"uri": u}})
+        found = []
+        for key in mine:
+            if mine[key] != theirs[key]:
+                found.append(f"{key}: incremental state differs from a fresh open ({self.encoding})")
+            elif isinstance(mine[key], tuple):
+                found.append(f"{key} answered an error: {mine[key][1]}")
+        return found
+
+
+def _same_uri(value, uri: str):
+    """Answers with the document's uri written one way, so two documents' answers compare."""
+    if isinstance(value, dict):
+        return {k: _same_uri(v, uri) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_same_uri(v, uri) for v in value]
+    if value == uri:
+        return "<uri>"
+    return value
