@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 # A header line ends with a raw newline, which no JSON string holds, and has no quote, which ends
 # every JSON string: "Content-Length:" inside a document's text is never taken for a header.
@@ -158,21 +158,28 @@ STALL = 0.5  # seconds without bytes before a short body is taken as it is
 async def serve(stop, stdin, dispatch: Callable[[object], None], problem: Callable[[str], None]) -> None:
     """Read stdin until EOF or stop is set, handing each message to dispatch."""
     loop = asyncio.get_running_loop()
+    chunks: asyncio.Queue[bytes] = asyncio.Queue()
+
+    def read() -> None:  # a daemon thread: a read blocked at exit never holds the process
+        while True:
+            data = stdin.read1(65536)
+            loop.call_soon_threadsafe(chunks.put_nowait, data)
+            if not data:
+                return
+
+    threading.Thread(target=read, name="spvls-stdin", daemon=True).start()
     framer = Framer()
-    with ThreadPoolExecutor(1, thread_name_prefix="spvls-stdin") as pool:
-        read = loop.run_in_executor(pool, stdin.read1, 65536)
-        while not stop.is_set():
-            done, _ = await asyncio.wait({read}, timeout=STALL)
-            if read in done:
-                data = read.result()
-                if not data:
-                    break
-                read = loop.run_in_executor(pool, stdin.read1, 65536)
-                messages = framer.feed(data)
-            else:
-                messages = framer.stalled()
-            for text in framer.problems:
-                problem(text)
-            framer.problems.clear()
-            for msg in messages:
-                dispatch(msg)
+    while not stop.is_set():
+        try:
+            data = await asyncio.wait_for(chunks.get(), STALL)
+        except asyncio.TimeoutError:
+            messages = framer.stalled()
+        else:
+            if not data:
+                break
+            messages = framer.feed(data)
+        for text in framer.problems:
+            problem(text)
+        framer.problems.clear()
+        for msg in messages:
+            dispatch(msg)

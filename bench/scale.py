@@ -1,0 +1,58 @@
+"""Absolute figures for issue 14's growth inputs (points 11-15): `spvls check` as a cold process on
+each, wall time and peak RSS, against the goal (no input under 1 MB over 2 s or 300 MB).
+
+    python bench/scale.py            # the issue's sizes
+    python bench/scale.py --scale 2  # each size doubled
+
+Wall time depends on the machine's load: this is a bench, not a test (tests/scale asserts ratios).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.scale.inputs import CASES  # noqa: E402
+
+GOAL_S, GOAL_MB = 2.0, 300
+
+
+def _run(cmd: list[str]) -> tuple[float, int, int]:
+    """Wall seconds, peak RSS in MB and exit code of one process."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    _, status, usage = os.wait4(p.pid, 0)
+    return time.perf_counter() - t, usage.ru_maxrss // 1024, os.waitstatus_to_exitcode(status)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--runs", type=int, default=3, help="best of this many")
+    a = ap.parse_args(argv)
+    over = 0
+    print(f"| input | n | size | check | peak RSS | goal (2 s, 300 MB) |\n| --- | ---: | ---: | ---: | ---: | --- |")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (gen, _, n) in CASES.items():
+            n = int(n * a.scale)
+            path = Path(tmp) / f"{name}.spvasm"
+            path.write_text(gen(n), encoding="utf-8")
+            runs = [_run([sys.executable, "-m", "spvls", "check", str(path)]) for _ in range(a.runs)]
+            secs, rss = min(r[0] for r in runs), max(r[1] for r in runs)
+            ok = secs <= GOAL_S and rss <= GOAL_MB
+            over += not ok
+            print(f"| {name} | {n:,} | {path.stat().st_size / 1e6:.2f} MB | {secs:.2f} s | {rss} MB | "
+                  f"{'met' if ok else 'MISSED'} |", flush=True)
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
