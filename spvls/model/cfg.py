@@ -78,7 +78,10 @@ class Cfg:
         post: list[str] = []
         on_path = {self.entry}
         seen = {self.entry}
-        out_edges = {label: [e for e in self.edges if e.source == label] for label in self.blocks}
+        out_edges: dict[str, list[Edge]] = {label: [] for label in self.blocks}
+        for e in self.edges:  # one pass: a search of all edges per block was quadratic
+            if e.source in out_edges:
+                out_edges[e.source].append(e)
         stack = [(self.entry, iter(out_edges[self.entry]))]
         while stack:
             node, it = stack[-1]
