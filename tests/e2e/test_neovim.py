@@ -108,3 +108,42 @@ def test_neovim_spvls_cfg_writes_and_opens_the_picture(nvim, tmp_path):
         assert {"%entry", "%body", "%c1", "%dead"} <= texts
     else:
         assert shown.suffix == ".dot" and shown.read_text().startswith("digraph cfg {")
+
+
+def test_neovim_opens_edits_and_writes_a_binary_module(nvim, tmp_path):
+    from spvls.binary import convert, words
+    from spvls.binding import spirv_tools
+
+    source = (ROOT / "examples" / "subgroup.spvasm").read_text()
+    data = words.to_bytes(spirv_tools.assemble(source, "spv1.3"))
+    spv, broken = tmp_path / "subgroup.spv", tmp_path / "broken.spv"
+    spv.write_bytes(data)
+    broken.write_bytes(data[:-6])
+    out = tmp_path / "result.json"
+    env = dict(os.environ, SPVLS_NVIM_OUT=str(out), SPVLS_NVIM_RTP=str(ROOT / "editors" / "nvim"),
+               SPVLS_PYTHON=sys.executable, SPVLS_SPV=str(spv), SPVLS_BROKEN=str(broken), PYTHONPATH=str(ROOT))
+    subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c",
+                    f"luafile {ROOT / 'tests' / 'e2e' / 'nvim_binary_client.lua'}"],
+                   env=env, timeout=120, check=True, stdin=subprocess.DEVNULL, capture_output=True)
+    result = json.loads(out.read_text())
+    assert result.get("error") is None
+    # Opened as the text `spvls dis` prints, with the language server on it.
+    assert result["filetype"] == "spvasm" and not result["modified_on_open"]
+    assert "\n".join(result["opened"]) + "\n" == convert.disassemble(data).text
+    assert "SPV_KHR_subgroup_rotate" in result["hover"]
+    # Written: the edited text reassembled with the binary's ids; only the edited operand changed.
+    assert not result["modified_after_write"]
+    saved = spv.read_bytes()
+    expected = convert.assemble("\n".join(result["edited"]) + "\n", original=words.read(data))
+    assert saved == words.to_bytes(expected)
+    old, new = words.read(data).words, words.read(saved).words
+    assert [i for i in range(len(old)) if old[i] != new[i]] == [list(old).index(64, 5)]
+    # Refused: the file as the last good write left it, the buffer still modified, the error at its line.
+    assert result["modified_after_refusal"]
+    assert result["refusal"] == [{"lnum": result["invalid_line"], "col": result["refusal"][0]["col"],
+                                  "message": "Invalid Opcode name 'OpLoda'"}]
+    assert spv.read_bytes() == saved
+    # The broken binary: its error in the buffer and as a diagnostic; the file untouched.
+    assert "truncated" in result["broken"][1] and result["broken_diagnostics"] == 1
+    assert broken.read_bytes() == data[:-6]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.spv", "result.json", "subgroup.spv"]

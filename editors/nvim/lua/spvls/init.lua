@@ -159,6 +159,8 @@ function M.setup(opts)
     callback = function(args) M.attach(args.buf) end,
   })
   M.viewer = M.opts.viewer
+  -- Binary modules (*.spv, or any file with the magic number) read and written as their text.
+  require("spvls.binary").setup(M.opts.binary_patterns, group, function() return M.command(M.opts) end)
   vim.api.nvim_create_user_command("SpvlsCfg", function() M.show_cfg() end,
     { desc = "spvls: open the control-flow graph of the function at the cursor" })
 end
