@@ -92,3 +92,27 @@ def test_finds_spvls_in_a_venv_or_says_how_to_install_it(built, tmp_path):
     assert got["error"].startswith(f"spvls.venv is {tmp_path / 'nowhere'}, which is not a virtual environment")
     got = _find({}, {"PATH": "/nonexistent"})
     assert got["error"].startswith("spvls was not found on PATH") and "pip install /path/to/spvls" in got["error"]
+
+
+def test_binary_modules_open_as_assembly(built, tmp_path):
+    """A .spv opens through the custom editor as a spvls-binary: document (src/binary.ts, over the
+    server's spvls.disassemble/spvls.assemble); a file is binary by its magic number, either order."""
+    from spvls.binary import words
+    from spvls.binding import spirv_tools
+
+    (editor,) = PACKAGE["contributes"]["customEditors"]
+    assert editor["viewType"] == "spvls.binary" and editor["selector"] == [{"filenamePattern": "*.spv"}]
+    assert "onFileSystem:spvls-binary" in PACKAGE["activationEvents"]
+    w = spirv_tools.assemble("OpCapability Shader\nOpMemoryModel Logical GLSL450\n", "spv1.0")
+    files = {"le.bin": words.to_bytes(w), "be.bin": words.to_bytes(w, big_endian=True),
+             "text.spv": b"; SPIR-V\nOpCapability Shader\n", "short.spv": b"\x03\x02"}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    script = (f"const f = require({json.dumps(str(VSCODE / 'out' / 'spvFile.js'))});"
+              f"Promise.all({json.dumps(sorted(files))}.map(n => f.isBinaryFile({json.dumps(str(tmp_path))} + '/' + n)))"
+              ".then(r => console.log(JSON.stringify(r)));")
+    node = required_program("node", "to run the extension's binary detection")
+    r = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert dict(zip(sorted(files), json.loads(r.stdout))) == {"be.bin": True, "le.bin": True, "short.spv": False,
+                                                              "text.spv": False}

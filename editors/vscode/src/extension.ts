@@ -1,6 +1,7 @@
 // Starts spvls over stdio for SPIR-V assembly documents.
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
+import { registerBinary } from "./binary";
 import { CfgPanel } from "./cfgPanel";
 import { findServer } from "./server";
 
@@ -52,6 +53,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand("spvls.cfg.show", () => CfgPanel.show(context, () => client))
   );
+  registerBinary(context, () => client); // .spv files as editable assembly, saved back as binary
   await start(context);
 }
 
