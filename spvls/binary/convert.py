@@ -63,7 +63,7 @@ def disassemble(data: bytes, opts: Options = Options()) -> Disassembly:
             text = _dis(module, True, opts)
     if not opts.no_header:
         text = _GENERATOR_LINE.sub(header.generator_line(module.generator), text, count=1)
-    lines = names.instruction_lines(text)
+    lines = names.instruction_lines(text, len(module.offsets))
     if len(lines) != len(module.offsets):
         lines = []  # word offsets unknown rather than wrong
     return Disassembly(text, module, lines)

@@ -33,8 +33,9 @@ def pair(friendly: str, raw: str) -> dict[str, int]:
     b = [t[1:] for t in TOKEN.findall(raw) if t[0] == "%"]
     if len(a) != len(b):
         raise Ambiguous("the friendly and raw disassemblies differ in their ids")
-    names = dict(zip(a, map(int, b)))
-    if len(set(names.values())) != len(names) or len(set(zip(a, b))) != len(names):
+    pairs = set(zip(a, b))
+    names = {name: int(num) for name, num in pairs}
+    if len(names) != len(pairs) or len(set(names.values())) != len(pairs):
         raise Ambiguous("a friendly name stands for two ids, or an id has two names")
     for n in set(names.values()):
         names.setdefault(str(n), n)
@@ -63,9 +64,14 @@ def renumber(text: str, names: dict[str, int], first_free: int) -> tuple[str, in
     return "".join(out), top + 1
 
 
-def instruction_lines(text: str) -> list[int]:
+def instruction_lines(text: str, count: int | None = None) -> list[int]:
     """The 0-based line where each instruction of a disassembly starts: not blank, not a
-    comment, and not a line inside a string that runs over several lines."""
+    comment, and not a line inside a string that runs over several lines. With the number of
+    instructions known, a text whose plain lines already match it needs no string scan."""
+    if count is not None:
+        plain = [n for n, line in enumerate(text.split("\n")) if line.strip() and not line.lstrip().startswith(";")]
+        if len(plain) == count:  # a string's extra lines would only add to these
+            return plain
     inside = [(m.start(), m.end()) for m in TOKEN.finditer(text) if m.group()[0] == '"' and "\n" in m.group()]
     starts: list[int] = []
     offset = 0

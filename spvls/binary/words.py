@@ -126,30 +126,35 @@ _CONTEXT = {"LiteralContextDependentNumber", "LiteralExtInstInteger", "LiteralSp
             "PairLiteralIntegerIdRef"}
 
 
-_PLANS: dict[int, tuple[tuple[int, ...], bool] | None] = {}
+# Per opcode: (positions of the <id>s among the fixed one-word operands, their count, what may
+# follow: "" nothing, "ids" a trailing <id>*, "words" trailing literals), or None.
+_Plan = tuple[tuple[int, ...], int, str]
+_PLANS: dict[int, _Plan | None] = {}
 
 
-def _plan(g: spec.Grammar, inst: spec.Instruction) -> tuple[tuple[int, ...], bool] | None:
-    """For an instruction of single-word operands only: the positions of its <id>s among the
-    fixed operands, and whether a trailing `<id>*` follows. None for anything else."""
+def _plan(g: spec.Grammar, inst: spec.Instruction) -> _Plan | None:
+    """The fast layout of an instruction whose operands are one word each, optionally ending
+    with `<id>*`, `LiteralInteger*` or a LiteralString. None for anything else."""
     if inst.opcode in _PLANS:
         return _PLANS[inst.opcode]
     at: list[int] = []
-    plan: tuple[tuple[int, ...], bool] | None = None
+    plan: _Plan | None = None
+    last = len(inst.operands) - 1
     for i, s in enumerate(inst.operands):
         k = g.kinds.get(s.kind)
         cat = k.category if k else ""
-        single = cat == "Id" or s.kind == "LiteralInteger"
-        if not single or s.quantifier == "?":
-            break
-        if s.quantifier == "*":
-            if cat == "Id" and i == len(inst.operands) - 1:
-                plan = (tuple(at), True)
-            break
-        if cat == "Id":
-            at.append(i)
+        if s.quantifier == "" and (cat == "Id" or s.kind == "LiteralInteger"):
+            if cat == "Id":
+                at.append(i)
+            continue
+        if i == last and s.quantifier == "*" and cat == "Id":
+            plan = (tuple(at), i, "ids")
+        elif i == last and (s.quantifier == "*" and s.kind == "LiteralInteger"
+                            or s.quantifier == "" and s.kind == "LiteralString"):
+            plan = (tuple(at), i, "words")
+        break
     else:
-        plan = (tuple(at), False)
+        plan = (tuple(at), len(inst.operands), "")
     _PLANS[inst.opcode] = plan
     return plan
 
@@ -159,11 +164,10 @@ def _ids(g: spec.Grammar, inst: spec.Instruction, ops) -> list[int]:
     decoded layout does not use up the word count exactly, only the result <id> is trusted."""
     plan = _plan(g, inst)
     if plan is not None:
-        at, rest = plan
-        fixed = len(inst.operands) - rest
+        at, fixed, rest = plan
         if len(ops) == fixed or (rest and len(ops) > fixed):
             out = [ops[i] for i in at]
-            if rest:
+            if rest == "ids":
                 out += ops[fixed:]
             return out
     ids: list[int] = []
