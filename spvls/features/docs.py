@@ -58,7 +58,12 @@ def _quote(g: Grammar, item) -> tuple[str, str, str]:
         return f"\n\n**{entry.extension}**:\n\n{_blockquote(entry.text)}\n\n{page}", entry.extension, url
     found = registry.symbol_prose(g, item)
     if found is None:
-        return "", "", ""
+        # No paragraph defines it: still say which registry document adds it, with its status.
+        if item.version is not None:
+            return "", "", ""
+        pages = [d for d in (registry.documents().get(e) for e in registry.extensions_of(g, item)) if d]
+        return ("".join(f"\n\n{about(d)}" for d in pages[:2]), pages[0].name, pages[0].url) if pages \
+            else ("", "", "")
     doc = found.document
     spelt = f" (as `{found.name}`)" if found.name != item.name else ""
     return (f"\n\n**{doc.name}**{spelt}:\n\n{_blockquote(found.text)}\n\n{about(doc)}", doc.name, doc.url)

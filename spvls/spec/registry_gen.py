@@ -168,8 +168,10 @@ def _table_cells(lines: list[str]):
             i += 1
 
 
-def _names_in_tables(lines: list[str]) -> dict[str, str]:
+def _names_in_tables(lines: list[str]) -> tuple[dict[str, str], list[str]]:
+    """Names a table cell defines with their text, and those it names with none (token tables)."""
     out: dict[str, str] = {}
+    bare: list[str] = []
     for cells in _table_cells(lines):
         for k, cell in enumerate(cells):
             m = _CELL_NAME.match(cell)
@@ -187,7 +189,9 @@ def _names_in_tables(lines: list[str]) -> dict[str, str]:
             text = _trim(markdown(desc))
             if text and m.group(1) not in out:
                 out[m.group(1)] = text
-    return out
+            elif not text:
+                bare.append(m.group(1))
+    return out, bare
 
 
 def _names_in_headings(lines: list[str], heads) -> dict[str, str]:
@@ -249,9 +253,10 @@ def document(path: Path, root: Path) -> dict:
     heads = _sections(lines)
     rel = path.relative_to(root).as_posix()
     names = _names_in_headings(lines, heads)
-    for name, text in _names_in_tables(lines).items():
+    defined, bare = _names_in_tables(lines)
+    for name, text in defined.items():
         names[name] = text  # a definition cell says more than a "modify this section" heading
-    names.update(_mentions(lines, _listed_tokens(lines), names))
+    names.update(_mentions(lines, _listed_tokens(lines) + bare, names))
     return {
         "title": lines[0].strip(),
         "path": rel,

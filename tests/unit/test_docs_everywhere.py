@@ -254,3 +254,9 @@ def test_plain_text_drops_markup_only():
     md = "> An **OpTypeInt** is passed in as *A* and `ln(A)` is returned in *Result*; a*b*c, 2 * 3 * 4.\n\n[X](http://x)"
     assert lookup.plain(md) == "An OpTypeInt is passed in as A and ln(A) is returned in Result; a*b*c, 2 * 3 * 4.\n\n" \
         "X <http://x>\n"
+
+
+def test_an_item_without_a_defining_paragraph_still_names_its_document():
+    md, _ = hover_at("OpExecutionMode %main StencilRef$0ReplacingEXT")
+    assert "> " not in md  # nothing quoted
+    assert f"[SPV_EXT_shader_stencil_export]({PAGE}EXT/SPV_EXT_shader_stencil_export.html)" in md
