@@ -24,10 +24,10 @@ import ctypes
 import os
 import threading
 from array import array
-from dataclasses import dataclass, field, fields
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Sequence
 
 # spirv-val --help's --target-env list (SPIRV-Tools 2025.5), in its order.
 ENVS = (
@@ -45,9 +45,10 @@ _TEXT_PRESERVE_NUMERIC_IDS = 1 << 1
 _DIS = {"print": 1 << 1, "indent": 1 << 3, "byte_offset": 1 << 4, "no_header": 1 << 5,
         "friendly_names": 1 << 6, "comment": 1 << 7, "nested_indent": 1 << 8,
         "reorder_blocks": 1 << 9}
-_LIMITS = ("max-struct-members", "max-struct-depth", "max-local-variables",
-           "max-global-variables", "max-switch-branches", "max-function-args",
-           "max-control-flow-nesting-depth", "max-access-chain-indexes", "max-id-bound")
+# spirv-val's --max-* limits, in spv_validator_limit order.
+LIMITS = ("max-struct-members", "max-struct-depth", "max-local-variables",
+          "max-global-variables", "max-switch-branches", "max-function-args",
+          "max-control-flow-nesting-depth", "max-access-chain-indexes", "max-id-bound")
 
 
 class Unavailable(RuntimeError):
@@ -81,13 +82,7 @@ class ValidatorOptions:
 
     def flags(self) -> list[str]:
         """The same options as spirv-val command-line flags."""
-        out = []
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name in ("limits", "friendly_names") or not value:
-                continue
-            name = "--" + f.name.replace("_", "-")
-            out.append("--allow-localsizeid" if name == "--allow-local-size-id" else name)
+        out = [flag for name, flag in FLAGS.items() if getattr(self, name)]
         for k, v in self.limits.items():
             out += [f"--{k}", str(v)]
         return out
@@ -149,6 +144,9 @@ _SETTERS = {
     "allow_vulkan_32_bit_bitwise": "spvValidatorOptionsSetAllowVulkan32BitBitwise",
     "friendly_names": "spvValidatorOptionsSetFriendlyNames",
 }
+# spirv-val's flag for each boolean option.
+FLAGS = {name: "--" + name.replace("_", "-") for name in _SETTERS if name != "friendly_names"}
+FLAGS["allow_local_size_id"] = "--allow-localsizeid"
 for _setter in _SETTERS.values():
     _SIGNATURES[_setter] = (None, [_P, ctypes.c_bool])
 
@@ -311,7 +309,7 @@ def validate(words: Sequence[int], env: str = "spv1.6",
             for name, setter in _SETTERS.items():
                 getattr(lib, setter)(opts, bool(getattr(options, name)))
             for name, value in options.limits.items():
-                lib.spvValidatorOptionsSetUniversalLimit(opts, _LIMITS.index(name), int(value))
+                lib.spvValidatorOptionsSetUniversalLimit(opts, LIMITS.index(name), int(value))
             binary = _Binary(ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint32)), len(buf))
             rc = lib.spvValidateWithOptions(ctx.ptr, opts, ctypes.byref(binary),
                                             ctypes.byref(ctx.diag))

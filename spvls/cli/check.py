@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ..binary import convert, words
 from ..binary.files import read_bytes, starts_binary
-from ..checks import analyze, suppress
+from ..binding import spirv_tools as tools
+from ..checks import analyze, suppress, validator
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..spec import env as envs
 from ..syntax.document import Document
@@ -33,6 +34,13 @@ def register(sub) -> None:
                    help="report only these comma-separated codes or families (e.g. rotate,id.undefined)")
     p.add_argument("--ignore", action="append", metavar="CODES",
                    help="do not report these comma-separated codes or families")
+    p.add_argument("--no-spirv-val", dest="spirv_val", action="store_false",
+                   help="run spvls' own checks only, without SPIRV-Tools' assembler and validator")
+    val = p.add_argument_group("spirv-val options (same meaning as spirv-val's flags)")
+    for name, flag in tools.FLAGS.items():
+        val.add_argument(flag, dest=name, action="store_true")
+    for name in tools.LIMITS:
+        val.add_argument("--" + name, dest=name.replace("-", "_"), type=int, metavar="N")
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="files (binary modules too), directories to search, or - for standard input")
     p.set_defaults(run=run)
@@ -43,11 +51,26 @@ def register(sub) -> None:
 _last_analysis = None
 
 
-def check_text(text: str, name: str, target_env: str | None) -> list[Diagnostic]:
+def validator_options(args) -> tools.ValidatorOptions:
+    limits = {n: getattr(args, n.replace("-", "_")) for n in tools.LIMITS
+              if getattr(args, n.replace("-", "_"), None) is not None}
+    return tools.ValidatorOptions(**{n: getattr(args, n, False) for n in tools.FLAGS}, limits=limits)
+
+
+def check_text(text: str, name: str, target_env: str | None, spirv_val: bool = True,
+               options: tools.ValidatorOptions | None = None) -> list[Diagnostic]:
+    """Native diagnostics, merged with spirv-as/spirv-val's first error unless spirv_val is off."""
     global _last_analysis
     _last_analysis = None
     _last_analysis = analyze(Document(text, uri=name), target_env) if text else None
-    return list(_last_analysis.diagnostics) if _last_analysis else []
+    if _last_analysis is None:
+        return []
+    diags = list(_last_analysis.diagnostics)
+    if spirv_val:
+        m = _last_analysis.module
+        diags = validator.merge(diags, validator.run(
+            text, m.doc.lines, validator.env_for(m.env, m.version), options))
+    return diags
 
 
 WordOffset = Callable[[int], "int | None"]
@@ -75,14 +98,16 @@ def check_binary(name: str, target_env: str | None) -> tuple[str, list[Diagnosti
     return dis.text, sorted(out, key=lambda d: (d.line, d.start)), dis.word_offset
 
 
-def check_file(path: Path, target_env: str | None) -> list[Diagnostic]:
+def check_file(path: Path, target_env: str | None, spirv_val: bool = True,
+               options: tools.ValidatorOptions | None = None) -> list[Diagnostic]:
     binary = check_binary(str(path), target_env)
     if binary is not None:
         return binary[1]
     text, problems = read_source(path)
     if any(d.severity == ERROR for d in problems) and not text:
         return problems
-    return sorted(problems + check_text(text, str(path), target_env), key=lambda d: (d.line, d.start))
+    return sorted(problems + check_text(text, str(path), target_env, spirv_val, options),
+                  key=lambda d: (d.line, d.start))
 
 
 class Chooser:
@@ -106,6 +131,7 @@ def _colour(choice: str) -> bool:
 
 def run(args) -> int:
     choose = Chooser(args.select, args.ignore)
+    tools_args = (args.spirv_val, validator_options(args))
     pretty = args.format == "text" and (sys.stdout.isatty() or args.color == "always")
     paint = output.Paint(args.format == "text" and _colour(args.color))
     # Anything that is not the chosen format goes to stderr, so JSON and SARIF stay parseable.
@@ -128,11 +154,11 @@ def run(args) -> int:
             if any(d.severity == ERROR for d in problems) and not text:
                 diags = problems
             else:
-                diags = choose(text, sorted(problems + check_text(text, name, args.target_env),
+                diags = choose(text, sorted(problems + check_text(text, name, args.target_env, *tools_args),
                                             key=lambda d: (d.line, d.start)))
         if args.fix and text and diags and binary is None:
             def recheck(t: str, name: str = name) -> list[Diagnostic]:
-                return choose(t, check_text(t, name, args.target_env))
+                return choose(t, check_text(t, name, args.target_env, *tools_args))
             result = fixing.fix_file(path, text, diags, recheck)
             for d, fix in result.applied:
                 print(f"{paint('path', f'{name}:{d.line + 1}:{d.start + 1}:')} {paint('fixed', 'fixed:')} "

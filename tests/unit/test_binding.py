@@ -5,9 +5,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import tool
 
 from spvls.binding import spirv_tools as st
-from helpers import tool
 
 MODULE = """\
 ; SPIR-V

@@ -1,0 +1,241 @@
+"""SPIRV-Tools' assembler and validator as a rule family: their first error, on the line of the
+instruction it names and on the operand the message names, in the document's own names.
+
+The validator reports an instruction number (blank and comment lines not counted) and ids as
+the assembler numbered them ('30[%30]'); both are mapped back through the parsed lines. Runs on
+a snapshot (the text and its parsed lines), so the server can run it off the main thread.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from ..binding import cli_tools
+from ..binding import spirv_tools as tools
+from ..spec.grammar import load
+from ..syntax.parser import Line, Token
+from .diagnostic import ERROR, INFO, Diagnostic, Related
+
+SOURCE = "spirv-val"
+ASSEMBLER = "spirv-as"
+VUID_HREF = "https://registry.khronos.org/vulkan/specs/latest/html/vkspec.html#{}"
+TOOLS_HREF = "https://github.com/KhronosGroup/SPIRV-Tools"
+
+_ID = re.compile(r"(\d+)\[%([^\]\s]*)\]")
+_VUID = re.compile(r"\[?(VUID-[A-Za-z0-9_]+-[A-Za-z0-9_]+-\d+)\]?\s*")
+_OPERAND_INDEX = re.compile(r"operand index (\d+)")
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w.capitalize() for w in rest)
+
+
+# Settings (camelCase, as editors send them) -> ValidatorOptions fields; spirv-val's meaning.
+SETTINGS = {_camel(name): name for name in tools.FLAGS}
+
+
+def options_from(raw: dict, base: tools.ValidatorOptions | None = None) -> tools.ValidatorOptions:
+    """Validator options from settings; values of the wrong type are left as they were."""
+    base = base or tools.ValidatorOptions()
+    changes = {SETTINGS[k]: v for k, v in raw.items() if k in SETTINGS and isinstance(v, bool)}
+    return replace(base, **changes)
+
+
+def backend():
+    """The library, else spirv-as/spirv-val on PATH, else None."""
+    if tools.available():
+        return tools
+    if cli_tools.available():
+        return cli_tools
+    return None
+
+
+def env_for(target_env: str | None, version: tuple[int, int]) -> str:
+    """The env to assemble and validate with: the explicit one, else the module's version."""
+    return target_env or f"spv{version[0]}.{version[1]}"
+
+
+def href(code: str) -> str | None:
+    """The page a code of this family links to (a VUID: its place in the Vulkan spec)."""
+    if code.startswith(SOURCE + ".VUID-"):
+        return VUID_HREF.format(code[len(SOURCE) + 1:])
+    if code.split(".", 1)[0] in (SOURCE, ASSEMBLER):
+        return TOOLS_HREF
+    return None
+
+
+def unavailable() -> Diagnostic:
+    return Diagnostic(0, 0, 0, INFO, SOURCE + ".unavailable",
+                      "spirv-val is not available, so only spvls' own checks ran: " + tools.HOW_TO_GET)
+
+
+def run(text: str, lines: Sequence[Line], env: str,
+        options: tools.ValidatorOptions | None = None) -> list[Diagnostic]:
+    """Assemble and validate the text; at most one diagnostic (the tools stop at the first error)."""
+    be = backend()
+    if be is None:
+        return [unavailable()]
+    words = be.assemble(text, env)
+    if isinstance(words, tools.Failure):
+        return [assembler_error(words, lines)]
+    opts = replace(options or tools.ValidatorOptions(), friendly_names=False)
+    fail = be.validate(words, env, opts)
+    return [] if fail is None else [validator_error(fail, lines)]
+
+
+def assembler_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:
+    n = min(max(fail.line or 0, 0), len(lines) - 1) if lines else 0
+    line = lines[n] if lines else None
+    text = line.text if line else ""
+    # The assembler counts bytes; our columns count code points.
+    col = len(text.encode("utf-8")[:fail.column or 0].decode("utf-8", "ignore"))
+    tok = line.token_at(col) if line else None
+    start, end = (tok.start, tok.end) if tok and tok.kind != "COMMENT" else (col, max(col, len(text.rstrip())))
+    return Diagnostic(n, start, end, ERROR, ASSEMBLER, fail.message.strip())
+
+
+def instruction_lines(lines: Sequence[Line]) -> list[int]:
+    return [i for i, line in enumerate(lines) if line.opcode is not None]
+
+
+def validator_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:
+    at = instruction_lines(lines)
+    message = _drop_instruction(fail.message)
+    names = IdNames(lines)
+    vuid = _VUID.search(message)
+    code = f"{SOURCE}.{vuid.group(1)}" if vuid else SOURCE
+    if vuid:
+        message = (message[:vuid.start()] + message[vuid.end():]).strip()
+    if not at:
+        return Diagnostic(0, 0, 0, ERROR, code, _rename(message, names))
+    index = fail.index or 0
+    if not 1 <= index <= len(at):
+        # No instruction named (e.g. forward references never defined): the first use of an
+        # id the message names, else the first instruction.
+        found = _first_use(fail.message, lines, names)
+        if found is not None:
+            return Diagnostic(found[0], found[1].start, found[1].end, ERROR, code, _rename(message, names))
+    n = at[min(max(index, 1), len(at)) - 1]
+    line = lines[n]
+    tok = _operand(fail.message, line, names) if 1 <= index <= len(at) else None
+    first = line.result or line.opcode
+    last = line.operands[-1] if line.operands else line.opcode
+    start, end = (tok.start, tok.end) if tok else (first.start, last.end)
+    return Diagnostic(n, start, end, ERROR, code, _rename(message, names))
+
+
+def _drop_instruction(message: str) -> str:
+    """The validator appends the instruction, disassembled, on an indented last line."""
+    text = message.rstrip()
+    head, sep, tail = text.rpartition("\n")
+    if sep and tail.startswith("  ") and "\n" not in tail:
+        return head.rstrip()
+    return text
+
+
+def _rename(message: str, names: IdNames) -> str:
+    return _ID.sub(lambda m: names.name(int(m.group(1))), message)
+
+
+def _first_use(message: str, lines: Sequence[Line], names: IdNames) -> tuple[int, Token] | None:
+    wanted = {names.name(int(m.group(1))) for m in _ID.finditer(message)}
+    if not wanted:
+        return None
+    for n, line in enumerate(lines):
+        for tok in [line.result, *line.operands]:
+            if tok is not None and tok.text in wanted:
+                return n, tok
+    return None
+
+
+def _operand(message: str, line: Line, names: IdNames) -> Token | None:
+    """The token of the operand the message names: by operand index, by <id>, by operand name."""
+    spec = load().instruction(line.opcode.text) if line.opcode else None
+    # The validator counts operands as the binary holds them: Result Type, Result, then the rest.
+    words: list[Token | None] = []
+    if spec is not None and spec.has_result_type:
+        words.append(line.operands[0] if line.operands else None)
+        words.append(line.result)
+        words.extend(line.operands[1:])
+    else:
+        if spec is not None and spec.has_result:
+            words.append(line.result)
+        words.extend(line.operands)
+    m = _OPERAND_INDEX.search(message)
+    if m and int(m.group(1)) < len(words) and words[int(m.group(1))] is not None:
+        return words[int(m.group(1))]
+    for idm in _ID.finditer(message):
+        name = names.name(int(idm.group(1)))
+        for tok in [line.result, *line.operands]:
+            if tok is not None and tok.text == name:
+                return tok
+    if spec is not None:
+        for i, op in enumerate(spec.operands):
+            label = "Result Type" if op.kind == "IdResultType" else op.name
+            if label and i < len(words) and words[i] is not None and \
+                    re.search(rf"\b{re.escape(label)}\b", message):
+                return words[i]
+    return None
+
+
+class IdNames:
+    """The text's name of each id number spirv-as gave with --preserve-numeric-ids: numeric ids
+    keep their number; named ones take the free numbers in order of first appearance."""
+
+    def __init__(self, lines: Sequence[Line]):
+        self._lines = lines
+        self._by_number: dict[int, str] | None = None
+
+    def name(self, number: int) -> str:
+        if self._by_number is None:
+            self._by_number = numbering(self._lines)
+        return self._by_number.get(number, f"%{number}")
+
+
+def _id_tokens(lines: Iterable[Line]) -> Iterable[str]:
+    for line in lines:
+        if line.result is not None:
+            yield line.result.text
+        for tok in line.operands:
+            if tok.kind == "ID":
+                yield tok.text
+
+
+def numbering(lines: Sequence[Line]) -> dict[int, str]:
+    preserved = {int(t[1:]) for t in _id_tokens(lines) if t[1:].isdigit()}
+    out = {n: f"%{n}" for n in preserved}
+    named: set[str] = set()
+    nxt = 1
+    for t in _id_tokens(lines):
+        if t in named or (t[1:].isdigit()):
+            continue
+        while nxt in preserved:
+            nxt += 1
+        named.add(t)
+        out[nxt] = t
+        nxt += 1
+    return out
+
+
+def merge(native: list[Diagnostic], found: list[Diagnostic]) -> list[Diagnostic]:
+    """Native diagnostics plus the tools' — but where a native error already sits on the same
+    instruction, the native one stays alone, with the tools' text as related information."""
+    if not found:
+        return native
+    out = list(native)
+    errors_at: dict[int, int] = {}
+    for i, d in enumerate(out):
+        if d.severity == ERROR:
+            errors_at.setdefault(d.line, i)
+    for d in found:
+        i = errors_at.get(d.line) if d.severity == ERROR else None
+        if i is None:
+            out.append(d)
+        else:
+            out[i] = replace(out[i], related=out[i].related + (
+                Related(d.line, d.start, d.end, f"{d.code}: {d.message}"),))
+    out.sort(key=lambda d: (d.line, d.start, d.code))
+    return out
+
