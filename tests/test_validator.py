@@ -12,7 +12,7 @@ from helpers import tool
 
 from spvls.binding import spirv_tools as st
 from spvls.checks import analyze, validator
-from spvls.checks.diagnostic import ERROR, INFO
+from spvls.checks.diagnostic import ERROR, INFO, Diagnostic, Related
 from spvls.cli import check_file, main
 from spvls.syntax.document import Document
 
@@ -117,15 +117,19 @@ def test_vuid_becomes_the_code_with_a_link() -> None:
                                       "#VUID-StandaloneSpirv-None-10685")
 
 
-def test_assembler_errors_the_native_parser_missed_are_shown(tmp_path: Path) -> None:
+def test_assembler_errors_the_native_parser_missed_are_shown() -> None:
     text = MODULE.replace("      %int_1 = OpConstant %int 1\n",
                           "      %int_1 = OpConstant %int 1\n       %v2 = OpTypeVector %float 2\n"
                           "         %c = OpConstant %v2 1\n")
     n = _line(text, "%c = OpConstant")
-    assert not [d for d in analyze(Document(text)).diagnostics if d.severity == ERROR]
-    [d] = [d for d in check_file_text(text, tmp_path) if d.severity == ERROR]
-    assert (d.line, d.code, d.message) == (n, "spirv-as", "Type for Constant must be a scalar floating point "
-                                                          "or integer type")
+    [found] = _tools(text)
+    assert (found.line, found.code, found.message) == (
+        n, "spirv-as", "Type for Constant must be a scalar floating point or integer type")
+    assert (found.start, found.end) == _span(text, n, "1")
+    # Beside native diagnostics elsewhere (or none), it is shown.
+    elsewhere = Diagnostic(2, 0, 4, ERROR, "id.undefined", "elsewhere")
+    assert validator.merge([], [found]) == [found]
+    assert validator.merge([elsewhere], [found]) == [elsewhere, found]
 
 
 def check_file_text(text: str, tmp: Path) -> list:
@@ -141,8 +145,14 @@ def test_native_error_on_the_same_instruction_stays_alone(tmp_path: Path) -> Non
     n = _line(text, "%un = OpConstant")
     diags = [d for d in check_file_text(text, tmp_path) if d.severity == ERROR]
     assert [(d.line, d.code) for d in diags] == [(n, "operand.literal-range")]
-    assert [r.message for r in diags[0].related] == [
-        "spirv-as: Cannot put a negative number in an unsigned literal"]
+    assert diags[0].related == ()  # spirv-as says the same: "Cannot put a negative number in an unsigned literal"
+    # spirv-val's words on an instruction a native error already marks: its related information.
+    [val] = _tools(MODULE.replace("%int_1 %int_1", "%int_1 %float_1"))
+    native = Diagnostic(val.line, 10, 20, ERROR, "arith.operand-type", "native words")
+    assert validator.merge([native], [val]) == [Diagnostic(
+        val.line, 10, 20, ERROR, "arith.operand-type", "native words", related=(Related(
+            val.line, val.start, val.end,
+            "spirv-val: Expected int scalar or vector type as operand: IAdd operand index 3"),))]
 
 
 def test_merge_keeps_both_on_different_instructions(tmp_path: Path) -> None:

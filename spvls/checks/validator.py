@@ -221,7 +221,8 @@ def numbering(lines: Sequence[Line]) -> dict[int, str]:
 
 def merge(native: list[Diagnostic], found: list[Diagnostic]) -> list[Diagnostic]:
     """Native diagnostics plus the tools' — but where a native error already sits on the same
-    instruction, the native one stays alone, with the tools' text as related information."""
+    instruction, the native one stays alone: with spirv-val's text as related information, and
+    without spirv-as's (the native parser already says why that line does not assemble)."""
     if not found:
         return native
     out = list(native)
@@ -233,7 +234,7 @@ def merge(native: list[Diagnostic], found: list[Diagnostic]) -> list[Diagnostic]
         i = errors_at.get(d.line) if d.severity == ERROR else None
         if i is None:
             out.append(d)
-        else:
+        elif d.code != ASSEMBLER:
             out[i] = replace(out[i], related=out[i].related + (
                 Related(d.line, d.start, d.end, f"{d.code}: {d.message}"),))
     out.sort(key=lambda d: (d.line, d.start, d.code))
