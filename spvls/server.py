@@ -24,7 +24,9 @@ from .binary import commands as binary_commands
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from .features import calls, cfg, completion, formatting, hover, inlay, navigation, rules, signature, symbols, tokens
 from .features import source  # its own line: others add features to the line above
+from .checks import validator
 from .features.workspace import Workspace
+from .session.validation import OFF, ON_SAVE, ON_TYPE, Validation
 
 log = logging.getLogger("spvls")
 _SEVERITY = {ERROR: T.DiagnosticSeverity.Error, WARNING: T.DiagnosticSeverity.Warning,
@@ -86,6 +88,13 @@ class _Protocol(LanguageServerProtocol):
         if handler is not None:
             yield handler, (params,), None
 
+    @lsp_method(T.INITIALIZE)
+    def lsp_initialize(self, params: T.InitializeParams):
+        result = yield from super().lsp_initialize(params)
+        if not self._server.pull:  # one diagnostics channel per client (see initialize)
+            result.capabilities.diagnostic_provider = None
+        return result
+
     @lsp_method(T.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: T.DidOpenTextDocumentParams):
         yield from self._to_handler(T.TEXT_DOCUMENT_DID_OPEN, params)
@@ -107,6 +116,10 @@ class SpvServer(LanguageServer):
         self.encoding = "utf-16"  # columns' unit: the client's first choice among utf-8, utf-16, utf-32
         self.tokens_sent: dict[str, tuple[str, list[int]]] = {}  # per document: result id, token data
         self.settings_reported: list[str] = []  # the settings problems last shown to the user
+        self.pull = False  # diagnostics by pull (textDocument/diagnostic) instead of push
+        self.refresh = False  # the client takes workspace/diagnostic/refresh
+        self.validation = Validation(self.ws, lambda uri: _validated(self, uri),
+                                     note=lambda text: _note(self, text))
 
     def start_io(self, stdin=None, stdout=None):
         """pygls' stdio loop, with a reader that survives broken framing (spvls.transport)."""
@@ -242,11 +255,13 @@ def _source_related(m, doc, uri: str, d: Diagnostic) -> list[T.DiagnosticRelated
 
 def _lsp_diagnostic(doc, uri: str, d: Diagnostic, m=None) -> T.Diagnostic:
     family = d.code.split(".")[0]
-    href = _REGISTRY.format(_FAMILY_DOC[family]) if family in _FAMILY_DOC else _CORE_SPEC
+    href = validator.href(d.code) or (_REGISTRY.format(_FAMILY_DOC[family]) if family in _FAMILY_DOC
+                                      else _CORE_SPEC)
+    origin = family if family in (validator.SOURCE, validator.ASSEMBLER) else "spvls"
     related = _source_related(m, doc, uri, d)
     return T.Diagnostic(
         range=_range(doc, d.line, d.start, d.end), message=d.message, severity=_SEVERITY[d.severity],
-        code=d.code, source="spvls", code_description=T.CodeDescription(href=href),
+        code=d.code, source=origin, code_description=T.CodeDescription(href=href),
         related_information=[T.DiagnosticRelatedInformation(
             T.Location(uri, _range(doc, r.line, r.start, r.end)), r.message) for r in d.related] + related or None,
         data={"fixes": len(d.fixes)})
@@ -260,7 +275,7 @@ def _diagnostics(ls: SpvServer, uri: str) -> list[T.Diagnostic]:
     doc = ls.ws.docs.get(uri)
     if a is None:
         return []
-    diags = a.diagnostics
+    diags = ls.validation.diagnostics(uri, a.diagnostics, len(doc.texts))
     if len(diags) <= MAX_PUBLISHED:
         return [_lsp_diagnostic(doc, uri, d, a.module) for d in diags]
     rank = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
@@ -273,7 +288,7 @@ def _diagnostics(ls: SpvServer, uri: str) -> list[T.Diagnostic]:
 
 def _publish(ls: SpvServer, uri: str) -> None:
     doc = ls.ws.docs.get(uri)
-    if doc is None:
+    if doc is None or ls.pull:
         return
     try:
         if _FAULT == "analysis":
@@ -297,6 +312,24 @@ def _update_settings(ls: SpvServer, raw) -> None:
     ls.settings_reported = problems
 
 
+def _validated(ls: SpvServer, uri: str) -> None:
+    """spirv-val's result for the current version arrived: push it, or ask the client to pull."""
+    if not ls.pull:
+        _publish(ls, uri)
+    elif ls.refresh:
+        ls.workspace_diagnostic_refresh(None)
+
+
+def _note(ls: SpvServer, text: str) -> None:
+    log.debug(text)
+    ls.window_log_message(T.LogMessageParams(T.MessageType.Log, text))
+
+
+def _validate(ls: SpvServer, uri: str, when: tuple[str, ...], delay: float | None = None) -> None:
+    if ls.ws.settings.validate in when:
+        ls.validation.changed(uri, delay)
+
+
 @server.feature(T.INITIALIZE)
 def initialize(ls: SpvServer, params: T.InitializeParams):
     _update_settings(ls, params.initialization_options)
@@ -305,6 +338,11 @@ def initialize(ls: SpvServer, params: T.InitializeParams):
     # pygls announces this choice; columns must be counted in it.
     enc = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
     ls.encoding = str(getattr(enc, "value", enc))
+    # Pull when the client offers it and can be told to pull again (spirv-val's result comes later);
+    # else push. Never both: a client that has both shows each diagnostic twice.
+    caps = params.capabilities
+    ls.refresh = bool(caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
+    ls.pull = bool(caps.text_document and caps.text_document.diagnostic) and ls.refresh
 
 
 @server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -312,7 +350,12 @@ def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationPara
     _update_settings(ls, params.settings)
     ls.ws.invalidate()
     for uri in list(ls.ws.docs):
+        if ls.ws.settings.validate == OFF:
+            ls.validation.forget(uri)
+        _validate(ls, uri, (ON_TYPE, ON_SAVE), delay=0)
         _publish(ls, uri)
+    if ls.pull and ls.refresh:
+        ls.workspace_diagnostic_refresh(None)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
@@ -320,6 +363,7 @@ def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
     d = params.text_document
     ls.ws.open(d.uri, d.text, d.version)
     _publish(ls, d.uri)
+    _validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=0)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
@@ -330,15 +374,24 @@ def did_change(ls: SpvServer, params: T.DidChangeTextDocumentParams):
         log.warning("change for a document that is not open: %s", uri)
         return
     for change in params.content_changes:
+        before = len(doc.texts)
         if isinstance(change, T.TextDocumentContentChangePartial):
             r = change.range
             start = _cursor_raw(doc, r.start)
             end = _cursor_raw(doc, r.end)
             doc.replace(start, end, change.text)
+            ls.validation.edited(uri, start[0], end[0], len(doc.texts) - before)
         else:
             doc.set_text(change.text)
+            ls.validation.edited(uri, 0, before, 0)
     doc.version = params.text_document.version
     _publish(ls, uri)
+    _validate(ls, uri, (ON_TYPE,))
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: SpvServer, params: T.DidSaveTextDocumentParams):
+    _validate(ls, params.text_document.uri, (ON_SAVE,), delay=0)
 
 
 def _cursor_raw(doc, p: T.Position) -> tuple[int, int]:
@@ -351,8 +404,10 @@ def _cursor_raw(doc, p: T.Position) -> tuple[int, int]:
 @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams):
     ls.ws.close(params.text_document.uri)
+    ls.validation.forget(params.text_document.uri)
     ls.tokens_sent.pop(params.text_document.uri, None)
-    ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(params.text_document.uri, []))
+    if not ls.pull:
+        ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(params.text_document.uri, []))
 
 
 @server.feature(T.TEXT_DOCUMENT_DIAGNOSTIC, T.DiagnosticOptions(inter_file_dependencies=False,

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..checks import Analysis, analyze, suppress
+from ..binding.spirv_tools import ValidatorOptions
+from ..checks import Analysis, analyze, suppress, validator
 from ..spec import env as envs
 from ..syntax.document import Document
 
@@ -22,11 +23,18 @@ def _boolean(value):
     raise ValueError(f"expected true or false, not {value!r}")
 
 
+def _validate_mode(value):
+    if value in ("onType", "onSave", "off"):  # session.validation.MODES
+        return value
+    raise ValueError(f"expected onType, onSave or off, not {value!r}")
+
+
 @dataclass
 class Settings:
     target_env: str | None = None
     inlay_hints: bool = True
     source_hints: bool = False  # `a.comp:7` where each run of instructions from one source line starts
+    validate: str = "onType"  # when spirv-val runs: onType, onSave, off
 
     # Each setting's key, the attribute it sets, and a reader that returns the value or raises
     # ValueError with what is wrong. A new setting is one more line here.
@@ -34,7 +42,10 @@ class Settings:
         "targetEnv": ("target_env", _target_env),
         "inlayHints": ("inlay_hints", _boolean),
         "sourceHints": ("source_hints", _boolean),
+        "validate": ("validate", _validate_mode),
     }
+    # spirv-val's options (relaxBlockLayout, scalarBlockLayout, ...), each a boolean.
+    KEYS.update({key: (name, _boolean) for key, name in validator.SETTINGS.items()})
 
     def update(self, raw) -> list[str]:
         """Take every valid setting in `raw` (the client's object, or {"spvls": {...}}); the others
@@ -57,6 +68,13 @@ class Settings:
             except ValueError as e:
                 problems.append(f"spvls settings: {key}: {e}; kept {getattr(self, attr)!r}")
         return problems
+
+    def validator_options(self) -> ValidatorOptions:
+        return ValidatorOptions(**{name: getattr(self, name) for name in validator.SETTINGS.values()})
+
+
+for _name in validator.SETTINGS.values():
+    setattr(Settings, _name, False)  # spirv-val's default for each of its options
 
 
 @dataclass

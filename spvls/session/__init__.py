@@ -1,0 +1,1 @@
+"""Per-session machinery that holds state across requests (background validation)."""

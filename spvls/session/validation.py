@@ -1,0 +1,148 @@
+"""SPIRV-Tools' validator behind the keystrokes: after the document has been idle a moment, on a
+snapshot, in a worker thread, so native diagnostics are never delayed.
+
+Each change bumps the document's generation; a result computed for an older generation is
+dropped, never published (as rust-analyzer drops a stale flycheck). The snapshot (text, parsed
+lines, env, options) is taken on the event loop's thread, where edits happen; the worker only
+reads it. All state here is touched on the loop's thread alone.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+
+from ..binding.spirv_tools import ValidatorOptions
+from ..checks import validator
+from ..checks.diagnostic import ERROR, Diagnostic
+from ..features.workspace import Workspace
+from ..syntax.parser import Line
+
+log = logging.getLogger("spvls")
+
+DELAY = 0.2  # seconds of idle typing before a run
+ON_TYPE, ON_SAVE, OFF = "onType", "onSave", "off"
+MODES = (ON_TYPE, ON_SAVE, OFF)
+
+
+@dataclass(frozen=True)
+class Job:
+    uri: str
+    version: int
+    generation: int
+    text: str
+    lines: Sequence[Line]
+    env: str
+    options: ValidatorOptions
+
+
+def run_job(job: Job) -> list[Diagnostic]:
+    """The worker's part: ctypes releases the GIL while the library assembles and validates."""
+    return validator.run(job.text, job.lines, job.env, job.options)
+
+
+def snapshot(ws: Workspace, uri: str, generation: int) -> Job | None:
+    doc = ws.docs.get(uri)
+    a = ws.analysis(uri)
+    if doc is None or a is None:
+        return None
+    m = a.module
+    return Job(uri, doc.version, generation, doc.text, list(doc.lines),
+               validator.env_for(m.env, m.version), ws.settings.validator_options())
+
+
+class Validation:
+    """Per document: the last validator diagnostics, the pending timer, the run in flight."""
+
+    def __init__(self, ws: Workspace, on_result: Callable[[str], None], delay: float = DELAY,
+                 runner: Callable[[Job], list[Diagnostic]] = run_job,
+                 note: Callable[[str], None] = log.debug):
+        self.ws = ws
+        self.on_result = on_result  # called on the loop's thread when a document's results change
+        self.note = note  # one line per run started and ended, for the client's log
+        self.delay = delay
+        self.runner = runner
+        self.results: dict[str, list[Diagnostic]] = {}
+        self._generation: dict[str, int] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._running: set[str] = set()
+        self._again: set[str] = set()  # changed while a run was in flight: run once it ends
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spvls-validate")
+        self.runs = 0  # finished runs (published or dropped), for tests and logs
+
+    def changed(self, uri: str, delay: float | None = None) -> None:
+        """The document changed (or was opened or saved): drop what is in flight, run when idle."""
+        gen = self._generation[uri] = self._generation.get(uri, 0) + 1
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._timers[uri] = loop.call_later(self.delay if delay is None else delay, self._fire, uri, gen)
+
+    def forget(self, uri: str) -> None:
+        """The document closed, or validation was turned off for it."""
+        self._generation[uri] = self._generation.get(uri, 0) + 1
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self._again.discard(uri)
+        if self.results.pop(uri, None):
+            self.on_result(uri)
+
+    def edited(self, uri: str, first: int, last: int, delta: int) -> None:
+        """Lines first..last were replaced by last - first + 1 + delta lines: until the next result,
+        keep the last one's diagnostics off the edited lines and move those below with the text."""
+        found = self.results.get(uri)
+        if found:
+            self.results[uri] = [d if d.line < first else replace(d, line=d.line + delta)
+                                 for d in found if not first <= d.line <= last]
+
+    def diagnostics(self, uri: str, native: list[Diagnostic], lines: int) -> list[Diagnostic]:
+        """The native diagnostics merged with the validator's latest (kept until replaced)."""
+        found = [d for d in self.results.get(uri, ()) if d.line < lines]
+        return validator.merge(native, found) if found else native
+
+    def _fire(self, uri: str, gen: int) -> None:
+        self._timers.pop(uri, None)
+        if gen != self._generation.get(uri):
+            return
+        if uri in self._running:
+            self._again.add(uri)
+            return
+        job = snapshot(self.ws, uri, gen)
+        if job is None:
+            return
+        self._running.add(uri)
+        self.note(f"spirv-val: validating {uri} version {job.version}")
+        future = asyncio.get_running_loop().run_in_executor(self._pool, self.runner, job)
+        start = time.perf_counter()
+        future.add_done_callback(lambda f: self._done(job, f, start))
+
+    def _done(self, job: Job, future: asyncio.Future, start: float) -> None:
+        uri = job.uri
+        self._running.discard(uri)
+        self.runs += 1
+        took = f"{(time.perf_counter() - start) * 1000:.0f} ms"
+        if uri in self._again:
+            self._again.discard(uri)
+            self._fire(uri, self._generation.get(uri, 0))
+        if job.generation != self._generation.get(uri):
+            self.note(f"spirv-val: {uri} version {job.version} done in {took}: dropped (the document changed)")
+            return
+        try:
+            found = future.result()
+        except Exception as e:  # noqa: BLE001 - a failed run loses its result, not the server
+            log.exception("spirv-val failed on %s", uri)
+            found = [Diagnostic(0, 0, 0, ERROR, validator.SOURCE + ".internal",
+                                f"spvls could not run spirv-val on this document ({e!r}); see the server log")]
+        self.note(f"spirv-val: {uri} version {job.version} done in {took}: {len(found)} problem(s)")
+        self.results[uri] = found
+        self.on_result(uri)
+
+    def shutdown(self) -> None:
+        for timer in self._timers.values():
+            timer.cancel()
+        self._pool.shutdown(wait=False, cancel_futures=True)

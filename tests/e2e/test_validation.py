@@ -1,0 +1,190 @@
+"""spirv-val live in the real server over stdio: after changes, in a worker thread, merged with the
+native diagnostics, stale results dropped; settings; one diagnostics channel per client."""
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest_lsp
+from lsprotocol import types as T
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from generate import module  # noqa: E402
+
+BAD = """; SPIR-V
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+       %void = OpTypeVoid
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+      %int_1 = OpConstant %int 1
+    %float_1 = OpConstant %float 1
+         %fn = OpTypeFunction %void
+       %main = OpFunction %void None %fn
+          %l = OpLabel
+          %x = OpIAdd %int %int_1 %float_1
+               OpReturn
+               OpFunctionEnd
+"""
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "spvls"])
+
+
+async def _start(lsp_client: LanguageClient, caps: T.ClientCapabilities, options: dict | None = None):
+    """Every publication and log line is recorded in arrival order: waits never miss one."""
+    lsp_client.events = []  # ("publish", params) and ("log", message), in order
+
+    features = lsp_client.protocol.fm.features
+    for method, kind, value in ((T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "publish", lambda p: p),
+                                (T.WINDOW_LOG_MESSAGE, "log", lambda p: p.message),
+                                (T.WORKSPACE_DIAGNOSTIC_REFRESH, "refresh", lambda p: None)):
+        def record(params, default=features[method], kind=kind, value=value):
+            lsp_client.events.append((kind, value(params)))
+            return default(params)
+        features[method] = record
+
+    lsp_client.init_result = await lsp_client.initialize_session(
+        T.InitializeParams(capabilities=caps, initialization_options=options))
+
+
+async def _event(client, ok, after: int = 0, timeout: float = 120) -> int:
+    """The index of the first recorded event from `after` on for which ok(kind, value) holds."""
+    for _ in range(int(timeout / 0.02)):
+        for i in range(after, len(client.events)):
+            if ok(*client.events[i]):
+                return i
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"no such event; got {client.events[after:]}")
+
+
+def _tools_in(p) -> bool:
+    return any(d.source in ("spirv-val", "spirv-as") for d in p.diagnostics)
+
+
+async def _published(client, uri: str, version: int, with_tools: bool, after: int = 0):
+    i = await _event(client, lambda k, p: k == "publish" and p.uri == uri and p.version == version
+                     and _tools_in(p) == with_tools, after)
+    return i, list(client.events[i][1].diagnostics)
+
+
+async def _logged(client, text: str, after: int = 0) -> int:
+    return await _event(client, lambda k, m: k == "log" and text in m, after)
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient):
+    await _start(lsp_client, T.ClientCapabilities(), {})
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def on_save(lsp_client: LanguageClient):
+    await _start(lsp_client, T.ClientCapabilities(), {"validate": "onSave"})
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def pull_client(lsp_client: LanguageClient):
+    await _start(lsp_client, T.ClientCapabilities(
+        text_document=T.TextDocumentClientCapabilities(diagnostic=T.DiagnosticClientCapabilities()),
+        workspace=T.WorkspaceClientCapabilities(
+            diagnostics=T.DiagnosticWorkspaceClientCapabilities(refresh_support=True))))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _open(client, uri: str, text: str) -> None:
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "spvasm", 1, text)))
+
+
+def _change(client, uri: str, version: int, line: int, start: int, end: int, text: str) -> None:
+    client.text_document_did_change(T.DidChangeTextDocumentParams(
+        T.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [T.TextDocumentContentChangePartial(range=T.Range(T.Position(line, start), T.Position(line, end)),
+                                            text=text)]))
+
+
+async def test_validator_error_published_at_the_operand(client):
+    uri = "file:///tmp/spvls-validate-operand.spvasm"
+    _open(client, uri, BAD)
+    i, native = await _published(client, uri, 1, with_tools=False)
+    assert native == []
+    _, [d] = await _published(client, uri, 1, with_tools=True, after=i)
+    assert (d.source, d.code, d.severity) == ("spirv-val", "spirv-val", T.DiagnosticSeverity.Error)
+    assert d.message == "Expected int scalar or vector type as operand: IAdd operand index 3"
+    assert d.range == T.Range(T.Position(13, 34), T.Position(13, 42))  # %float_1
+    assert d.code_description.href == "https://github.com/KhronosGroup/SPIRV-Tools"
+    # Fixed by a keystroke: native diagnostics at once, then spirv-val's verdict for that version.
+    n = len(client.events)
+    _change(client, uri, 2, 13, 34, 42, "%int_1")
+    i, native = await _published(client, uri, 2, with_tools=False, after=n)
+    assert native == []
+    j = await _logged(client, f"spirv-val: {uri} version 2 done in", after=n)
+    assert j > i and await _published(client, uri, 2, with_tools=False, after=j)
+
+
+async def test_keystroke_diagnostics_while_a_100k_validation_is_in_flight(client):
+    """Order, not time: the native diagnostics of a keystroke are published while spirv-val works
+    on the previous version, whose result is then dropped, never published."""
+    uri = "file:///tmp/spvls-validate-100k.spvasm"
+    text = module(100_000)
+    lines = text.split("\n")
+    target = next(i for i, t in enumerate(lines) if "OpReturn" in t and i > len(lines) // 2)
+    _open(client, uri, text)
+    started = await _logged(client, f"spirv-val: validating {uri} version 1")
+    # spirv-val is now working on version 1; a keystroke makes version 2 with a native error.
+    col = lines[target].index("OpReturn")
+    _change(client, uri, 2, target, col, col + len("OpReturn"), "OpReturnn")
+    keystroke, native = await _published(client, uri, 2, with_tools=False, after=started)
+    assert [(d.range.start.line, d.code) for d in native] == [(target, "operand.unknown-opcode")]
+    done1 = await _logged(client, f"spirv-val: {uri} version 1 done in", after=started)
+    assert keystroke < done1  # published while version 1 was still being validated
+    assert client.events[done1][1].endswith("dropped (the document changed)")
+    done2 = await _logged(client, f"spirv-val: {uri} version 2 done in", after=done1)
+    assert done2 > done1
+    # No publication for version 1 after the keystroke's; spirv-as's error on the same line as
+    # the native one is not shown twice.
+    later = [p for k, p in client.events[keystroke:] if k == "publish" and p.uri == uri]
+    assert all(p.version == 2 for p in later)
+    assert [(d.range.start.line, d.code) for d in later[-1].diagnostics] == [(target, "operand.unknown-opcode")]
+
+
+async def test_on_save_runs_at_save_only(on_save):
+    uri = "file:///tmp/spvls-validate-onsave.spvasm"
+    _open(on_save, uri, BAD)  # opening runs it once
+    i, _ = await _published(on_save, uri, 1, with_tools=True)
+    # Edits elsewhere keep the last result, moved with its line; an edit on its line drops it.
+    _change(on_save, uri, 2, 0, 8, 8, " module")
+    i, [d] = await _published(on_save, uri, 2, with_tools=True, after=i)
+    _change(on_save, uri, 3, 1, 0, 0, "; a new line\n")
+    i, [d] = await _published(on_save, uri, 3, with_tools=True, after=i)
+    assert d.range.start.line == 14
+    _change(on_save, uri, 4, 14, 0, 0, " ")
+    i, _ = await _published(on_save, uri, 4, with_tools=False, after=i)
+    on_save.text_document_did_save(T.DidSaveTextDocumentParams(T.TextDocumentIdentifier(uri)))
+    j = await _logged(on_save, f"spirv-val: validating {uri} version 4", after=i)
+    assert not [m for k, m in on_save.events[:j] if k == "log" and "validating" in m and "version 1" not in m]
+    i, [d] = await _published(on_save, uri, 4, with_tools=True, after=j)
+    assert d.range.start == T.Position(14, 35)
+    # Settings: off clears spirv-val's diagnostics.
+    on_save.workspace_did_change_configuration(T.DidChangeConfigurationParams({"spvls": {"validate": "off"}}))
+    await _published(on_save, uri, 4, with_tools=False, after=i)
+
+
+async def test_pull_client_gets_pull_only(pull_client):
+    assert pull_client.init_result.capabilities.diagnostic_provider is not None
+    uri = "file:///tmp/spvls-validate-pull.spvasm"
+    _open(pull_client, uri, BAD)
+    done = await _logged(pull_client, f"spirv-val: {uri} version 1 done in")
+    await _event(pull_client, lambda k, v: k == "refresh", after=done)
+    report = await pull_client.text_document_diagnostic_async(
+        T.DocumentDiagnosticParams(T.TextDocumentIdentifier(uri)))
+    assert [(d.source, d.code) for d in report.items] == [("spirv-val", "spirv-val")]
+    assert not [k for k, _ in pull_client.events if k == "publish"]  # nothing pushed
+
+
+async def test_push_client_is_not_offered_pull(client):
+    assert client.init_result.capabilities.diagnostic_provider is None
