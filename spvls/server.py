@@ -764,13 +764,14 @@ def show_cfg(ls: SpvServer, *args):
     without Graphviz), "blocks": [{"node", "label", "range"}], "current": the node at P, "message"}."""
     where = args[0] if args and isinstance(args[0], dict) else {}
     uri, p = where.get("uri"), where.get("position") or {}
-    if not isinstance(uri, str) or not isinstance(p, dict):
+    if not isinstance(uri, str) or not isinstance(p, dict) or \
+            not all(isinstance(p.get(k, 0), int) for k in ("line", "character")):
         raise JsonRpcInvalidParams('spvls.showCfg takes [{"uri": ..., "position": {"line", "character"}}]')
     a = ls.ws.analysis(uri)
     if a is None:
         raise JsonRpcInvalidParams(f"spvls.showCfg: {uri} is not open")
     doc = a.module.doc
-    line, _ = _cursor(doc, T.Position(max(0, int(p.get("line", 0))), max(0, int(p.get("character", 0)))))
+    line, _ = _cursor(doc, T.Position(max(0, p.get("line", 0)), max(0, p.get("character", 0))))
     v = cfg.view(a.module, a.diagnostics, line)
     # A client that draws the DOT itself (the VS Code panel) passes "svg": false: Graphviz takes a
     # second on a 300-block function.

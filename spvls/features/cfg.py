@@ -292,9 +292,9 @@ def _function_dot(p: Picture, indent: str) -> list[str]:
 def to_dot(pictures: list[Picture]) -> str:
     """One picture as a graph, several as clusters of one graph."""
     out = ["digraph cfg {",
-           '  graph [fontname="monospace", fontsize=11, rankdir=TB, newrank=true];',
-           '  node [shape=box, fontname="monospace", fontsize=10, style=filled, fillcolor=white];',
-           '  edge [fontname="monospace", fontsize=9];']
+           '  graph [fontname="Courier", fontsize=11, rankdir=TB, newrank=true];',
+           '  node [shape=box, fontname="Courier", fontsize=10, style=filled, fillcolor=white];',
+           '  edge [fontname="Courier", fontsize=9];']
     if len(pictures) == 1:
         p = pictures[0]
         out.append(f"  label={quote(_title(p))}; labelloc=t;")

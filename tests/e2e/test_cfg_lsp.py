@@ -69,6 +69,9 @@ async def test_show_cfg_refusals_and_the_server_keeps_serving(client):
         await show(client, "file:///tmp/nope.spvasm", 0)
     with pytest.raises(JsonRpcException, match="takes"):
         await client.workspace_execute_command_async(T.ExecuteCommandParams("spvls.showCfg", ["junk"]))
+    with pytest.raises(JsonRpcException, match="takes"):
+        await client.workspace_execute_command_async(T.ExecuteCommandParams(
+            "spvls.showCfg", [{"uri": "file:///x", "position": {"line": "two", "character": 0}}]))
     uri = "file:///tmp/spvls-cfg-empty.spvasm"
     client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
         uri, "spirv", 1, "OpCapability Shader\nOpMemoryModel Logical GLSL450\n")))
