@@ -282,3 +282,22 @@ def test_corpus_and_cases_get_spirv_vals_verdict_on_its_instruction(shared: Path
     print("agreement:", counts)
     assert counts["files"] >= 640 and counts["invalid"] >= 80
     assert not wrong, "\n".join(map(str, wrong))
+
+
+def test_editors_offer_the_servers_settings() -> None:
+    """The VS Code contribution, its initialization options and the Neovim module list the same
+    validator settings as the server reads (Settings.KEYS)."""
+    from spvls.features.workspace import Settings
+    from spvls.session.validation import MODES
+
+    root = Path(__file__).resolve().parents[1] / "editors"
+    props = json.loads((root / "vscode" / "package.json").read_text())["contributes"]["configuration"]["properties"]
+    names = list(validator.SETTINGS)
+    assert props["spvls.validate"]["enum"] == list(MODES) and props["spvls.validate"]["default"] == "onType"
+    assert [k for k in props if k[len("spvls."):] in validator.SETTINGS] == [f"spvls.{n}" for n in names]
+    assert all(props[f"spvls.{n}"]["type"] == "boolean" and props[f"spvls.{n}"]["default"] is False for n in names)
+    ts = (root / "vscode" / "src" / "extension.ts").read_text()
+    assert re.findall(r'"(\w+)"', ts.split("const VALIDATOR_OPTIONS = [", 1)[1].split("]", 1)[0]) == names
+    lua = (root / "nvim" / "lua" / "spvls" / "init.lua").read_text()
+    assert re.findall(r'"(\w+)"', lua.split("M.validator_options = {", 1)[1].split("}", 1)[0]) == names
+    assert all(n in Settings.KEYS for n in [*names, "validate"])

@@ -7,11 +7,26 @@ import { findServer } from "./server";
 
 let client: LanguageClient | undefined;
 
+// spirv-val's options: package.json's spvls.* booleans of the same names.
+const VALIDATOR_OPTIONS = [
+  "relaxBlockLayout", "uniformBufferStandardLayout", "scalarBlockLayout", "workgroupScalarBlockLayout",
+  "skipBlockLayout", "relaxLogicalPointer", "relaxStructStore", "beforeHlslLegalization",
+  "allowLocalSizeId", "allowOffsetTextureOperand", "allowVulkan32BitBitwise",
+];
+
 function settings() {
   const cfg = vscode.workspace.getConfiguration("spvls");
   const env = cfg.get<string>("targetEnv", "auto");
-  return { targetEnv: env === "auto" ? null : env, inlayHints: cfg.get<boolean>("inlayHints", true),
-           sourceHints: cfg.get<boolean>("sourceHints", false) };
+  const out: Record<string, unknown> = {
+    targetEnv: env === "auto" ? null : env,
+    inlayHints: cfg.get<boolean>("inlayHints", true),
+    sourceHints: cfg.get<boolean>("sourceHints", false),
+    validate: cfg.get<string>("validate", "onType"),
+  };
+  for (const key of VALIDATOR_OPTIONS) {
+    out[key] = cfg.get<boolean>(key, false);
+  }
+  return out;
 }
 
 async function start(context: vscode.ExtensionContext): Promise<void> {

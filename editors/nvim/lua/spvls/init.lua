@@ -8,10 +8,19 @@ local M = {}
 M.install = "python3 -m venv ~/.venvs/spvls && ~/.venvs/spvls/bin/pip install /path/to/spvls "
   .. "(a clone of the spvls repository), then require('spvls').setup({ venv = '~/.venvs/spvls' })"
 
+-- Settings (init_options and workspace/didChangeConfiguration): targetEnv, inlayHints, and
+-- validate = "onType" (default) | "onSave" | "off": when SPIRV-Tools' validator runs; and spirv-val's
+-- options, each false unless set (same meaning as spirv-val's flags):
+M.validator_options = {
+  "relaxBlockLayout", "uniformBufferStandardLayout", "scalarBlockLayout", "workgroupScalarBlockLayout",
+  "skipBlockLayout", "relaxLogicalPointer", "relaxStructStore", "beforeHlslLegalization",
+  "allowLocalSizeId", "allowOffsetTextureOperand", "allowVulkan32BitBitwise",
+}
+
 local defaults = {
   cmd = { "spvls" },
   filetypes = { "spvasm" },
-  settings = {},
+  settings = { validate = "onType" },
 }
 
 local function root_dir(bufnr)
