@@ -24,15 +24,17 @@ CLEAN = """               OpCapability Shader
                OpReturn
                OpFunctionEnd
 """
-_BUILD_TOOLS = ("setuptools", "_distutils_hack", "pkg_resources", "pip", "wheel", "distutils-precedence.pth")
+# Left out: the build tools (the hook's virtualenv has its own) and spvls itself (the hook installs it).
+_LEFT_OUT = ("setuptools", "_distutils_hack", "pkg_resources", "pip", "wheel", "distutils-precedence.pth", "spvls",
+             "__editable__")
 
 
 def _deps(where: Path) -> Path:
-    """A directory of links to this interpreter's packages, for PYTHONPATH."""
+    """A directory of links to this interpreter's packages (spvls's dependencies), for PYTHONPATH."""
     site = Path(sysconfig.get_paths()["purelib"])
     where.mkdir()
     for p in site.iterdir():
-        if not p.name.startswith(_BUILD_TOOLS):
+        if not p.name.startswith(_LEFT_OUT):
             (where / p.name).symlink_to(p)
     return where
 
