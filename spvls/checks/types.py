@@ -1,8 +1,6 @@
 """types.*: type declarations' parameters, and <id> operands that must (or must not) name a type."""
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-
 from ..model.module import Inst, Module
 from .diagnostic import Diagnostic, cited
 
@@ -69,41 +67,48 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                     out.extend(_result_type(m, inst, rt, get(rt.text)))
         elif inst.opname in _DECLS:
             out.extend(_DECLS[inst.opname](inst))
-    # Operands naming a type or a typeless id: found from those ids' uses, far fewer than all operands.
-    lo, hi = (scope.line, scope.end_line) if scope is not None else (-1, len(m.doc.lines))
-    for id_, k in kinds.items():
-        uses = m.uses.get(id_)
-        if not uses:
+    for id_, k, inst, o in _kind_uses(m, scope, kinds):
+        spec = inst.match.inst
+        if spec is None or o.spec.kind == "IdResultType":
             continue
-        if scope is not None:
-            uses = uses[bisect_left(uses, lo, key=_use_line):bisect_right(uses, hi, key=_use_line)]
-        for inst, o in uses:
-            spec = inst.match.inst
-            if spec is None or o.spec.kind == "IdResultType":
-                continue
-            op = inst.opname
-            cls = spec.cls
-            if cls in _ANY_ID_CLASSES or op.startswith("OpUntyped"):
-                continue
-            if k == "type":
-                if op not in _TAKE_TYPES:
-                    out.append(cited(inst.line, o.token, "types.not-a-value",
-                                     f"{_name(o)} of {op} is an object, but {id_} is a type",
-                                     RULES["types.not-a-value"]))
-            elif op not in _TAKE_UNTYPED:
+        op = inst.opname
+        cls = spec.cls
+        if cls in _ANY_ID_CLASSES or op.startswith("OpUntyped"):
+            continue
+        if k == "type":
+            if op not in _TAKE_TYPES:
                 out.append(cited(inst.line, o.token, "types.not-a-value",
-                                 f"{_name(o)} of {op} is an object, but {id_} is {_a(k)}, which has no type",
+                                 f"{_name(o)} of {op} is an object, but {id_} is a type",
                                  RULES["types.not-a-value"]))
+        elif op not in _TAKE_UNTYPED:
+            out.append(cited(inst.line, o.token, "types.not-a-value",
+                             f"{_name(o)} of {op} is an object, but {id_} is {_a(k)}, which has no type",
+                             RULES["types.not-a-value"]))
     return out
+
+
+def _kind_uses(m: Module, scope, kinds: dict[str, str]):
+    """Each <id> operand naming a type or a typeless id, with its kind. Whole module: from those ids'
+    uses, far fewer than all operands. One function: from its own operands, so a keystroke costs
+    what the function holds, not what the module's types are used for."""
+    if scope is None:
+        for id_, k in kinds.items():
+            for inst, o in m.uses.get(id_, ()):
+                yield id_, k, inst, o
+        return
+    get = kinds.get
+    for inst in m.scoped(scope):
+        for o in inst.match.operands:
+            tok = o.token
+            if tok.kind == "ID":
+                k = get(tok.text)
+                if k is not None:
+                    yield tok.text, k, inst, o
 
 
 # Classes whose <id> operands may name anything: types declare with types; debug and annotation
 # instructions name any id.
 _ANY_ID_CLASSES = {"Type-Declaration", "Debug", "Annotation"}
-
-
-def _use_line(use) -> int:
-    return use[0].line
 
 
 def _result_type(m: Module, inst: Inst, tok, kind: str | None) -> list[Diagnostic]:
