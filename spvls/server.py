@@ -114,7 +114,7 @@ class SpvServer(LanguageServer):
                          protocol_cls=_Protocol)
         self.ws = Workspace()
         self.encoding = "utf-16"  # columns' unit: the client's first choice among utf-8, utf-16, utf-32
-        self.tokens_sent: dict[str, tuple[str, list[int]]] = {}  # per document: result id, token data
+        self.tokens_sent: dict[str, tokens.Sent] = {}  # per document: the tokens last sent
         self.settings_reported: list[str] = []  # the settings problems last shown to the user
         self.pull = False  # diagnostics by pull (textDocument/diagnostic) instead of push
         self.refresh = False  # the client takes workspace/diagnostic/refresh
@@ -646,33 +646,19 @@ LEGEND = T.SemanticTokensLegend(token_types=tokens.TOKEN_TYPES, token_modifiers=
 def _encode(doc, toks) -> list[int]:
     """LSP's relative encoding; columns move from code points to the negotiated units only on
     lines that are not ASCII."""
-    data: list[int] = []
-    prev_line = prev_col = 0
-    text_line, ascii_line, text = -1, True, ""
-    for line, start, length, kind, mods in toks:
-        if line != text_line:
-            text_line, text = line, _line_text(doc, line)
-            ascii_line = text.isascii()
-        if not ascii_line:
-            col = _from_cp(text, start)
-            start, length = col, _from_cp(text, start + length) - col
-        if line == prev_line:
-            data += (0, start - prev_col, length, kind, mods)
-        else:
-            data += (line - prev_line, start, length, kind, mods)
-        prev_line, prev_col = line, start
-    return data
+    return tokens.encode(doc.texts, toks, _from_cp)[0]
 
 
 _result_ids = itertools.count(1)
 
 
-def _full_tokens(ls: SpvServer, uri: str) -> tuple[str, list[int]] | None:
+def _full_tokens(ls: SpvServer, uri: str) -> tokens.Sent | None:
     """The document's tokens, remembered under a new result id for the next delta request."""
     m, doc = _module(ls, uri)
     if m is None:
         return None
-    ls.tokens_sent[uri] = sent = (str(next(_result_ids)), _encode(doc, tokens.semantic_tokens(m)))
+    data, counts = tokens.encode(doc.texts, tokens.semantic_tokens(m), _from_cp)
+    ls.tokens_sent[uri] = sent = tokens.Sent(str(next(_result_ids)), data, counts, m)
     return sent
 
 
@@ -680,7 +666,8 @@ def _full_tokens(ls: SpvServer, uri: str) -> tuple[str, list[int]] | None:
 @_guard
 def on_tokens_full(ls: SpvServer, params: T.SemanticTokensParams):
     sent = _full_tokens(ls, params.text_document.uri)
-    return T.SemanticTokens(data=sent[1], result_id=sent[0]) if sent else None
+    # A copy: the kept data is spliced in place by later deltas.
+    return T.SemanticTokens(data=list(sent.data), result_id=sent.result_id) if sent else None
 
 
 @server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA)
@@ -689,14 +676,21 @@ def on_tokens_delta(ls: SpvServer, params: T.SemanticTokensDeltaParams):
     """After an edit, only what changed: a 100k-line module's tokens are megabytes of JSON."""
     uri = params.text_document.uri
     before = ls.tokens_sent.get(uri)
+    if before is not None and before.result_id == params.previous_result_id:
+        m, _ = _module(ls, uri)
+        edit = tokens.splice(before, m, _from_cp) if m is not None else None
+        if edit is not None:  # only the lines edited since: milliseconds at 100k lines
+            before.result_id = str(next(_result_ids))
+            return T.SemanticTokensDelta(edits=[T.SemanticTokensEdit(*edit)] if edit[1] or edit[2] else [],
+                                         result_id=before.result_id)
     sent = _full_tokens(ls, uri)
     if sent is None:
         return None
-    if before is None or before[0] != params.previous_result_id:
-        return T.SemanticTokens(data=sent[1], result_id=sent[0])
-    start, deleted, inserted = tokens.delta(before[1], sent[1])
+    if before is None or before.result_id != params.previous_result_id:
+        return T.SemanticTokens(data=list(sent.data), result_id=sent.result_id)
+    start, deleted, inserted = tokens.delta(before.data, sent.data)
     edits = [T.SemanticTokensEdit(start, deleted, inserted)] if deleted or inserted else []
-    return T.SemanticTokensDelta(edits=edits, result_id=sent[0])
+    return T.SemanticTokensDelta(edits=edits, result_id=sent.result_id)
 
 
 @server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND)

@@ -97,3 +97,83 @@ def delta(old: list[int], new: list[int], chunk: int = 4096) -> tuple[int, int, 
     while end < room and old[len(old) - end - 1] == new[len(new) - end - 1]:
         end += 1
     return start, len(old) - start - end, new[start:len(new) - end]
+
+
+class Sent:
+    """Tokens as last sent for a document, LSP-encoded, with each line's token count: after an edit
+    the model took in place, only the edited lines are encoded again and spliced in."""
+
+    __slots__ = ("result_id", "data", "counts", "module", "generation")
+
+    def __init__(self, result_id: str, data: list[int], counts: list[int], module: Module):
+        self.result_id, self.data, self.counts = result_id, data, counts
+        self.module, self.generation = module, module.doc.generation
+
+
+def encode(texts: list[str], toks, column, lo: int = 0, hi: int | None = None,
+           prev_line: int = 0) -> tuple[list[int], list[int]]:
+    """LSP's relative encoding of the tokens of lines lo..hi-1 (the first relative to prev_line, the
+    last line before lo with a token), and each line's token count. `column(text, col)` turns a
+    code-point column into the negotiated units; it is called only on lines that are not ASCII."""
+    hi = len(texts) if hi is None else hi
+    data: list[int] = []
+    counts = [0] * (hi - lo)
+    prev_col = 0
+    text_line, ascii_line, text = -1, True, ""
+    for line, start, length, kind, mods in toks:
+        if line != text_line:
+            text_line = line
+            text = texts[line] if 0 <= line < len(texts) else ""
+            ascii_line = text.isascii()
+        if not ascii_line:
+            col = column(text, start)
+            start, length = col, column(text, start + length) - col
+        if line == prev_line:
+            data += (0, start - prev_col, length, kind, mods)
+        else:
+            data += (line - prev_line, start, length, kind, mods)
+        prev_line, prev_col = line, start
+        counts[line - lo] += 1
+    return data, counts
+
+
+def splice(sent: Sent, m: Module, column) -> tuple[int, int, list[int]] | None:
+    """Bring `sent` up to the module's document by encoding only the lines edited since it was sent;
+    returns the one edit (start, how many to delete, what to insert) that does the same to the data
+    the client holds. None when only a full answer will do: the model was rebuilt (what an id is may
+    have changed anywhere) or the document's edit log no longer reaches back."""
+    doc = m.doc
+    if m is not sent.module:
+        return None
+    changed = doc.changed_since(sent.generation)
+    if changed is None:
+        return None
+    lo, old_n, new_n = changed
+    counts, data = sent.counts, sent.data
+    if lo + old_n > len(counts) or len(counts) - old_n + new_n != len(doc.lines):
+        return None
+    first = sum(counts[:lo])  # tokens before the edited lines
+    gone = sum(counts[lo:lo + old_n])
+    p = lo - 1
+    while p >= 0 and not counts[p]:
+        p -= 1
+    fresh, fresh_counts = encode(doc.texts, semantic_tokens(m, lo, lo + new_n - 1), column, lo, lo + new_n,
+                                 max(p, 0))
+    after = first + gone  # the next token: its line delta now counts from another line
+    if after * 5 < len(data):
+        q = lo + old_n
+        while not counts[q]:
+            q += 1
+        last = lo + new_n - 1
+        while last >= lo and not fresh_counts[last - lo]:
+            last -= 1
+        if last < lo:
+            last = max(p, 0)
+        fresh += (q + new_n - old_n - last, *data[after * 5 + 1:after * 5 + 5])
+        gone += 1
+    start, deleted = first * 5, gone * 5
+    s, d, ins = delta(data[start:start + deleted], fresh)
+    data[start:start + deleted] = fresh
+    counts[lo:lo + old_n] = fresh_counts
+    sent.generation = doc.generation
+    return start + s, d, ins

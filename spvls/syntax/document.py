@@ -57,6 +57,9 @@ class Document:
         self.generation = 0  # bumped on every edit; later layers key caches on it
         # Lines edited since the model last caught up; None: the line structure changed.
         self.touched: set[int] | None = None
+        # (generation, first line, lines it replaced, lines it holds now) per edit, the newest last:
+        # what changed since a generation, so a feature can redo only those lines.
+        self.edits: list[tuple[int, int, int, int]] = []
         self.set_text(text)
 
     @property
@@ -114,15 +117,48 @@ class Document:
         else:
             self.touched = None
         self.generation += 1
+        end = max(last, sl + len(fresh))  # lines start..end were parsed again
+        self._log(start, end - start - len(fresh) + el - sl + 1, end - start)
         return range(sl, sl + len(fresh))
 
     def set_text(self, text: str) -> None:
+        removed = len(self.texts)
         self.texts, self.breaks = _split(text)
         self.lines = [None] * len(self.texts)
         self.span = [1] * len(self.texts)
         self._regroup(0, len(self.texts))
         self.touched = None
         self.generation += 1
+        self._log(0, removed, len(self.texts))
+
+    _MAX_EDITS = 512
+
+    def _log(self, first: int, removed: int, added: int) -> None:
+        if len(self.edits) >= self._MAX_EDITS:
+            del self.edits[:self._MAX_EDITS // 2]
+        self.edits.append((self.generation, first, removed, added))
+
+    def changed_since(self, generation: int) -> tuple[int, int, int] | None:
+        """The lines edited since `generation`, as one range: (first line, how many lines it had
+        then, how many it has now). None when the log no longer reaches back that far."""
+        edits = self.edits
+        if generation == self.generation:
+            return (0, 0, 0)
+        if not edits or edits[0][0] > generation + 1:
+            return None
+        i = len(edits)
+        while i > 0 and edits[i - 1][0] > generation:
+            i -= 1
+        lo = old_end = new_end = None
+        for _, f, removed, added in edits[i:]:
+            if lo is None:
+                lo, old_end, new_end = f, f + removed, f + added
+                continue
+            # The union of what earlier edits made and what this one replaces, before this one...
+            a, b = min(lo, f), max(new_end, f + removed)
+            old_end += b - new_end  # lines above lo never moved
+            lo, new_end = a, b + added - removed  # ...and after it
+        return lo, old_end - lo, new_end - lo
 
     def _regroup(self, lo: int, hi: int) -> int:
         """Parse lines from lo on; past hi, stop where the old grouping resumes. Returns where it stopped."""

@@ -1,0 +1,87 @@
+"""Semantic-token deltas spliced from the document's edit log: applied to what the client holds,
+they give exactly a fresh full answer, after any run of random edits."""
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spvls.checks import analyze
+from spvls.features import tokens
+from spvls.syntax.document import Document
+
+ROOT = Path(__file__).resolve().parent
+SOURCES = [p.read_text() for p in sorted((ROOT.parent / "examples").glob("*.spvasm"))
+           + sorted((ROOT / "data" / "rules").glob("*-pass.spvasm"))]
+PIECES = ["", " ", "%", "x", "=", '"', ";", "\t", "\r\n", "\n", "é", "😀", "Op", "%a = OpIAdd %u32 %b %c",
+          "OpBranch %entry\n", "%x = OpLabel\n", "1", "%int_1", "%y = OpTypeInt 32 0"]
+
+
+def utf16(text: str, col: int) -> int:
+    return len(text[:col].encode("utf-16-le", "surrogatepass")) // 2
+
+
+def full(m) -> tuple[list[int], list[int]]:
+    return tokens.encode(m.doc.texts, tokens.semantic_tokens(m), utf16)
+
+
+edit = st.tuples(st.integers(0, 10_000), st.integers(0, 120), st.integers(0, 2), st.integers(0, 40),
+                 st.sampled_from(PIECES))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(src=st.sampled_from(SOURCES), rounds=st.lists(st.lists(edit, min_size=0, max_size=3), min_size=1, max_size=5))
+def test_spliced_delta_equals_a_fresh_full_answer(src, rounds):
+    doc = Document(src)
+    a = analyze(doc)
+    sent = tokens.Sent("1", *full(a.module), a.module)
+    client = list(sent.data)
+    for edits in rounds:
+        for line, col, dl, dc, text in edits:
+            sl = line % len(doc.texts)
+            doc.replace((sl, col), (min(len(doc.texts) - 1, sl + dl), dc), text)
+        a = analyze(doc, previous=a)
+        spliced = tokens.splice(sent, a.module, utf16)
+        if spliced is None:  # the model was rebuilt: a full answer, diffed, as the server does
+            data, counts = full(a.module)
+            spliced = tokens.delta(sent.data, data)
+            sent = tokens.Sent("1", data, counts, a.module)
+        start, deleted, inserted = spliced
+        client[start:start + deleted] = inserted
+        fresh = analyze(Document(doc.text)).module
+        assert client == full(fresh)[0]
+        assert sent.data == client
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(SOURCES), st.integers(0, 500), st.sampled_from(["x", " ", "1", "%", "é", ""]))
+def test_typing_in_a_function_splices_only_that_line(src, pick, char):
+    doc = Document(src)
+    a = analyze(doc)
+    body = [i.line for f in a.module.functions for i in a.module.insts_in(f)
+            if i.opname not in ("OpFunction", "OpFunctionEnd", "OpLabel")]
+    if not body:
+        return
+    sent = tokens.Sent("1", *full(a.module), a.module)
+    client = list(sent.data)
+    n = body[pick % len(body)]
+    doc.replace((n, len(doc.texts[n])), (n, len(doc.texts[n])), char)
+    a = analyze(doc, previous=a)
+    if a.module is not sent.module:
+        return  # the edit reached beyond the function (e.g. made an id used elsewhere)
+    start, deleted, inserted = tokens.splice(sent, a.module, utf16)
+    assert deleted <= 10 * 5 and len(inserted) <= 10 * 5  # that line's tokens and the next one's
+    client[start:start + deleted] = inserted
+    assert client == full(analyze(Document(doc.text)).module)[0]
+
+
+def test_edit_log_gives_one_range_over_several_edits():
+    doc = Document("a\nb\nc\nd\ne\nf\n")
+    g = doc.generation
+    assert doc.changed_since(g) == (0, 0, 0)
+    doc.replace((1, 0), (1, 1), "B\nB2")  # line 1 becomes lines 1-2
+    doc.replace((5, 0), (5, 1), "E")  # old line 4
+    assert doc.changed_since(g) == (1, 4, 5)  # old lines 1-4, now lines 1-5
+    doc.replace((0, 0), (2, 0), "")  # lines 0-2 become one line
+    assert doc.changed_since(g) == (0, 5, 4)
+    assert doc.text == "B2\nc\nd\nE\nf\n"
+    assert doc.changed_since(g - 100) is None
