@@ -115,6 +115,7 @@ class SpvServer(LanguageServer):
         self.ws = Workspace()
         self.encoding = "utf-16"  # columns' unit: the client's first choice among utf-8, utf-16, utf-32
         self.tokens_sent: dict[str, tokens.Sent] = {}  # per document: the tokens last sent
+        self.lsp_diagnostics: dict[str, tuple] = {}  # per document: (model, its converted diagnostics)
         self.settings_reported: list[str] = []  # the settings problems last shown to the user
         self.pull = False  # diagnostics by pull (textDocument/diagnostic) instead of push
         self.refresh = False  # the client takes workspace/diagnostic/refresh
@@ -270,20 +271,38 @@ def _lsp_diagnostic(doc, uri: str, d: Diagnostic, m=None) -> T.Diagnostic:
 MAX_PUBLISHED = 2000  # more helps no one and stalls clients; `spvls check` prints them all
 
 
+def _converter(ls: SpvServer, uri: str, doc, m, count: int):
+    """Diagnostic -> LSP diagnostic, each kept while the model is: an edit it takes in place keeps
+    the diagnostics outside the edited function (same objects, same lines), so a keystroke converts
+    only the function's."""
+    kept = ls.lsp_diagnostics.get(uri)
+    if kept is None or kept[0] is not m or len(kept[1]) > 4 * max(count, MAX_PUBLISHED):  # or full of the gone
+        kept = ls.lsp_diagnostics[uri] = (m, {})
+    memo = kept[1]
+
+    def convert(d: Diagnostic) -> T.Diagnostic:
+        hit = memo.get(id(d))
+        if hit is None or hit[0] is not d:
+            hit = memo[id(d)] = (d, _lsp_diagnostic(doc, uri, d, m))
+        return hit[1]
+    return convert
+
+
 def _diagnostics(ls: SpvServer, uri: str) -> list[T.Diagnostic]:
     a = ls.ws.analysis(uri)
     doc = ls.ws.docs.get(uri)
     if a is None:
         return []
     diags = ls.validation.diagnostics(uri, a.diagnostics, len(doc.texts))
+    convert = _converter(ls, uri, doc, a.module, len(diags))
     if len(diags) <= MAX_PUBLISHED:
-        return [_lsp_diagnostic(doc, uri, d, a.module) for d in diags]
+        return [convert(d) for d in diags]
     rank = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
     shown = sorted(sorted(diags, key=lambda d: rank[d.severity])[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
     note = T.Diagnostic(range=T.Range(T.Position(0, 0), T.Position(0, 0)), severity=T.DiagnosticSeverity.Information,
                         source="spvls", code="spvls.truncated",
                         message=f"{len(diags) - MAX_PUBLISHED} more problems not shown; run `spvls check` for all")
-    return [note] + [_lsp_diagnostic(doc, uri, d, a.module) for d in shown]
+    return [note] + [convert(d) for d in shown]
 
 
 def _publish(ls: SpvServer, uri: str) -> None:
@@ -406,6 +425,7 @@ def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams):
     ls.ws.close(params.text_document.uri)
     ls.validation.forget(params.text_document.uri)
     ls.tokens_sent.pop(params.text_document.uri, None)
+    ls.lsp_diagnostics.pop(params.text_document.uri, None)
     if not ls.pull:
         ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(params.text_document.uri, []))
 
