@@ -14,7 +14,7 @@ from ..checks import analyze, suppress, validator
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..spec import env as envs
 from ..syntax.document import Document
-from . import fixing, output
+from . import fixing, jobs, output
 from .files import collect, read_source, terminated_lines
 
 
@@ -41,6 +41,8 @@ def register(sub) -> None:
         val.add_argument(flag, dest=name, action="store_true")
     for name in tools.LIMITS:
         val.add_argument("--" + name, dest=name.replace("-", "_"), type=int, metavar="N")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="check files on N processes (0: one per core); output stays in the files' order")
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="files (binary modules too), directories to search, or - for standard input")
     p.set_defaults(run=run)
@@ -123,6 +125,27 @@ class Chooser:
                 and not suppress.matches(d.code, self.ignore)]
 
 
+class _Work:
+    """One file's check, as a picklable callable for the process pool: (its text, what reading it
+    found, its chosen diagnostics, for a binary the word offset of each diagnostic's line, whether it is one)."""
+
+    def __init__(self, choose: Chooser, target_env: str | None, tools_args: tuple):
+        self.choose, self.target_env, self.tools_args = choose, target_env, tools_args
+
+    def __call__(self, name: str):
+        binary = check_binary(name, self.target_env)
+        if binary is not None:  # its disassembly stands for the text (no --fix: that writes text)
+            text, diags, word_offset = binary
+            diags = self.choose(text, diags)
+            return text, [], diags, {d.line: word_offset(d.line) for d in diags}, True
+        text, problems = read_source(Path(name))
+        if any(d.severity == ERROR for d in problems) and not text:
+            return text, problems, problems, None, False
+        diags = self.choose(text, sorted(problems + check_text(text, name, self.target_env, *self.tools_args),
+                                         key=lambda d: (d.line, d.start)))
+        return text, problems, diags, None, False
+
+
 def _colour(choice: str) -> bool:
     if choice != "auto":
         return choice == "always"
@@ -142,21 +165,13 @@ def run(args) -> int:
     counts = {ERROR: 0, WARNING: 0}
     records: list = []
     fixed_total = 0
-    for name in files:
+    work = _Work(choose, args.target_env, tools_args)
+    progress = jobs.Progress(len(files))
+    results = jobs.run_all(work, files, jobs.workers(args.jobs, len(files)))
+    # The bar first: zip asks it for one more result, which draws the end and clears it.
+    for (text, problems, diags, word_offset, binary), name in zip(progress.over(results), files):
         path = Path(name)
-        binary = check_binary(name, args.target_env)
-        word_offset = None
-        if binary is not None:  # its disassembly stands for the text (no --fix: that writes text)
-            text, diags, word_offset = binary
-            diags = choose(text, diags)
-        else:
-            text, problems = read_source(path)
-            if any(d.severity == ERROR for d in problems) and not text:
-                diags = problems
-            else:
-                diags = choose(text, sorted(problems + check_text(text, name, args.target_env, *tools_args),
-                                            key=lambda d: (d.line, d.start)))
-        if args.fix and text and diags and binary is None:
+        if args.fix and text and diags and not binary:
             def recheck(t: str, name: str = name) -> list[Diagnostic]:
                 return choose(t, check_text(t, name, args.target_env, *tools_args))
             result = fixing.fix_file(path, text, diags, recheck)
@@ -174,8 +189,8 @@ def run(args) -> int:
             counts[d.severity] = counts.get(d.severity, 0) + 1
             if args.format == "json":
                 records.append(output.format_json(name, d))
-                if word_offset:
-                    records[-1]["word_offset"] = word_offset(d.line)
+                if binary:
+                    records[-1]["word_offset"] = word_offset[d.line]
             elif args.format == "sarif":
                 records.append((name, d))
             elif args.format == "github":
