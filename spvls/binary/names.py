@@ -11,7 +11,7 @@ import re
 
 # Strings first (they may hold `;`, `%` and newlines: spirv-dis prints OpSource text as is),
 # then comments, then ids as spirv-as reads them.
-TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|;[^\n]*|%[^\s;="]*')
+TOKEN = re.compile(r'"(?:\\[\s\S]|[^"\\])*"|;[^\n]*|%[^\s;="]*')
 
 
 def ids_in(text: str):

@@ -5,6 +5,7 @@ import re
 import sys
 
 from ..binary import convert, files, words
+from ..binding.spirv_tools import Unavailable
 from ..spec import env as envs
 from .files import decode_source
 from .output import format_text
@@ -13,7 +14,8 @@ from .output import format_text
 def register(sub) -> None:
     p = sub.add_parser("as", help="assemble text into a binary module")
     p.add_argument("file", metavar="FILE", help="assembly text, or - for standard input")
-    p.add_argument("-o", dest="output", metavar="OUT", help="output file, - for stdout (default: FILE as .spv)")
+    p.add_argument("-o", dest="output", metavar="OUT", help="output file, - for stdout (default: FILE with .spv for its .spvasm/.spv.asm/.asm, "
+                        "else FILE.spv)")
     p.add_argument("--target-env", choices=envs.NAMES, metavar="ENV",
                    help="as for check; default: the text's '; Version:' header, else spv1.6")
     p.add_argument("--ids-from", metavar="BINARY",
@@ -25,9 +27,6 @@ def run(args) -> int:
     """Nothing is written unless the text assembles; a file is replaced atomically."""
     out = args.output or (files.STDIO if args.file == files.STDIO else re.sub(
         r"(\.spv\.asm|\.spvasm|\.asm)?$", ".spv", args.file, count=1))
-    if out == args.file and out != files.STDIO:
-        print(f"{args.file}: error: give the output with -o (it would replace the input)", file=sys.stderr)
-        return 2
     try:
         text, problems = decode_source(files.read_bytes(args.file))
         if problems:
@@ -38,6 +37,9 @@ def run(args) -> int:
         files.write_output(out, words.to_bytes(result, original.big_endian if original else False))
     except OSError as e:
         print(f"{e.filename or args.file}: error: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except Unavailable as e:
+        print(f"spvls: error: {e}", file=sys.stderr)
         return 1
     except words.BinaryError as e:
         print(f"{args.ids_from}: error: {e}", file=sys.stderr)

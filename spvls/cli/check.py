@@ -10,6 +10,7 @@ from pathlib import Path
 from ..binary import convert, words
 from ..binary.files import read_bytes, starts_binary
 from ..binding import spirv_tools as tools
+from ..binding.spirv_tools import Unavailable
 from ..checks import analyze, suppress, validator
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..spec import env as envs
@@ -78,23 +79,24 @@ def check_text(text: str, name: str, target_env: str | None, spirv_val: bool = T
 WordOffset = Callable[[int], "int | None"]
 
 
-def check_binary(name: str, target_env: str | None) -> tuple[str, list[Diagnostic], WordOffset] | None:
+def check_binary(name: str, target_env: str | None, spirv_val: bool = True,
+                 options: tools.ValidatorOptions | None = None) -> tuple[str, list[Diagnostic], WordOffset] | None:
     """For a binary module (by its magic number, whatever its name): the text `spvls dis` prints,
     its diagnostics at that text's lines, and the word offset of each line's instruction.
     None for any other file."""
-    global _last_analysis
     if not starts_binary(name):
         return None
     try:
         dis = convert.disassemble(read_bytes(name))
+    except Unavailable as e:
+        return "", [Diagnostic(0, 0, 0, ERROR, "io.unreadable", f"cannot disassemble {name}: {e}")], lambda _line: None
     except (OSError, words.BinaryError) as e:
         word = getattr(e, "word", None)
         return "", [Diagnostic(0, 0, 0, ERROR, "binary.malformed", str(e))], lambda _line: word
-    _last_analysis = None
-    _last_analysis = analyze(Document(dis.text, uri=name), target_env)
+    diags = check_text(dis.text, name, target_env, spirv_val, options)
     doc = _last_analysis.module.doc
     out = []
-    for d in _last_analysis.diagnostics:  # instruction-relative -> the printed text's lines
+    for d in diags:  # instruction-relative -> the printed text's lines
         line, start = doc.position(d.line, d.start)
         out.append(dataclasses.replace(d, line=line, start=start, end=start + d.end - d.start))
     return dis.text, sorted(out, key=lambda d: (d.line, d.start)), dis.word_offset
@@ -102,7 +104,7 @@ def check_binary(name: str, target_env: str | None) -> tuple[str, list[Diagnosti
 
 def check_file(path: Path, target_env: str | None, spirv_val: bool = True,
                options: tools.ValidatorOptions | None = None) -> list[Diagnostic]:
-    binary = check_binary(str(path), target_env)
+    binary = check_binary(str(path), target_env, spirv_val, options)
     if binary is not None:
         return binary[1]
     text, problems = read_source(path)
@@ -133,7 +135,7 @@ class _Work:
         self.choose, self.target_env, self.tools_args = choose, target_env, tools_args
 
     def __call__(self, name: str):
-        binary = check_binary(name, self.target_env)
+        binary = check_binary(name, self.target_env, *self.tools_args)
         if binary is not None:  # its disassembly stands for the text (no --fix: that writes text)
             text, diags, word_offset = binary
             diags = self.choose(text, diags)

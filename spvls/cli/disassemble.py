@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from ..binary import convert, files, words
+from ..binding.spirv_tools import Unavailable
 
 
 def register(sub) -> None:
@@ -26,6 +27,9 @@ def run(args) -> int:
         files.write_output(args.output, dis.text.encode("utf-8"))
     except OSError as e:
         print(f"{e.filename or args.file}: error: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except Unavailable as e:
+        print(f"spvls: error: {e}", file=sys.stderr)
         return 1
     except words.BinaryError as e:
         print(f"{args.file}: error: {e}", file=sys.stderr)

@@ -82,3 +82,12 @@ async def test_a_broken_binary_is_refused_with_where(client, tmp_path, damage, s
     with pytest.raises(JsonRpcException) as e:
         await command(client, "spvls.disassemble", uri=f.as_uri())
     assert says in e.value.message and f"{f}: word {e.value.data['word']}: " in e.value.message
+
+
+async def test_assemble_to_a_new_file_numbers_the_text_itself(client, tmp_path):
+    f = tmp_path / "new.spv"
+    answer = await command(client, "spvls.assemble", uri=f.as_uri(), text=SUBGROUP)
+    assert f.read_bytes() == module(SUBGROUP, "spv1.3") and answer == {"words": len(f.read_bytes()) // 4}
+    with pytest.raises(JsonRpcException) as e:
+        await command(client, "spvls.assemble", uri="untitled:Untitled-1", text=SUBGROUP)
+    assert "only file: URIs" in e.value.message
