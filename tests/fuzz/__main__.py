@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import random
 import sys
 import time
@@ -25,7 +26,7 @@ EOLS = ("\n", "\r\n", "\r")
 
 def seeds(shared: Path | None = None) -> list[str]:
     files = sorted((ROOT / "examples").glob("*.spvasm")) + sorted((ROOT / "tests" / "data").rglob("*.spvasm"))
-    shared = shared or ROOT.parent / "shared"
+    shared = shared or Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
     if (shared / "corpus").is_dir():
         files += sorted(p for p in (shared / "corpus").rglob("*") if p.is_file() and ".asm" in p.name)
     return [p.read_text(encoding="utf-8", errors="replace") for p in files]
