@@ -248,7 +248,28 @@ def _parse(text: str) -> Line:
     if inst is None:
         return Line(text, None, None, (), comment, None)
     result, opcode, operands = inst
+    glued = _glued(text, result, opcode, operands)
+    if glued is not None:
+        return _fallback(text, glued)
     return Line(text, result, opcode, operands, comment, None)
+
+
+_EQ = re.compile(r"[ \t]+=[ \t]+")
+
+
+def _glued(text: str, result: Token | None, opcode: Token, operands: tuple[Token, ...]) -> SyntaxProblem | None:
+    """spirv-as splits a line into words at whitespace only (and ';'): 'OpName%x' or '%a=' is
+    one word to it, which Lark alone would read as two tokens."""
+    if result is not None and not _EQ.fullmatch(text, result.end, opcode.start):
+        return SyntaxProblem(result.start, opcode.end, "write spaces around '=': spirv-as reads "
+                             f"{next(w for w in text[result.start:opcode.end].split() if '=' in w)!r} as one word")
+    prev = opcode
+    for tok in operands:
+        if tok.start == prev.end:
+            return SyntaxProblem(prev.start, tok.end, f"put a space between {prev.text!r} and {tok.text!r}: "
+                                 f"spirv-as reads {text[prev.start:tok.end]!r} as one word")
+        prev = tok
+    return None
 
 
 def version_from_comment(text: str) -> tuple[int, int] | None:

@@ -56,3 +56,14 @@ def test_form_feed_and_vertical_tab_are_not_whitespace(char, name):
     ok = HEAD + f"OpName %void \"a{char}b\" ; c{char}d\n" + FN
     assert _assembled(ok) is not None
     assert not [d for d in analyze(Document(ok)).diagnostics if d.code.startswith("syntax.")]
+
+
+@pytest.mark.parametrize("line", ["OpExecutionMode%main LocalSize 1 1 1", "%t= OpTypeBool", "%t =OpTypeBool",
+                                  "%t=OpTypeBool", "%i = OpTypeInt 32 0\"x\"", "OpName %void\"x\""])
+def test_tokens_spirv_as_reads_as_one_word(line):
+    """spirv-as splits words at whitespace only: found by the fuzzer, where format's spaces made
+    such a line assemble."""
+    text = HEAD + line + "\n" + FN
+    assert _assembled(text) is None
+    assert [d.line for d in analyze(Document(text)).diagnostics if d.code == "syntax.parse"] == [3]
+    assert _assembled(_formatted(text)) is None
