@@ -189,6 +189,33 @@ def corpus_files(n: int) -> list[Path]:
     return [root / r["path"] for r in rows[:n]]
 
 
+def corpus_throughput() -> None:
+    """Lines per second over the whole corpus: `spvls check -j 1` and `-j 0` (every core), against
+    spirv-as + spirv-val run per file (each file a process pair, as a build runs them)."""
+    root = SHARED / "corpus"
+    manifest = root / "MANIFEST.tsv"
+    if not manifest.exists():
+        print(f"\ncorpus: not found at {root}; throughput left out")
+        return
+    paths = [root / r["path"] for r in csv.DictReader(open(manifest, encoding="utf-8"), delimiter="\t")]
+    lines = sum(p.read_text(errors="replace").count("\n") for p in paths)
+    out = Path(tempfile.mkdtemp()) / "m.spv"
+
+    def tools() -> None:
+        for p in paths:
+            subprocess.run([tool("spirv-as"), "--target-env", ENV, str(p), "-o", str(out)], capture_output=True)
+            subprocess.run([tool("spirv-val"), "--target-env", ENV, str(out)], capture_output=True)
+    figures = {"spirv-as + spirv-val per file": best_of(1, tools)}
+    for j in (1, 0):
+        figures[f"spvls check -j {j}"] = best_of(1, lambda j=j: subprocess.run(
+            [sys.executable, "-m", "spvls", "check", "-j", str(j), "--format", "json", *map(str, paths)],
+            capture_output=True))
+    print(f"\nwhole corpus: {len(paths)} files, {lines:,} lines, {os.cpu_count()} cores")
+    base = figures["spirv-as + spirv-val per file"]
+    for name, t in figures.items():
+        print(f"  {name:32} {t:6.1f} s {lines / t:9,.0f} lines/s  ({base / t:4.2f}x the tools' rate)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer edits and requests")
@@ -217,6 +244,7 @@ def main() -> None:
               f"{s['completion_p95'] * 1000:8.1f}ms {s['outline'] * 1000:6.0f}ms {s['tokens_full'] * 1000:7.0f}ms "
               f"{s['tokens_delta_p50'] * 1000:7.1f}ms {s['rss_mb']:7.0f}")
     print("ratios are to one spirv-as + spirv-val run on the same file (best of 3)")
+    corpus_throughput()
     if not peer.available():
         print(f"\nGo server: not found at {peer.GO_SERVER} (set SPVLS_GO_SERVER); its columns are left out")
         return

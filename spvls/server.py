@@ -27,6 +27,7 @@ from .features import source  # its own line: others add features to the line ab
 from .checks import validator
 from .features.workspace import Workspace
 from .session.validation import OFF, ON_SAVE, ON_TYPE, Validation
+from .session import progress
 
 log = logging.getLogger("spvls")
 _SEVERITY = {ERROR: T.DiagnosticSeverity.Error, WARNING: T.DiagnosticSeverity.Warning,
@@ -117,6 +118,7 @@ class SpvServer(LanguageServer):
         self.tokens_sent: dict[str, tokens.Sent] = {}  # per document: the tokens last sent
         self.lsp_diagnostics: dict[str, tuple] = {}  # per document: (model, its converted diagnostics)
         self.settings_reported: list[str] = []  # the settings problems last shown to the user
+        self.progress = False  # the client takes window/workDoneProgress/create
         self.pull = False  # diagnostics by pull (textDocument/diagnostic) instead of push
         self.refresh = False  # the client takes workspace/diagnostic/refresh
         self.validation = Validation(self.ws, lambda uri: _validated(self, uri),
@@ -362,6 +364,7 @@ def initialize(ls: SpvServer, params: T.InitializeParams):
     caps = params.capabilities
     ls.refresh = bool(caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
     ls.pull = bool(caps.text_document and caps.text_document.diagnostic) and ls.refresh
+    ls.progress = bool(caps.window and caps.window.work_done_progress)
 
 
 @server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -380,7 +383,13 @@ def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationPara
 @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
     d = params.text_document
-    ls.ws.open(d.uri, d.text, d.version)
+    doc = ls.ws.open(d.uri, d.text, d.version)
+    with progress.around(ls, ls.progress, len(doc.texts), "spvls", f"checking {d.uri.rsplit('/', 1)[-1]} "
+                         f"({len(doc.texts):,} lines)"):
+        try:
+            ls.ws.analysis(d.uri)  # inside the progress; published (or pulled) below
+        except Exception:  # noqa: BLE001 - _publish reports it
+            pass
     _publish(ls, d.uri)
     _validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=0)
 
