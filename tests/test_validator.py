@@ -11,7 +11,7 @@ import pytest
 from helpers import tool
 
 from spvls.binding import spirv_tools as st
-from spvls.checks import analyze, validator
+from spvls.checks import validator
 from spvls.checks.diagnostic import ERROR, INFO, Diagnostic, Related
 from spvls.cli import check_file, main
 from spvls.syntax.document import Document
