@@ -244,7 +244,11 @@ def main() -> None:
               f"{s['completion_p95'] * 1000:8.1f}ms {s['outline'] * 1000:6.0f}ms {s['tokens_full'] * 1000:7.0f}ms "
               f"{s['tokens_delta_p50'] * 1000:7.1f}ms {s['rss_mb']:7.0f}")
     print("ratios are to one spirv-as + spirv-val run on the same file (best of 3)")
+    go_columns(sessions, edits, requests)
     corpus_throughput()
+
+
+def go_columns(sessions, edits: int, requests: int) -> None:
     if not peer.available():
         print(f"\nGo server: not found at {peer.GO_SERVER} (set SPVLS_GO_SERVER); its columns are left out")
         return
