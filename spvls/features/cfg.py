@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass, field
 
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
-from ..model.cfg import Cfg, Construct, cfg_of
+from ..model.cfg import Cfg, cfg_of
 from ..model.module import Function, Module
 
 BODY_LINES = 6  # instructions shown per block besides its merge and terminator
@@ -190,15 +190,15 @@ def _clusters(cfg: Cfg, nodes: dict[str, Node], prefix: str) -> tuple[list[Clust
         inner = cfg.innermost(label)
         (made[id(inner)].nodes if inner is not None else loose).append(n.id)
 
-    tops = [_nest_cluster(cfg, made, c) for c in cfg.children(None)]
+    order, stack = [], list(cfg.children(None))  # outer before inner; loops, not recursion: nesting can be deep
+    while stack:
+        c = stack.pop()
+        order.append(c)
+        stack.extend(cfg.children(c))
+    for c in reversed(order):  # inner first: a cluster is kept when it draws a node or a kept cluster
+        made[id(c)].children = [k for k in (made[id(x)] for x in cfg.children(c)) if k.nodes or k.children]
+    tops = [made[id(c)] for c in cfg.children(None)]
     return [c for c in tops if c.nodes or c.children], loose
-
-
-def _nest_cluster(cfg: Cfg, made: dict[int, Cluster], c: Construct) -> Cluster:
-    """The construct's cluster with its inner constructs' (those that draw something)."""
-    cl = made[id(c)]
-    cl.children = [k for k in (_nest_cluster(cfg, made, x) for x in cfg.children(c)) if k.nodes or k.children]
-    return cl
 
 
 # -- DOT ----------------------------------------------------------------------------------------
@@ -268,15 +268,22 @@ def _arrow_dot(a: Arrow, indent: str) -> str:
     return f"{indent}{a.source} -> {a.target} [{', '.join(f'{k}={v}' for k, v in attrs.items())}];"
 
 
-def _cluster_dot(c: Cluster, names: dict[str, str], indent: str) -> list[str]:
-    header = names.get(c.header, c.header)
-    out = [f"{indent}subgraph {c.id} {{",
-           (f"{indent}  label={quote(f'{c.kind} {header}')}; style=filled; color=gray60; "
-            f"fillcolor={quote(CLUSTER_COLOURS[c.kind])}; class={quote('construct ' + c.kind)};")]
-    out += [f"{indent}  {n};" for n in c.nodes]
-    for k in c.children:
-        out += _cluster_dot(k, names, indent + "  ")
-    out.append(f"{indent}}}")
+def _cluster_dot(top: Cluster, names: dict[str, str], indent: str) -> list[str]:
+    out: list[str] = []
+    stack: list[tuple[Cluster | None, str]] = [(top, indent)]
+    while stack:
+        c, ind = stack.pop()
+        if c is None:  # the end of a cluster
+            out.append(f"{ind}}}")
+            continue
+        header = names.get(c.header, c.header)
+        out += [f"{ind}subgraph {c.id} {{",
+                (f"{ind}  label={quote(f'{c.kind} {header}')}; style=filled; color=gray60; "
+                 f"fillcolor={quote(CLUSTER_COLOURS[c.kind])}; class={quote('construct ' + c.kind)};")]
+        out += [f"{ind}  {n};" for n in c.nodes]
+        inner = ind + "  " if len(ind) < 40 else ind
+        stack.append((None, ind))
+        stack.extend((k, inner) for k in reversed(c.children))
     return out
 
 

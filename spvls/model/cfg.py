@@ -68,7 +68,18 @@ class Cfg:
         for b, d in self.idom.items():
             if b != d:
                 self._dom_children.setdefault(d, []).append(b)
-        self.constructs = self._constructs()
+        self._enter: dict[str, int] | None = None  # dominator-tree walk numbers, see _number
+        self._leave: dict[str, int] = {}
+        self._constructs: list[Construct] | None = None
+        self._innermost: dict[str, Construct] | None = None
+        self._children: dict[int, list[Construct]] | None = None
+
+    @property
+    def constructs(self) -> list[Construct]:
+        """The structured constructs, computed on first use (the reconvergence rule needs only edges)."""
+        if self._constructs is None:
+            self._constructs = self._find_constructs()
+        return self._constructs
 
     # -- graph facts --------------------------------------------------------
     def _dfs(self) -> list[str]:
@@ -130,103 +141,139 @@ class Cfg:
                     changed = True
         return idom
 
+    def _number(self) -> None:
+        """Enter/leave numbers of a walk of the dominator tree: a dominates b when a's interval
+        holds b's, a test in constant time however deep the tree."""
+        self._enter, self._leave = {}, {}
+        if self.entry is None or self.entry not in self.idom:
+            return
+        clock = 0
+        stack = [(self.entry, False)]
+        while stack:
+            b, done = stack.pop()
+            clock += 1
+            if done:
+                self._leave[b] = clock
+                continue
+            self._enter[b] = clock
+            stack.append((b, True))
+            stack.extend((c, False) for c in self._dom_children.get(b, ()))
+
     def dominates(self, a: str, b: str) -> bool:
         """Whether every path from the entry to b passes through a (reachable blocks only)."""
-        if a not in self.idom or b not in self.idom:
+        if self._enter is None:
+            self._number()
+        if a not in self._enter or b not in self._enter:
             return False
-        while True:
-            if a == b:
-                return True
-            up = self.idom[b]
-            if up == b:
-                return False
-            b = up
+        return self._enter[a] <= self._enter[b] and self._leave[b] <= self._leave[a]
 
-    def dominated(self, a: str) -> set[str]:
-        """The blocks a dominates, a included (its dominator-tree subtree)."""
-        if a not in self.idom:
+    def dominated(self, a: str, minus: str | None = None) -> set[str]:
+        """The blocks a dominates (a included), minus those `minus` dominates: a's dominator-tree
+        subtree with minus's cut off, so a construct costs its own size, not all that follows it."""
+        if a not in self.idom or (minus is not None and self.dominates(minus, a)):
             return set()
         out, stack = set(), [a]
         while stack:
             b = stack.pop()
             out.add(b)
-            stack.extend(self._dom_children.get(b, ()))
+            stack.extend(c for c in self._dom_children.get(b, ()) if c != minus)
         return out
 
-    def _post_dominated(self, by: str) -> set[str]:
-        """Reachable blocks every path of which to a function exit passes through `by`: those that
-        cannot reach a block without successors once `by` is taken out."""
-        escapes = [b for b in self.reachable if not self.succ[b] and b != by]
+    def _post_dominated(self, by: str, within: set[str]) -> set[str]:
+        """The blocks of `within` (all dominated by one block) every path of which to a function exit
+        passes through `by`: those that cannot reach, without `by`, a block with no successor or a
+        branch out of `within`. A path that leaves can come back only through the dominating block,
+        so in structured code leaving counts as an exit; each loop costs only its own blocks."""
+        escapes = [b for b in within if b != by and (not self.succ[b] or any(t not in within for t in self.succ[b]))]
         free, stack = set(escapes), list(escapes)
         while stack:
             for p in self.preds[stack.pop()]:
-                if p != by and p not in free and p in self.reachable:
+                if p != by and p in within and p not in free:
                     free.add(p)
                     stack.append(p)
-        return self.reachable - free
+        return within - free
 
     # -- constructs ---------------------------------------------------------
-    def _constructs(self) -> list[Construct]:
+    def _find_constructs(self) -> list[Construct]:
         out: list[Construct] = []
+        back_from: dict[str, str] = {}  # loop header -> the first back-edge block into it
+        for e in self.edges:
+            if e.back:
+                back_from.setdefault(e.target, e.source)
         for b in self.blocks.values():
             if b.merge is None or b.label not in self.reachable:
                 continue
             ids = [o.token.text for o in b.merge.ids()]
             merge = ids[0] if ids else None
-            minus = self.dominated(merge) if merge else set()
             if b.merge.opname == "OpLoopMerge":
                 cont = ids[1] if len(ids) > 1 else None
-                loop = Construct("loop", b.label, self.dominated(b.label) - minus, merge)
+                loop = Construct("loop", b.label, self.dominated(b.label, merge), merge)
                 out.append(loop)
                 if cont in self.reachable:
-                    back = [e.source for e in self.edges if e.target == b.label and e.back]
-                    blocks = self.dominated(cont)
-                    for src in back[:1]:
-                        blocks &= self._post_dominated(src)
+                    # What the merge block dominates is never post-dominated by the back-edge block
+                    # in structured code (it leaves the loop): cut off first, to keep this local.
+                    blocks = self.dominated(cont, merge)
+                    if b.label in back_from:
+                        blocks = self._post_dominated(back_from[b.label], blocks)
                     c = Construct("continue", cont, blocks, merge, loop=loop)
                     loop.blocks -= blocks
                     out.append(c)
             else:
-                out.append(Construct("selection", b.label, self.dominated(b.label) - minus, merge))
+                out.append(Construct("selection", b.label, self.dominated(b.label, merge), merge))
                 t = b.terminator
                 if t is not None and t.opname == "OpSwitch":
                     for target in dict.fromkeys(o.token.text for o in t.ids()[1:]):
                         if target != merge and target in self.reachable:
-                            out.append(Construct("case", target, self.dominated(target) - minus, merge))
+                            out.append(Construct("case", target, self.dominated(target, merge), merge))
         _nest(out)
         return out
 
     def children(self, c: Construct | None) -> list[Construct]:
         """The constructs whose parent is c (None: the outermost ones)."""
-        return [d for d in self.constructs if d.parent is c]
+        if self._children is None:
+            self._children = {}
+            for d in self.constructs:
+                self._children.setdefault(id(d.parent), []).append(d)
+        return self._children.get(id(c), [])
 
     def innermost(self, label: str) -> Construct | None:
-        """The smallest construct that has the block (a loop's continue construct counts as in it)."""
-        best = None
-        for c in self.constructs:
-            if label in c.blocks and (best is None or len(c.blocks) < len(best.blocks)):
-                best = c
-        return best
+        """The smallest construct that has the block (a continue construct is not in its loop's)."""
+        if self._innermost is None:
+            self._innermost = {}
+            # Larger first, so smaller ones overwrite; of equal size, the earlier wins.
+            ranked = sorted(enumerate(self.constructs), key=lambda t: (-len(t[1].blocks), -t[0]))
+            for _, c in ranked:
+                for b in c.blocks:
+                    self._innermost[b] = c
+        return self._innermost.get(label)
 
 
 def _nest(constructs: list[Construct]) -> None:
     """Parent = the smallest other construct whose extent holds this one's (a continue construct's
     parent is its loop; of equal extents, the earlier). Constructs of a valid module nest;
-    overlapping ones stay side by side."""
-    extents = [c.blocks.union(*(d.blocks for d in constructs if d.loop is c)) for c in constructs]
+    overlapping ones stay side by side. Candidates are those holding the header: a few per block."""
+    extents = [set(c.blocks) for c in constructs]
+    index = {id(c): i for i, c in enumerate(constructs)}
+    for c in constructs:
+        if c.loop is not None:
+            extents[index[id(c.loop)]] |= c.blocks
+    holding: dict[str, list[int]] = {}
+    for j, ext in enumerate(extents):
+        for b in ext:
+            holding.setdefault(b, []).append(j)
     for i, c in enumerate(constructs):
         if c.loop is not None:
             c.parent = c.loop
             continue
-        best = None
-        for j, d in enumerate(constructs):
-            if j == i or d.loop is c or not extents[i] <= extents[j]:
+        c.parent = None
+        # Smallest first, so the first that holds this one is the parent: one subset test when nested.
+        for j in sorted(holding.get(c.header, range(len(constructs))), key=lambda j: (len(extents[j]), j)):
+            d = constructs[j]
+            if j == i or d.loop is c or (len(extents[j]) == len(extents[i]) and j > i):
                 continue
-            if len(extents[j]) == len(extents[i]) and j > i:
-                continue
-            if best is None or len(extents[j]) < len(extents[best]):
-                best = j
-        c.parent = constructs[best] if best is not None else None
+            if extents[i] <= extents[j]:
+                c.parent = d
+                break
 
 
 def _edges(b: Block) -> list[Edge]:
