@@ -7,11 +7,25 @@ from ..model.module import Module, build
 from ..spec import env as envs
 from ..spec.grammar import load
 from ..syntax.document import Document
-from . import ballot, capabilities, coopmat, ids, layout, reconvergence, rotate, syntax, types
+from . import (
+    arith,
+    ballot,
+    capabilities,
+    coopmat,
+    entry,
+    ids,
+    layout,
+    memory,
+    reconvergence,
+    rotate,
+    structure,
+    syntax,
+    types,
+)
 from .origin import attach_sources
 from .diagnostic import Diagnostic
 
-FAMILIES = (syntax, ids, capabilities, types, layout, reconvergence, coopmat, rotate, ballot)
+FAMILIES = (syntax, ids, capabilities, types, structure, arith, memory, entry, layout, reconvergence, coopmat, rotate, ballot)
 
 
 @dataclass(slots=True)

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from ..model.module import Inst, Module
 from ..spec.names import suggest
-from .syntax import VALID_ID
+from . import types
 from .diagnostic import ERROR, Diagnostic, Edit, Fix, Related
+from .syntax import VALID_ID
 
 # Operands (by word index, result type and result id counted) that may name an id
 # defined later: SPIR-V 2.4 "Logical Layout" allows forward references only in these.
@@ -85,6 +86,9 @@ class _DidYouMean:
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
+    kinds = types.kinds(m)
+    defs = m.defs
+    accepts_by_op: dict[str, tuple[bool, bool]] = {}
     for inst in m.duplicates:
         if scope is not None and not scope.line <= inst.line <= scope.end_line:
             continue
@@ -98,10 +102,11 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     did_you_mean = _DidYouMean(m)
     for inst in m.scoped(scope):
         for pos, op in enumerate(inst.match.operands):
-            if not op.is_id:
+            tok = op.token
+            if tok.kind != "ID":  # (Operand.is_id, without the call: this loop sees every operand)
                 continue
-            name, tok = op.token.text, op.token
-            d = m.defs.get(name)
+            name = tok.text
+            d = defs.get(name)
             if d is None and not VALID_ID.fullmatch(name):
                 continue  # malformed ('%', '%a.b'): syntax.bad-id says so, not "never defined"
             if d is None:
@@ -110,10 +115,23 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 fixes = tuple(Fix(f"Change to {s}", (Edit(inst.line, tok.start, tok.end, s),)) for s in sugg[:3])
                 out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.undefined",
                                       f"{name} is used but never defined{hint}", fixes=fixes))
-            elif d.line > inst.line and not _may_forward(m, inst, _word_index(inst, pos)):
-                out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.forward-reference",
-                                      f"{name} is used before its definition on line {d.line + 1}; "
-                                      f"{inst.opname} may not forward-reference this operand (SPIR-V 2.4)",
-                                      (Related(d.line, d.src.result.start, d.src.result.end,
-                                               f"{name} is defined here"),)))
+            else:
+                if d.line > inst.line and not _may_forward(m, inst, _word_index(inst, pos)):
+                    out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.forward-reference",
+                                          f"{name} is used before its definition on line {d.line + 1}; "
+                                          f"{inst.opname} may not forward-reference this operand (SPIR-V 2.4)",
+                                          (Related(d.line, d.src.result.start, d.src.result.end,
+                                                   f"{name} is defined here"),)))
+                # types.result-type and types.not-a-value (the rules are types.py's): judged in this
+                # walk, which already looks every operand up, rather than in a second one.
+                kind = kinds.get(name)
+                if pos == 0 and op.spec.kind == "IdResultType":
+                    if kind != "type" and (problem := types.not_a_type(inst, op, kind, d)) is not None:
+                        out.append(problem)
+                elif kind is not None:
+                    accepts = accepts_by_op.get(inst.opname)
+                    if accepts is None:
+                        accepts = accepts_by_op[inst.opname] = types.accepts(inst)
+                    if not accepts[0 if kind == "type" else 1]:
+                        out.append(types.not_a_value(inst, op, kind))
     return out

@@ -159,6 +159,7 @@ class Module:
         self._ints: dict[str | None, int | None] = {}
         # Facts checks derive from the module's structure; kept across incremental updates.
         self.memo: dict[str, object] = {}
+        self._by_op: dict[str, list[Inst]] | None = None  # built on first use, then kept current
         self._build()
         self.declared_caps = grammar.implied_capabilities(self.capabilities)
 
@@ -204,6 +205,8 @@ class Module:
                         fn.calls.append((callee[0].token.text, inst))
 
     def _index(self, inst: Inst) -> None:
+        if self._by_op is not None:  # an in-place update after with_op built the index
+            insort(self._by_op.setdefault(inst.opname, []), inst, key=_inst_line)
         res = inst.result
         if res:
             if res in self.defs:
@@ -247,6 +250,30 @@ class Module:
         """The instructions a check looks at: all, or one function's."""
         return self.insts if scope is None else self.insts_in(scope)
 
+    def with_op(self, opnames, scope: Function | None = None) -> list[Inst]:
+        """The instructions (all, or one function's) with one of these opnames, in line order: checks
+        that judge a few opcodes need not walk every instruction."""
+        if self._by_op is None:
+            by_op: dict[str, list[Inst]] = {}
+            for inst in self.insts:
+                lst = by_op.get(inst.opname)
+                if lst is None:
+                    by_op[inst.opname] = [inst]
+                else:
+                    lst.append(inst)
+            self._by_op = by_op
+        out: list[Inst] = []
+        for name in opnames:
+            lst = self._by_op.get(name)
+            if not lst:
+                continue
+            if scope is not None:
+                lst = lst[bisect_left(lst, scope.line, key=_inst_line):bisect_right(lst, scope.end_line, key=_inst_line)]
+            out += lst
+        if len(opnames) > 1:
+            out.sort(key=_inst_line)
+        return out
+
     def insts_in(self, fn: Function) -> list[Inst]:
         lo = bisect_left(self.insts, fn.line, key=_inst_line)
         hi = bisect_right(self.insts, fn.end_line, key=_inst_line)
@@ -274,7 +301,12 @@ class Module:
     def update(self, lines: set[int]) -> Function | None:
         """Catch up with edits to `lines` (same line count) inside one function's body.
 
-        Returns that function, or None when the edit reaches further and the model must be rebuilt.
+        Returns that function, or None when the edit reaches further and the model must be rebuilt:
+        structural instructions, a definition read outside the function, or a change in which
+        module-level variables the function names. So a check of one function (`scope`) may read
+        anything outside function bodies, and a check of the whole module may read, inside a body,
+        its structure (blocks, merges, terminators, calls, variables) and the module-level variables it
+        names, but nothing else.
         """
         fn = None
         for n in lines:
@@ -302,12 +334,28 @@ class Module:
             # stays, they read nothing that changed.
             if any(self._used_outside(r, f, names_read=old_res != new_res) for r in {old_res, new_res} if r):
                 return None
+            # Which global variables a function references is read at module level (an entry point's
+            # interface must list them): an edit that changes it rebuilds.
+            if self._globals_in(old.src if old else None) != self._globals_in(new):
+                return None
         if fn is None:
             return None
         for n in sorted(lines):
             self._replace_line(fn, n)
         self._ints.clear()
         return fn
+
+    def _globals_in(self, line: Line | None) -> set[str]:
+        """The module-level OpVariables a line names."""
+        if line is None or line.opcode is None:
+            return set()
+        out = set()
+        for tok in line.operands:
+            if tok.kind == "ID":
+                d = self.defs.get(tok.text)
+                if d is not None and d.opname == "OpVariable" and self.function_at(d.line) is None:
+                    out.add(tok.text)
+        return out
 
     def _used_outside(self, id_: str, f: Function, names_read: bool) -> bool:
         uses = self.uses.get(id_)
@@ -346,6 +394,11 @@ class Module:
             block.insts.insert(k, inst)
 
     def _unindex(self, inst: Inst) -> None:
+        if self._by_op is not None:
+            lst = self._by_op.get(inst.opname, [])
+            lo = bisect_left(lst, inst.line, key=_inst_line)
+            hi = bisect_right(lst, inst.line, key=_inst_line)
+            lst[lo:hi] = [i for i in lst[lo:hi] if i is not inst]
         res = inst.result
         if res and self.defs.get(res) is inst:
             del self.defs[res]

@@ -1,0 +1,199 @@
+"""arith.*: the operand and result types of arithmetic and comparison instructions.
+
+Only scalars and vectors are judged here: cooperative-matrix (and vector) arithmetic is coopmat.*'s.
+"""
+from __future__ import annotations
+
+from ..model.module import Inst, Module
+from .diagnostic import Diagnostic, cited
+
+RULES = {
+    "arith.int": "Result Type must be a scalar or vector of integer type. The type of Operand 1 and Operand 2 must "
+                 "be a scalar or vector of integer type. They must have the same number of components as Result "
+                 "Type. They must have the same component width as Result Type.",
+    "arith.unsigned": "Result Type must be a scalar or vector of integer type, whose Signedness operand is 0. The "
+                      "types of Operand 1 and Operand 2 both must be the same as Result Type.",
+    "arith.float": "Result Type must be a scalar or vector of floating-point type. The types of Operand 1 and "
+                   "Operand 2 both must be the same as Result Type.",
+    "arith.int-compare": "Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and Operand 2 "
+                         "must be a scalar or vector of integer type. They must have the same component width, and "
+                         "they must have the same number of components as Result Type.",
+    "arith.float-compare": "Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and "
+                           "Operand 2 must be a scalar or vector of floating-point type. They must have the same "
+                           "type, and they must have the same number of components as Result Type.",
+}
+_INT = {"OpIAdd", "OpISub", "OpIMul", "OpSDiv", "OpSMod", "OpSRem", "OpSNegate"}
+_UNSIGNED = {"OpUDiv", "OpUMod"}
+_FLOAT = {"OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpFRem", "OpFMod", "OpFNegate"}
+_INT_COMPARE = {"OpIEqual", "OpINotEqual", "OpUGreaterThan", "OpUGreaterThanEqual", "OpULessThan",
+                "OpULessThanEqual", "OpSGreaterThan", "OpSGreaterThanEqual", "OpSLessThan", "OpSLessThanEqual"}
+_FLOAT_COMPARE = {"OpFOrdEqual", "OpFUnordEqual", "OpFOrdNotEqual", "OpFUnordNotEqual", "OpFOrdLessThan",
+                  "OpFUnordLessThan", "OpFOrdGreaterThan", "OpFUnordGreaterThan", "OpFOrdLessThanEqual",
+                  "OpFUnordLessThanEqual", "OpFOrdGreaterThanEqual", "OpFUnordGreaterThanEqual",
+                  "OpLessOrGreater", "OpOrdered", "OpUnordered"}
+_CODE = {**dict.fromkeys(_INT, "arith.int"), **dict.fromkeys(_UNSIGNED, "arith.unsigned"),
+         **dict.fromkeys(_FLOAT, "arith.float"), **dict.fromkeys(_INT_COMPARE, "arith.int-compare"),
+         **dict.fromkeys(_FLOAT_COMPARE, "arith.float-compare")}
+_OPS = sorted(_CODE)
+_SCALARS = {"OpTypeInt", "OpTypeFloat", "OpTypeBool"}
+
+
+class _Shape:
+    """A scalar or vector type: its component opname, width, signedness and component count."""
+
+    __slots__ = ("count", "id", "kind", "signed", "width")
+
+    def __init__(self, id_: str, kind: str, width: int, signed: bool, count: int):
+        self.id, self.kind, self.width, self.signed, self.count = id_, kind, width, signed, count
+
+    def text(self) -> str:
+        base = {"OpTypeInt": ("i" if self.signed else "u") + str(self.width),
+                "OpTypeFloat": f"f{self.width}", "OpTypeBool": "bool"}[self.kind]
+        return base if self.count == 1 else f"vec{self.count}<{base}>"
+
+
+_SKIP = "skip"  # floats with an FP encoding (bfloat16, fp8), and their vectors: not judged here
+
+
+def _shapes(m: Module) -> dict[str, _Shape | str | None]:
+    """Each type id's shape (None for types that are not scalars or vectors). Types are declared
+    outside functions, so an edit the model takes in place changes none."""
+    shapes = m.memo.get("arith.shapes")
+    if shapes is None:
+        shapes = {}
+        for inst in m.outside_functions():
+            op = inst.opname
+            if inst.result and op.startswith("OpType"):
+                shapes[inst.result] = _scalar(inst)
+        for inst in m.outside_functions():
+            if inst.opname == "OpTypeVector" and inst.result:
+                ids = inst.ids()
+                lits = [o.token.text for o in inst.match.operands if not o.is_id]
+                comp = shapes.get(ids[0].token.text) if ids else None
+                if comp == _SKIP:
+                    shapes[inst.result] = _SKIP
+                elif comp is not None and comp.count == 1 and lits and lits[0].isdigit():
+                    shapes[inst.result] = _Shape(inst.result, comp.kind, comp.width, comp.signed, int(lits[0]))
+        m.memo["arith.shapes"] = shapes
+    return shapes
+
+
+def _scalar(t: Inst) -> _Shape | str | None:
+    op = t.opname
+    if op not in _SCALARS:
+        return None
+    lits = [o.token.text for o in t.match.operands if not o.is_id]
+    if op == "OpTypeBool":
+        return _Shape(t.result, op, 1, False, 1)
+    if op == "OpTypeFloat" and len(lits) > 1:
+        return _SKIP
+    if not lits or not lits[0].isdigit():
+        return None
+    return _Shape(t.result, op, int(lits[0]), op == "OpTypeInt" and len(lits) > 1 and lits[1] == "1", 1)
+
+
+def check(m: Module, scope=None) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    shapes = None
+    codes = _CODE
+    defs = m.defs
+    for inst in m.with_op(_OPS, scope):
+        code = codes[inst.opname]
+        if shapes is None:
+            shapes = _shapes(m)
+        if _plainly_right(defs, inst, code, shapes):
+            continue
+        out.extend(_judge(m, inst, code, shapes))
+    return out
+
+
+def _plainly_right(defs, inst: Inst, code: str, shapes) -> bool:
+    """The common case, decided fast: every operand's type is the Result Type (or, for a comparison,
+    both operands share a type of the right kind and size)."""
+    ops = inst.match.operands
+    if len(ops) < 2:
+        return False
+    rt = ops[0].token.text
+    types = []
+    for o in ops[1:]:
+        d = defs.get(o.token.text)
+        if d is None or not d.match.operands:
+            return False
+        types.append(d.match.operands[0].token.text)
+    if code in _SAME_AS_RESULT:
+        rs = shapes.get(rt)
+        return rs is not None and rs != _SKIP and rs.kind == _RESULT_KIND[code] and \
+            not (code == "arith.unsigned" and rs.signed) and all(t == rt for t in types)
+    if len(types) != 2 or types[0] != types[1]:
+        return False
+    rs, os_ = shapes.get(rt), shapes.get(types[0])
+    return rs is not None and os_ is not None and rs != _SKIP and os_ != _SKIP and rs.kind == "OpTypeBool" and \
+        os_.kind == ("OpTypeFloat" if code == "arith.float-compare" else "OpTypeInt") and rs.count == os_.count
+
+
+_SAME_AS_RESULT = {"arith.int", "arith.unsigned", "arith.float"}
+_RESULT_KIND = {"arith.int": "OpTypeInt", "arith.unsigned": "OpTypeInt", "arith.float": "OpTypeFloat"}
+
+
+def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
+    ops = inst.match.operands
+    if not ops or ops[0].spec.kind != "IdResultType" or not ops[0].is_id:
+        return []
+    rt_tok = ops[0].token
+    if rt_tok.text not in shapes:
+        return []  # not a type at all (types.result-type), or undefined (id.undefined)
+    rt = shapes[rt_tok.text]
+    if rt == _SKIP:
+        return []
+    d = lambda tok, lead: cited(inst.line, tok, code, lead, RULES[code])
+    compare = code.endswith("compare")
+    want = "OpTypeBool" if compare else "OpTypeFloat" if code == "arith.float" else "OpTypeInt"
+    if rt is None:
+        t = m.definition(rt_tok.text)
+        if t is not None and t.opname in ("OpTypeCooperativeMatrixKHR", "OpTypeCooperativeMatrixNV",
+                                          "OpTypeCooperativeVectorNV"):
+            return []  # coopmat.* judges these
+        return [d(rt_tok, f"the Result Type {rt_tok.text} of {inst.opname} is not a scalar or vector")]
+    if rt.kind != want or (code == "arith.unsigned" and rt.signed):
+        return [d(rt_tok, f"the Result Type of {inst.opname} is {rt.text()}")]
+    out = []
+    operand_types = []
+    for o in ops[1:]:
+        if not o.is_id:
+            continue
+        v = m.definition(o.token.text)
+        if v is None or not v.spec or not v.spec.has_result_type:
+            operand_types.append(None)
+            continue  # undefined, or not a value: id.* and types.* say so
+        vt_id = v.result_type
+        vt = shapes.get(vt_id) if vt_id else None
+        if vt == _SKIP:
+            operand_types.append(None)
+            continue
+        operand_types.append(vt)
+        if code in ("arith.float", "arith.unsigned"):
+            if vt_id != rt_tok.text and vt_id in shapes:
+                out.append(d(o.token, f"{o.token.text} is {_text(vt, vt_id)}, the Result Type is {rt.text()}"))
+            continue
+        operand_kind = "OpTypeFloat" if code == "arith.float-compare" else "OpTypeInt"
+        if vt_id not in shapes:
+            continue
+        if vt is None or vt.kind != operand_kind:
+            out.append(d(o.token, f"{o.token.text} is {_text(vt, vt_id)}, not a scalar or vector of "
+                                  f"{'floating-point' if operand_kind == 'OpTypeFloat' else 'integer'} type"))
+        elif vt.count != rt.count:
+            out.append(d(o.token, f"{o.token.text} has {vt.count} component(s), the Result Type {rt.count}"))
+        elif not compare and vt.width != rt.width:
+            out.append(d(o.token, f"{o.token.text} is {vt.width}-bit, the Result Type {rt.width}-bit"))
+    if compare and not out and len(operand_types) == 2 and all(operand_types):
+        a, b = operand_types
+        second = [o for o in ops[1:] if o.is_id][1]
+        if code == "arith.int-compare" and a.width != b.width:
+            out.append(d(second.token, f"the operands are {a.width}-bit and {b.width}-bit"))
+        elif code == "arith.float-compare" and a.id != b.id:
+            out.append(d(second.token, f"the operands are {a.text()} ({a.id}) and {b.text()} ({b.id})"))
+    return out
+
+
+def _text(shape: _Shape | None, type_id: str | None) -> str:
+    return shape.text() if shape is not None else f"of type {type_id}"

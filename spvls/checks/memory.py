@@ -1,0 +1,207 @@
+"""memory.*: OpVariable's storage class and place, and the pointee types of OpLoad, OpStore and OpAccessChain."""
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from ..model.module import Inst, Module
+from .diagnostic import Diagnostic, cited
+
+RULES = {
+    "memory.variable-type": "OpVariable: Result Type must be an OpTypePointer. Its Type operand is the type of "
+                            "object in memory.",
+    "memory.storage-class": "OpVariable: Storage Class is the Storage Class of the memory holding the object. It "
+                            "must not be Generic. It must be the same as the Storage Class operand of the Result "
+                            "Type.",
+    "memory.function-storage": "All type declarations (OpTypeXXX instructions), all constant instructions, and all "
+                               "global variable declarations (all OpVariable instructions whose Storage Class is "
+                               "not Function).",
+    "memory.pointer": "OpLoad, OpStore: Pointer is the pointer to load (store) through. OpAccessChain: Base must be "
+                      "a pointer, pointing to the base of a composite object.",
+    "memory.load-type": "OpLoad: Pointer is the pointer to load through. Its type must be an OpTypePointer whose "
+                        "Type operand is the same as Result Type.",
+    "memory.store-type": "OpStore: Pointer is the pointer to store through. Its type must be an OpTypePointer whose "
+                         "Type operand is the same as the type of Object.",
+    "memory.access-chain": "OpAccessChain: Result Type must be an OpTypePointer. Its Type operand must be the type "
+                           "reached by walking the Base’s type hierarchy down to the last provided index in Indexes, "
+                           "and its Storage Class operand must be the same as the Storage Class of Base.",
+}
+_CHAINS = {"OpAccessChain", "OpInBoundsAccessChain"}
+
+
+def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
+    return cited(inst.line, tok, code, lead, RULES[code])
+
+
+def _pointers(m: Module) -> dict[str, tuple[str, str | None]]:
+    """(storage class, pointee id) of each OpTypePointer, by id. Types are declared outside functions,
+    so an in-place edit changes none."""
+    found = m.memo.get("memory.pointers")
+    if found is None:
+        found = {}
+        for t in m.outside_functions():
+            if t.opname == "OpTypePointer" and t.result:
+                storage = next((o for o in t.match.operands if o.enumerants), None)
+                ids = t.ids()
+                found[t.result] = ((storage.enumerants[0].name if storage else ""),
+                                   (ids[0].token.text if ids else None))
+        m.memo["memory.pointers"] = found
+    return found
+
+
+def _pointer(m: Module, type_id: str | None) -> tuple[str, str | None] | None:
+    """(storage class, pointee id) of an OpTypePointer; None for anything else."""
+    return _pointers(m).get(type_id) if type_id else None
+
+
+def check(m: Module, scope=None) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for inst in m.with_op(_HANDLERS, scope):
+        found = _HANDLERS[inst.opname](m, inst)
+        if found:
+            out.extend(found)
+    return out
+
+
+def _inside(m: Module, line: int) -> bool:
+    """Whether a line is in a function's body, counting a function whose OpFunctionEnd is missing as
+    reaching the next function."""
+    if m.function_at(line) is not None:
+        return True
+    i = bisect_right(m.functions, line, key=lambda f: f.line) - 1
+    return i >= 0 and m.functions[i].end_line == m.functions[i].line
+
+
+def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
+    ops = inst.match.operands
+    storage = next((o for o in ops if o.enumerants), None)
+    if not ops or storage is None:
+        return []
+    rt = ops[0].token
+    t = m.definition(rt.text)
+    out = []
+    sc = storage.enumerants[0].name
+    if t is not None and t.spec is not None and t.spec.cls == "Type-Declaration":
+        if t.opname != "OpTypePointer":
+            out.append(_d(inst, rt, "memory.variable-type", f"the Result Type {rt.text} is {t.opname}, not a pointer"))
+        else:
+            ptr = _pointer(m, rt.text)
+            if ptr is not None and ptr[0] and ptr[0] != sc:
+                out.append(_d(inst, storage.token, "memory.storage-class",
+                              f"the variable's Storage Class is {sc}, its pointer type {rt.text} says {ptr[0]}"))
+    inside = _inside(m, inst.line)
+    if inside and sc != "Function":
+        out.append(_d(inst, storage.token, "memory.function-storage",
+                      f"a variable inside a function must have the Function storage class, not {sc}"))
+    elif not inside and sc == "Function":
+        out.append(_d(inst, storage.token, "memory.function-storage",
+                      "a Function variable must be declared inside a function, at the start of its first block"))
+    return out
+
+
+def _value_type(m: Module, id_: str) -> str | None:
+    d = m.defs.get(id_)
+    if d is None:
+        return None
+    spec = d.match.inst
+    if spec is None or not spec.has_result_type or not d.match.operands:
+        return None
+    return d.match.operands[0].token.text
+
+
+def _load(m: Module, inst: Inst) -> list[Diagnostic]:
+    ops = inst.match.operands
+    if len(ops) < 2 or not ops[1].is_id:
+        return []
+    rt, ptr_op = ops[0].token.text, ops[1].token
+    pt = _value_type(m, ptr_op.text)
+    if pt is None:
+        return []
+    ptr = _pointer(m, pt)
+    if ptr is None:
+        if _untyped(m, pt):
+            return []
+        return [_d(inst, ptr_op, "memory.pointer", f"Pointer {ptr_op.text} is of type {pt}, not a pointer")]
+    if ptr[1] != rt and m.definition(rt) is not None:
+        return [_d(inst, ops[0].token, "memory.load-type",
+                   f"the Result Type is {rt}, but {ptr_op.text} points to {ptr[1]}")]
+    return []
+
+
+def _store(m: Module, inst: Inst) -> list[Diagnostic]:
+    ops = inst.match.operands
+    if len(ops) < 2 or not ops[0].is_id or not ops[1].is_id:
+        return []
+    ptr_op, obj = ops[0].token, ops[1].token
+    pt = _value_type(m, ptr_op.text)
+    if pt is None:
+        return []
+    ptr = _pointer(m, pt)
+    if ptr is None:
+        if _untyped(m, pt):
+            return []
+        return [_d(inst, ptr_op, "memory.pointer", f"Pointer {ptr_op.text} is of type {pt}, not a pointer")]
+    ot = _value_type(m, obj.text)
+    if ot is not None and ot != ptr[1]:
+        return [_d(inst, obj, "memory.store-type", f"Object {obj.text} is of type {ot}, but {ptr_op.text} points to {ptr[1]}")]
+    return []
+
+
+def _untyped(m: Module, type_id: str) -> bool:
+    t = m.definition(type_id)
+    return t is not None and t.opname == "OpTypeUntypedPointerKHR"
+
+
+def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
+    ops = [o for o in inst.match.operands if o.is_id]
+    if len(ops) < 2:
+        return []
+    rt_tok, base = ops[0].token, ops[1].token
+    bt = _value_type(m, base.text)
+    if bt is None:
+        return []
+    bptr = _pointer(m, bt)
+    if bptr is None:
+        if _untyped(m, bt):
+            return []
+        return [_d(inst, base, "memory.pointer", f"Base {base.text} is of type {bt}, not a pointer")]
+    rptr = _pointer(m, rt_tok.text)
+    if rptr is None:
+        t = m.definition(rt_tok.text)
+        if t is None or t.opname == "OpTypeUntypedPointerKHR":
+            return []
+        return [_d(inst, rt_tok, "memory.access-chain", f"the Result Type {rt_tok.text} is {t.opname}, not a pointer")]
+    out = []
+    if rptr[0] != bptr[0]:
+        out.append(_d(inst, rt_tok, "memory.access-chain",
+                      f"the Result Type points into {rptr[0]}, but Base {base.text} points into {bptr[0]}"))
+    reached = _walk(m, bptr[1], ops[2:])
+    if reached is not None and reached != rptr[1]:
+        out.append(_d(inst, rt_tok, "memory.access-chain",
+                      f"the indexes reach {reached}, but the Result Type points to {rptr[1]}"))
+    return out
+
+
+def _walk(m: Module, type_id: str | None, indexes) -> str | None:
+    """The type the indexes reach from `type_id`; None where that is not known here (a struct index that is
+    not a constant, a type this walk does not know)."""
+    for o in indexes:
+        t = m.definition(type_id)
+        if t is None:
+            return None
+        op = t.opname
+        ids = t.ids()
+        if op in ("OpTypeVector", "OpTypeMatrix", "OpTypeArray", "OpTypeRuntimeArray",
+                  "OpTypeCooperativeMatrixKHR", "OpTypeCooperativeMatrixNV"):
+            type_id = ids[0].token.text if ids else None
+        elif op == "OpTypeStruct":
+            k = m.int_value(o.token.text)
+            if k is None or not 0 <= k < len(ids):
+                return None  # spirv-val requires a constant in range; not judged here
+            type_id = ids[k].token.text
+        else:
+            return None
+    return type_id
+
+
+_HANDLERS = {"OpLoad": _load, "OpStore": _store, "OpAccessChain": _chain, "OpInBoundsAccessChain": _chain,
+             "OpVariable": _variable}

@@ -1,0 +1,286 @@
+"""structure.*: blocks, functions and structured control flow; OpPhi and the return instructions."""
+from __future__ import annotations
+
+from ..model.module import Block, Function, Inst, Module
+from .diagnostic import Diagnostic, cited, related_at
+
+RULES = {
+    "structure.terminator": "The last instruction of each block is a block termination instruction.",
+    "structure.after-terminator": "Each block termination instruction must be the last instruction in a block.",
+    "structure.function-end": "OpFunctionEnd: Last instruction of a function.",
+    "structure.merge-position": "OpSelectionMerge: This instruction must immediately precede either an "
+                                "OpBranchConditional or OpSwitch instruction. That is, it must be the second-to-last "
+                                "instruction in its block. OpLoopMerge: This instruction must immediately precede "
+                                "either an OpBranch or OpBranchConditional instruction. That is, it must be the "
+                                "second-to-last instruction in its block.",
+    "structure.unstructured": "Selections must be structured. That is, an OpSelectionMerge instruction is required "
+                              "to precede: an OpSwitch instruction, an OpBranchConditional instruction that has "
+                              "different True Label and False Label operands where neither are declared merge "
+                              "blocks or Continue Targets.",
+    "structure.phi-parents": "OpPhi: There must be exactly one Parent i for each parent block of the current block "
+                             "in the CFG.",
+    "structure.phi-type": "OpPhi: All Variables must have a type matching Result Type.",
+    "structure.return": "OpReturn: Return with no value from a function with void return type.",
+    "structure.return-value": "OpReturnValue: Value is the value returned, by copy, and must match the Return Type "
+                              "operand of the OpTypeFunction type of the OpFunction body this return instruction "
+                              "is in. Value must not have type OpTypeVoid.",
+}
+_MERGE_BEFORE = {"OpSelectionMerge": ("OpBranchConditional", "OpSwitch"),
+                 "OpLoopMerge": ("OpBranch", "OpBranchConditional")}
+# Instructions with no semantics that may sit anywhere (spirv-val skips them as well).
+_TRANSPARENT = {"OpLine", "OpNoLine", "OpNop"}
+_PHI_OR_LINE = _TRANSPARENT | {"OpPhi"}
+
+
+def _d(inst: Inst, tok, code: str, lead: str, related=()) -> Diagnostic:
+    return cited(inst.line, tok, code, lead, RULES[code], related=tuple(related))
+
+
+def check(m: Module, scope=None) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    shader = "Shader" in m.declared_caps
+    for fn in (m.functions if scope is None else [scope]):
+        if scope is None:
+            out.extend(_function_end(m, fn))
+        out.extend(_function(m, fn, shader))
+    return out
+
+
+def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
+    """One walk over the function's blocks; the rarer rules look further only where it found work."""
+    out: list[Diagnostic] = []
+    blocks = fn.blocks
+    suspects: list[Block] = []
+    returns: list[Inst] = []
+    phis = False
+    for k, b in enumerate(blocks):
+        insts = b.insts
+        if insts and insts[0].opname in _PHI_OR_LINE and _first(b).opname == "OpPhi":
+            phis = True
+        t = b.terminator
+        if t is None:
+            out.extend(_unterminated(m, fn, k, b))
+            continue
+        op = t.opname
+        merge = b.merge
+        if merge is not None:
+            allowed = _MERGE_BEFORE[merge.opname]
+            if not (len(insts) >= 2 and insts[-2] is merge and op in allowed):
+                out.extend(_misplaced(b, merge, allowed))
+        if op in _RETURNS:
+            returns.append(t)
+        elif shader and op in _SELECTS and (merge is None or merge.opname == "OpLoopMerge"):
+            suspects.append(b)
+        # Instructions after the terminator, before the next label, are in no block at all.
+        stop = blocks[k + 1].line if k + 1 < len(blocks) else fn.end_line
+        if stop - t.line > 1:
+            out.extend(_after(m, b, t, stop))
+    if returns:
+        out.extend(_returns(m, fn, returns))
+    if suspects:
+        out.extend(_structured(fn, suspects))
+    if phis:
+        out.extend(_phis(m, fn))
+    return out
+
+
+_RETURNS = {"OpReturn", "OpReturnValue"}
+_SELECTS = {"OpBranchConditional", "OpSwitch"}
+
+
+def _first(b: Block) -> Inst:
+    """The block's first instruction after any OpLine (OpPhi must come first, spirv-val allows OpLine before)."""
+    for i in b.insts:
+        if i.opname not in _TRANSPARENT:
+            return i
+    return b.insts[0]
+
+
+def _function_end(m: Module, fn: Function) -> list[Diagnostic]:
+    end = m.inst_at.get(fn.end_line)
+    if end is not None and end.opname == "OpFunctionEnd":
+        return []
+    # Where the next function starts, or the module's last instruction.
+    i = m.functions.index(fn)
+    nxt = m.functions[i + 1].inst if i + 1 < len(m.functions) else None
+    where = nxt or m.insts[-1]
+    last = m.insts[m.insts.index(where) - 1] if nxt is not None else where
+    if last.spec is None:
+        return []  # an unknown opcode (operand.unknown-opcode) may be OpFunctionEnd, misspelt
+    lead = (f"function {fn.id} has no OpFunctionEnd before the next OpFunction" if nxt is not None
+            else f"function {fn.id} has no OpFunctionEnd at the end of the module")
+    return [_d(where, where.src.opcode, "structure.function-end", lead,
+               [related_at(fn.line, fn.inst.src.opcode, f"function {fn.id} starts here")])]
+
+
+def _unterminated(m: Module, fn: Function, k: int, b: Block) -> list[Diagnostic]:
+    if any(i.spec is None for i in b.insts):
+        return []  # an unknown opcode (operand.unknown-opcode) may be the terminator, misspelt
+    nxt = fn.blocks[k + 1].label_inst if k + 1 < len(fn.blocks) else m.inst_at.get(fn.end_line)
+    if nxt is None or nxt.line <= b.line:
+        nxt = b.label_inst  # the function's end is missing: structure.function-end says so
+    if nxt is None:
+        return []
+    ends = "is followed by the next block" if nxt.opname == "OpLabel" else "ends"
+    rel = [related_at(b.line, b.label_inst.src.result or b.label_inst.src.opcode,
+                      f"block {b.label} starts here")] if b.label_inst else []
+    return [_d(nxt, nxt.src.result or nxt.src.opcode, "structure.terminator",
+               f"block {b.label} has no terminator (OpBranch, OpReturn...) where it {ends}", rel)]
+
+
+def _misplaced(b: Block, merge: Inst, allowed) -> list[Diagnostic]:
+    body = [i for i in b.insts if i.opname not in _TRANSPARENT]
+    if len(body) >= 2 and body[-2] is merge and b.terminator.opname in allowed:
+        return []
+    after = "" if len(body) < 2 or body[-2] is merge else f" after {body[-2].opname}"
+    return [_d(merge, merge.src.opcode, "structure.merge-position",
+               f"{merge.opname} must come just before the block's {' or '.join(allowed)}; here the block ends "
+               f"with {b.terminator.opname}{after}")]
+
+
+def _after(m: Module, b: Block, t: Inst, stop: int) -> list[Diagnostic]:
+    for line in range(t.line + 1, stop):
+        inst = m.inst_at.get(line)
+        if inst is not None and inst.opname not in ("OpFunctionEnd", "OpFunction") and inst.opname not in _TRANSPARENT:
+            return [_d(inst, inst.src.opcode, "structure.after-terminator",
+                       f"{inst.opname} follows {t.opname}, which ended block {b.label}: it is in no block "
+                       "(start one with OpLabel)")]
+    return []
+
+
+def _reachable(fn: Function) -> set[str]:
+    """Blocks reached from the entry block through branches, merges and continues (spirv-val's
+    "structurally reachable")."""
+    if not fn.blocks:
+        return set()
+    by_label = {b.label: b for b in fn.blocks}
+    seen = {fn.blocks[0].label}
+    stack = [fn.blocks[0]]
+    while stack:
+        b = stack.pop()
+        targets = [t for t, _ in b.successors]
+        if b.merge is not None:
+            ids = b.merge.ids()
+            targets += [o.token.text for o in ids[:2 if b.merge.opname == "OpLoopMerge" else 1]]
+        for t in targets:
+            if t not in seen and t in by_label:
+                seen.add(t)
+                stack.append(by_label[t])
+    return seen
+
+
+def _structured(fn: Function, suspects: list[Block]) -> list[Diagnostic]:
+    """An OpBranchConditional or OpSwitch with no OpSelectionMerge before it. As lenient as spirv-val:
+    a label counts as declared when any header of the function names it as merge or continue, or
+    another conditional branch or switch targets it."""
+    merges = {o.token.text for b in fn.blocks if b.merge is not None
+              for o in b.merge.match.operands[:2 if b.merge.opname == "OpLoopMerge" else 1]}
+    # Labels some conditional branch or switch targets, by how many of them do.
+    targeted: dict[str, int] | None = None
+    reached = None
+    out = []
+    for b in suspects:
+        t = b.terminator
+        if t.opname == "OpSwitch":
+            if b.merge is not None:
+                continue  # after OpLoopMerge: structure.merge-position says what is wrong
+            lead = "OpSwitch needs an OpSelectionMerge just before it"
+        else:
+            ops = t.match.operands
+            if len(ops) < 3:
+                continue
+            a, c = ops[1].token.text, ops[2].token.text
+            if a == c or a in merges or c in merges:
+                continue
+            if targeted is None:
+                targeted = _targeted(fn)
+            if targeted.get(a, 0) > 1 or targeted.get(c, 0) > 1:
+                continue  # another conditional branch or switch targets it
+            lead = (f"this OpBranchConditional goes to {a} or {c}, neither a declared merge block nor a "
+                    "continue target, so it needs an OpSelectionMerge just before it")
+        if reached is None:
+            reached = _reachable(fn)
+        if b.label in reached:
+            out.append(_d(t, t.src.opcode, "structure.unstructured", lead))
+    return out
+
+
+def _targeted(fn: Function) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for b in fn.blocks:
+        t = b.terminator
+        if t is not None and t.opname in ("OpBranchConditional", "OpSwitch"):
+            ids = t.ids()
+            for label in {o.token.text for o in (ids[1:3] if t.opname == "OpBranchConditional" else ids[1:])}:
+                counts[label] = counts.get(label, 0) + 1
+    return counts
+
+
+def _returns(m: Module, fn: Function, returns: list[Inst]) -> list[Diagnostic]:
+    out = []
+    rt = fn.inst.result_type
+    rtype = m.definition(rt)
+    if rtype is None:
+        return []
+    void = rtype.opname == "OpTypeVoid"
+    for t in returns:
+        if t.opname == "OpReturn" and not void:
+            out.append(_d(t, t.src.opcode, "structure.return",
+                          f"OpReturn returns nothing, but function {fn.id} returns {rt}: use OpReturnValue"))
+        elif t.opname == "OpReturnValue":
+            value = t.ids()
+            if not value:
+                continue
+            tok = value[0].token
+            d = m.definition(tok.text)
+            if d is None or d.spec is None or not d.spec.has_result_type:
+                continue  # undefined, or not a value: id.* and types.* say so
+            if void:
+                out.append(_d(t, tok, "structure.return-value",
+                              f"function {fn.id} returns void: use OpReturn, not OpReturnValue"))
+            elif d.result_type != rt:
+                out.append(_d(t, tok, "structure.return-value",
+                              f"{tok.text} has type {d.result_type}, but function {fn.id} returns {rt}"))
+    return out
+
+
+def _predecessors(fn: Function) -> dict[str, list[Block]]:
+    preds: dict[str, list[Block]] = {}
+    for b in fn.blocks:
+        for target in dict.fromkeys(t for t, _ in b.successors):
+            preds.setdefault(target, []).append(b)
+    return preds
+
+
+def _phis(m: Module, fn: Function) -> list[Diagnostic]:
+    out = []
+    preds = _predecessors(fn)
+    for b in fn.blocks:
+        for inst in b.insts:
+            if inst.opname != "OpPhi":
+                continue
+            ids = inst.ids(skip_type=True)
+            if len(ids) % 2:
+                continue  # an incomplete pair: operand.missing says so
+            rt = inst.result_type
+            parents = preds.get(b.label, [])
+            names = {p.label for p in parents}
+            seen: set[str] = set()
+            for value, parent in zip(ids[::2], ids[1::2]):
+                d = m.definition(value.token.text)
+                if d is not None and d.spec is not None and d.spec.has_result_type and d.result_type != rt:
+                    out.append(_d(inst, value.token, "structure.phi-type",
+                                  f"{value.token.text} has type {d.result_type}, the OpPhi's Result Type is {rt}"))
+                p = parent.token.text
+                if p in seen:
+                    out.append(_d(inst, parent.token, "structure.phi-parents", f"parent {p} is listed twice"))
+                elif p not in names and m.definition(p) is not None:
+                    out.append(_d(inst, parent.token, "structure.phi-parents",
+                                  f"{p} is not a parent of block {b.label} (its parents: "
+                                  f"{', '.join(sorted(names)) or 'none'})"))
+                seen.add(p)
+            missing = [n for n in sorted(names) if n not in seen]
+            if missing:
+                out.append(_d(inst, inst.src.opcode, "structure.phi-parents",
+                              f"the OpPhi lists no value for parent block(s) {', '.join(missing)} of {b.label}"))
+    return out
