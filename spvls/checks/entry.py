@@ -127,9 +127,12 @@ def _interface_list(m: Module, ep: EntryPoint) -> list[Diagnostic]:
                           [related_at(ep.inst.line, o.token, "listed again here")]))
         seen.add(name)
         sc = _storage(var)
-        if sc is not None and m.version < (1, 4) and sc not in ("Input", "Output"):
-            out.append(_d(ep.inst, o.token, "entry.interface-storage",
-                          f"{name} is a {sc} variable, and the module is SPIR-V {m.version[0]}.{m.version[1]}"))
+        if sc is not None and m.version < (1, 4) and sc not in ("Input", "Output") and var.src.result is not None:
+            # On the variable, as spirv-val reports it; the listing is related.
+            out.append(_d(var, var.src.result, "entry.interface-storage",
+                          f"{name} is a {sc} variable listed in the interface of entry point {ep.name!r}, and the "
+                          f"module is SPIR-V {m.version[0]}.{m.version[1]}",
+                          [related_at(ep.inst.line, o.token, "listed here")]))
     return out
 
 
