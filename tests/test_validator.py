@@ -156,15 +156,15 @@ def test_native_error_on_the_same_instruction_stays_alone(tmp_path: Path) -> Non
 
 
 def test_merge_keeps_both_on_different_instructions(tmp_path: Path) -> None:
-    text = MODULE.replace("%int_1 %int_1", "%int_1 %float_1").replace(
+    text = MODULE.replace("OpIAdd %int %int_1 %int_1", "OpBitwiseAnd %int %int_1 %float_1").replace(
         "OpEntryPoint GLCompute %main \"main\"", "OpEntryPoint GLCompute %main \"main\" %nowhere")
     codes = [(d.line, d.code) for d in check_file_text(text, tmp_path) if d.severity == ERROR]
     # The validator names the undefined id first: the native error on it stays alone.
     assert codes == [(_line(text, "OpEntryPoint"), "id.undefined")]
-    text = MODULE.replace("%int_1 %int_1", "%int_1 %float_1").replace(
+    text = MODULE.replace("OpIAdd %int %int_1 %int_1", "OpBitwiseAnd %int %int_1 %float_1").replace(
         "OpCapability Shader", "OpCapability Shader\n               OpExtension \"SPV_KHR_nope\"")
     lines = {(d.line, d.code) for d in check_file_text(text, tmp_path)}
-    assert (_line(text, "OpIAdd"), "spirv-val") in lines
+    assert (_line(text, "OpBitwiseAnd"), "spirv-val") in lines
 
 
 def test_options_change_the_verdict() -> None:
@@ -184,17 +184,17 @@ def test_options_change_the_verdict() -> None:
 
 
 def test_cli_flags_and_no_spirv_val(tmp_path: Path, capsys) -> None:
-    text = MODULE.replace("%int_1 %int_1", "%int_1 %float_1")
+    text = MODULE.replace("OpIAdd %int %int_1 %int_1", "OpBitwiseAnd %int %int_1 %float_1")
     f = tmp_path / "m.spvasm"
     f.write_text(text)
     assert main(["check", str(f)]) == 1
     assert capsys.readouterr().out == (
-        f"{f}:14:35: error: Expected int scalar or vector type as operand: IAdd operand index 3 [spirv-val]\n")
+        f"{f}:14:41: error: Expected int scalar or vector as operand: BitwiseAnd operand index 3 [spirv-val]\n")
     assert main(["check", "--no-spirv-val", str(f)]) == 0
     capsys.readouterr()
     assert main(["check", "--format", "json", str(f)]) == 1
     [rec] = json.loads(capsys.readouterr().out)
-    assert (rec["line"], rec["column"], rec["endColumn"], rec["code"]) == (14, 35, 43, "spirv-val")
+    assert (rec["line"], rec["column"], rec["endColumn"], rec["code"]) == (14, 41, 49, "spirv-val")
     store = tmp_path / "store.spvasm"
     store.write_text(MODULE.replace("         %fn = OpTypeFunction %void\n",
                                     "         %fn = OpTypeFunction %void\n"

@@ -24,7 +24,7 @@ BAD = """; SPIR-V
          %fn = OpTypeFunction %void
        %main = OpFunction %void None %fn
           %l = OpLabel
-          %x = OpIAdd %int %int_1 %float_1
+          %x = OpBitwiseAnd %int %int_1 %float_1
                OpReturn
                OpFunctionEnd
 """
@@ -114,12 +114,12 @@ async def test_validator_error_published_at_the_operand(client):
     assert native == []
     _, [d] = await _published(client, uri, 1, with_tools=True, after=i)
     assert (d.source, d.code, d.severity) == ("spirv-val", "spirv-val", T.DiagnosticSeverity.Error)
-    assert d.message == "Expected int scalar or vector type as operand: IAdd operand index 3"
-    assert d.range == T.Range(T.Position(13, 34), T.Position(13, 42))  # %float_1
+    assert d.message == "Expected int scalar or vector as operand: BitwiseAnd operand index 3"
+    assert d.range == T.Range(T.Position(13, 40), T.Position(13, 48))  # %float_1
     assert d.code_description.href == "https://github.com/KhronosGroup/SPIRV-Tools"
     # Fixed by a keystroke: native diagnostics at once, then spirv-val's verdict for that version.
     n = len(client.events)
-    _change(client, uri, 2, 13, 34, 42, "%int_1")
+    _change(client, uri, 2, 13, 40, 48, "%int_1")
     i, native = await _published(client, uri, 2, with_tools=False, after=n)
     assert native == []
     j = await _logged(client, f"spirv-val: {uri} version 2 done in", after=n)
@@ -168,7 +168,7 @@ async def test_on_save_runs_at_save_only(on_save):
     j = await _logged(on_save, f"spirv-val: validating {uri} version 4", after=i)
     assert not [m for k, m in on_save.events[:j] if k == "log" and "validating" in m and "version 1" not in m]
     i, [d] = await _published(on_save, uri, 4, with_tools=True, after=j)
-    assert d.range.start == T.Position(14, 35)
+    assert d.range.start == T.Position(14, 41)
     # Settings: off clears spirv-val's diagnostics.
     on_save.workspace_did_change_configuration(T.DidChangeConfigurationParams({"spvls": {"validate": "off"}}))
     await _published(on_save, uri, 4, with_tools=False, after=i)
