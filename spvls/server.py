@@ -384,14 +384,19 @@ def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationPara
 def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
     d = params.text_document
     doc = ls.ws.open(d.uri, d.text, d.version)
-    with progress.around(ls, ls.progress, len(doc.texts), "spvls", f"checking {d.uri.rsplit('/', 1)[-1]} "
-                         f"({len(doc.texts):,} lines)"):
-        try:
-            ls.ws.analysis(d.uri)  # inside the progress; published (or pulled) below
-        except Exception:  # noqa: BLE001 - _publish reports it
-            pass
+    _check_with_progress(ls, d.uri, doc)
     _publish(ls, d.uri)
     _validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=0)
+
+
+def _check_with_progress(ls: SpvServer, uri: str, doc) -> None:
+    """Analyse a large document whole inside a work-done progress; published (or pulled) after."""
+    with progress.around(ls, ls.progress, len(doc.texts), "spvls", f"checking {uri.rsplit('/', 1)[-1]} "
+                         f"({len(doc.texts):,} lines)"):
+        try:
+            ls.ws.analysis(uri)
+        except Exception:  # noqa: BLE001 - _publish reports it
+            pass
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
@@ -413,6 +418,8 @@ def did_change(ls: SpvServer, params: T.DidChangeTextDocumentParams):
             doc.set_text(change.text)
             ls.validation.edited(uri, 0, before, 0)
     doc.version = params.text_document.version
+    if doc.touched is None:  # lines added or removed: the model is built again, whole
+        _check_with_progress(ls, uri, doc)
     _publish(ls, uri)
     _validate(ls, uri, (ON_TYPE,))
 

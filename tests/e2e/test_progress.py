@@ -41,7 +41,18 @@ async def test_opening_a_large_document_reports_progress_and_a_small_one_does_no
     lines = len(big.split("\n"))
     assert reports[0].title == "spvls" and reports[0].message == f"checking big.spvasm ({lines:,} lines)"
     assert reports[1].message.startswith("done in ") and reports[1].message.endswith(" s")
+    # A line added: the model is built again, whole, inside a progress; typing in a line is not.
+    for version, (line, text) in enumerate([(40, "x"), (40, "\n")], 2):
+        del client.diagnostics["file:///big.spvasm"]
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            T.VersionedTextDocumentIdentifier(uri="file:///big.spvasm", version=version),
+            [T.TextDocumentContentChangePartial(T.Range(T.Position(line, 0), T.Position(line, 0)), text)]))
+        await _published(client, "file:///big.spvasm")
+    assert len(client.progress_reports) == 2
+    reports = list(client.progress_reports.values())[1]
+    assert [type(r) for r in reports] == [T.WorkDoneProgressBegin, T.WorkDoneProgressEnd]
+    assert reports[0].message == f"checking big.spvasm ({lines + 1:,} lines)"
     client.text_document_did_open(T.DidOpenTextDocumentParams(
         T.TextDocumentItem("file:///small.spvasm", "spirv", 1, module(500))))
     await _published(client, "file:///small.spvasm")
-    assert len(client.progress_reports) == 1
+    assert len(client.progress_reports) == 2
