@@ -138,7 +138,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 
 
 def _opcode(m: Module, inst: Inst) -> list[Diagnostic]:
-    spec, tok, v = inst.spec, inst.src.opcode, m.version
+    spec, tok, v = inst.spec, inst.opcode, m.version
     d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731
     if spec.capabilities and not any(c in m.declared_caps for c in spec.capabilities):
         caps = list(spec.capabilities)

@@ -341,12 +341,12 @@ def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
         float_op = op.startswith("OpF") or op == "OpMatrixTimesScalar"
         if float_op != is_float:
             kind = "floating-point" if float_op else "integer"
-            out.append(at(inst.line, inst.src.opcode, ERROR, "coopmat.arithmetic",
+            out.append(at(inst.line, inst.opcode, ERROR, "coopmat.arithmetic",
                           _msg("coopmat.arithmetic", f"{op} needs {kind} components, the matrix has "
                                f"{describe(m, comp)}")))
         enc = float_encoding(comp)
         if enc and op != "OpMatrixTimesScalar":
-            out.append(at(inst.line, inst.src.opcode, ERROR, "coopmat.encoding",
+            out.append(at(inst.line, inst.opcode, ERROR, "coopmat.encoding",
                           _msg("coopmat.encoding", f"{op} does not take {enc} components")))
     if op in _BINARY:
         for o, mat in mats:
@@ -364,7 +364,7 @@ def _constituents(m: Module, inst: Inst) -> list[Diagnostic]:
         return []
     parts = inst.ids(skip_type=True)
     if len(parts) != 1:
-        tok = parts[1].token if len(parts) > 1 else inst.src.opcode
+        tok = parts[1].token if len(parts) > 1 else inst.opcode
         return [at(inst.line, tok, ERROR, "coopmat.constituent",
                    _msg("coopmat.constituent", f"{len(parts)} constituents given, a cooperative matrix takes one"))]
     t = m.type_of(parts[0].token.text)
@@ -457,12 +457,12 @@ def _guarded(m: Module, fn, tainted) -> list[Diagnostic]:
                 if inst.line in reported or not _touches_coopmat(m, inst):
                     continue
                 reported.add(inst.line)
-                out.append(at(inst.line, inst.src.opcode, WARNING, "coopmat.non-uniform",
+                out.append(at(inst.line, inst.opcode, WARNING, "coopmat.non-uniform",
                               _msg("coopmat.non-uniform", f"{inst.opname} on a cooperative matrix runs under a "
                                    f"condition that depends on {builtin}, so some invocations of the scope may "
                                    "be inactive"),
                               (related_at(t.line, cond.token, "the per-invocation condition"),
-                               related_at(deco.line, deco.src.opcode, f"{builtin} is decorated here"))))
+                               related_at(deco.line, deco.opcode, f"{builtin} is decorated here"))))
     return out
 
 

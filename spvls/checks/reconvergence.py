@@ -75,7 +75,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         ep, (mode, op), tree = hit
         path, earlier = m.call_path(tree, fn.id, MAX_PATH)
         why = [related_at(mode.line, op.token, f"entry point {ep.name!r} is MaximallyReconvergesKHR")]
-        why += [related_at(site.line, site.src.opcode, f"call into {site.ids(skip_type=True)[0].token.text}"
+        why += [related_at(site.line, site.opcode, f"call into {site.ids(skip_type=True)[0].token.text}"
                            + (f" (after {earlier} earlier calls)" if earlier and k == 0 else ""))
                 for k, site in enumerate(path)]
         out.extend(_same_labels(m, fn, why))
@@ -83,7 +83,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         for b in fn.blocks:
             t = b.terminator
             if t is not None and t.opname == "OpKill":
-                out.append(at(t.line, t.src.opcode, INFO, "reconvergence.kill",
+                out.append(at(t.line, t.opcode, INFO, "reconvergence.kill",
                               f"{EXTENSION}: OpKill may act as OpTerminateInvocation or as "
                               "OpDemoteToHelperInvocation, so reconvergence after it is unpredictable. "
                               + RULES["reconvergence.kill"], tuple(why)))
@@ -117,7 +117,7 @@ def _joins(m: Module, fn: Function, why) -> list[Diagnostic]:
             continue
         preds = [cfg.blocks[p] for p in sources]
         rel = tuple(why) + tuple(
-            related_at(p.terminator.line, p.terminator.src.opcode, f"branch from {p.label}") for p in preds)
+            related_at(p.terminator.line, p.terminator.opcode, f"branch from {p.label}") for p in preds)
         out.append(at(b.line, b.label_inst.src.result, ERROR, "reconvergence.multiple-predecessors",
                       f"{EXTENSION}: block {label} has {len(preds)} unique predecessors "
                       f"({', '.join(p.label for p in preds)}) but is not a loop header, a declared merge "

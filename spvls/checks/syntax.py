@@ -60,7 +60,7 @@ def _word_count(inst: Inst) -> list[Diagnostic]:
             words += 1
     if words <= MAX_WORDS:
         return []
-    return [Diagnostic(inst.line, inst.src.opcode.start, inst.src.opcode.end, ERROR, "operand.too-long",
+    return [Diagnostic(inst.line, inst.opcode.start, inst.opcode.end, ERROR, "operand.too-long",
                        f"{inst.opname} takes at least {words:,} words, but an instruction holds at most "
                        f"{MAX_WORDS:,}: its word count is 16 bits (SPIR-V 2.3 Physical Layout)")]
 

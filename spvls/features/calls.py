@@ -58,5 +58,5 @@ def outgoing(m: Module, fn_id: str) -> list[tuple[CallItem, list[Span]]]:
 
 def _callee_span(inst) -> Span:
     op = inst.operand("Function")
-    tok = op.token if op is not None else inst.src.opcode
+    tok = op.token if op is not None else inst.opcode
     return inst.line, tok.start, tok.end

@@ -20,7 +20,7 @@ class Symbol:
 
 
 def _sel(inst) -> tuple[int, int]:
-    tok = inst.src.result or inst.src.opcode
+    tok = inst.src.result or inst.opcode
     return tok.start, tok.end
 
 

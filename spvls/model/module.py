@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..spec.grammar import Enumerant, Grammar, Instruction
 from ..syntax.document import Document
@@ -25,6 +26,12 @@ class Inst:
     @property
     def spec(self) -> Instruction | None:
         return self.match.inst
+
+    @property
+    def opcode(self) -> Token:
+        """The opcode's token: the model makes an Inst only from a line that has one."""
+        assert self.src.opcode is not None
+        return self.src.opcode
 
     @property
     def result(self) -> str | None:
@@ -158,7 +165,7 @@ class Module:
         self.function_of: dict[str, Function] = {}
         self._ints: dict[str | None, int | None] = {}
         # Facts checks derive from the module's structure; kept across incremental updates.
-        self.memo: dict[str, object] = {}
+        self.memo: dict[str, Any] = {}
         self._by_op: dict[str, list[Inst]] | None = None  # built on first use, then kept current
         self._build()
         self.declared_caps = grammar.implied_capabilities(self.capabilities)
@@ -221,23 +228,23 @@ class Module:
                     lst.append((inst, op))
                 else:  # an incremental update re-indexes a line in the middle
                     insort(lst, (inst, op), key=_use_line)
-        op = inst.opname
+        opname = inst.opname
         ops = inst.match.operands
-        if op == "OpCapability" and ops:
+        if opname == "OpCapability" and ops:
             self.capabilities.setdefault(ops[0].token.text, inst)
-        elif op == "OpExtension" and ops:
+        elif opname == "OpExtension" and ops:
             self.extensions.setdefault(ops[0].token.text.strip('"'), inst)
-        elif op == "OpName" and len(ops) >= 2:
+        elif opname == "OpName" and len(ops) >= 2:
             self.names.setdefault(ops[0].token.text, ops[1].token.text.strip('"'))
-        elif op in ("OpDecorate", "OpMemberDecorate", "OpDecorateId", "OpDecorateString") and ops:
+        elif opname in ("OpDecorate", "OpMemberDecorate", "OpDecorateId", "OpDecorateString") and ops:
             self.decorations.setdefault(ops[0].token.text, []).append(inst)
-        elif op == "OpEntryPoint" and len(ops) >= 3:
+        elif opname == "OpEntryPoint" and len(ops) >= 3:
             ep = EntryPoint(ops[1].token.text, ops[2].token.text.strip('"'), ops[0].token.text, inst)
             self.entry_points.setdefault(ep.id, ep)
-        elif op in ("OpExecutionMode", "OpExecutionModeId") and ops:
-            ep = self.entry_points.get(ops[0].token.text)
-            if ep:
-                ep.modes.append(inst)
+        elif opname in ("OpExecutionMode", "OpExecutionModeId") and ops:
+            target = self.entry_points.get(ops[0].token.text)
+            if target:
+                target.modes.append(inst)
 
     # -- incremental update -------------------------------------------------
     def function_at(self, line: int) -> Function | None:
@@ -463,9 +470,11 @@ class Module:
     def spelled(self, op: Operand) -> tuple[str, int, str] | None:
         """A Scope or Memory Semantics <id> operand as (kind, value, names), when its constant is known."""
         kind = ENUM_OF_ID.get(op.spec.kind)
-        value = self.int_value(op.token.text) if kind and op.token.kind == "ID" else None
+        if kind is None or op.token.kind != "ID":
+            return None
+        value = self.int_value(op.token.text)
         name = self.grammar.spell(kind, value) if value is not None else None
-        return (kind, value, name) if name else None
+        return (kind, value, name) if value is not None and name else None
 
     def is_constant(self, id_: str | None) -> bool:
         d = self.definition(id_)
