@@ -82,7 +82,7 @@ def _ballot(m: Module, inst: Inst) -> list[Diagnostic]:
                       _msg("ballot.result-type", f"the result is {describe(m, rt)}")))
     pred = inst.operand("Predicate")
     pt = m.type_of(pred.token.text) if pred else None
-    if pt is not None and pt.opname != "OpTypeBool":
+    if pred and pt is not None and pt.opname != "OpTypeBool":
         out.append(at(inst.line, pred.token, WARNING, "ballot.predicate",
                       _msg("ballot.predicate", f"Predicate is {describe(m, pt)}")))
     return out
@@ -93,12 +93,12 @@ def _read(m: Module, inst: Inst) -> list[Diagnostic]:
     rt = m.definition(inst.result_type)
     value = inst.operand("Value")
     vt = m.type_of(value.token.text) if value else None
-    if rt is not None and vt is not None and rt is not vt:
+    if value and rt is not None and vt is not None and rt is not vt:
         out.append(at(inst.line, value.token, WARNING, "ballot.value-type",
                       _msg("ballot.value-type", f"Value is {describe(m, vt)}, the result {describe(m, rt)}")))
     index = inst.operand("Index")
     it = m.type_of(index.token.text) if index else None
-    if it is not None and int_info(it) is None:
+    if index and it is not None and int_info(it) is None:
         out.append(at(inst.line, index.token, WARNING, "ballot.index",
                       _msg("ballot.index", f"Index is {describe(m, it)}")))
     return out

@@ -9,7 +9,7 @@ import re
 
 from ..model.module import Inst, Module
 from ..model.operands import Operand
-from ..spec.grammar import format_version
+from ..spec.grammar import Instruction, format_version
 from .diagnostic import ERROR, Diagnostic, Edit, Fix, cited
 
 FAMILY = "capability"  # the codes' prefix (the module is named for what it checks)
@@ -93,6 +93,8 @@ def _from_header(m: Module, needed) -> tuple[str, tuple[Fix, ...]]:
     line, v = found
     text = m.doc.texts[line]
     digits = re.search(r"Version:\s*(\d+\.\d+)", text)
+    if digits is None:
+        return "", ()
     note = (f"; the module targets SPIR-V {format_version(v)} only because its '; Version: {format_version(v)}' "
             "header comment says so (spirv-as ignores that comment): update the comment, or choose the "
             "target with --target-env or the targetEnv setting")
@@ -122,7 +124,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         if inst.opname in _SIZED:
             out.extend(_sized(m, inst))
         if id(spec) not in satisfied:
-            found = _opcode(m, inst)
+            found = _opcode(m, inst, spec)
             if found:
                 out.extend(found)
             else:
@@ -137,8 +139,8 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     return out
 
 
-def _opcode(m: Module, inst: Inst) -> list[Diagnostic]:
-    spec, tok, v = inst.spec, inst.opcode, m.version
+def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
+    tok, v = inst.opcode, m.version
     d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731
     if spec.capabilities and not any(c in m.declared_caps for c in spec.capabilities):
         caps = list(spec.capabilities)

@@ -222,7 +222,7 @@ def _load_store(m: Module, inst: Inst, load: bool) -> list[Diagnostic]:
                           _msg("coopmat.store-object", f"{obj.token.text} is not a cooperative matrix")))
     ptr = inst.operand("Pointer")
     pt = m.type_of(ptr.token.text) if ptr else None
-    if pt is not None and pt.opname == "OpTypePointer":
+    if ptr and pt is not None and pt.opname == "OpTypePointer":
         pointee = m.strip_pointer(pt)
         if pointee is not None and scalar_of(m, pointee) is None:
             out.append(at(inst.line, ptr.token, ERROR, "coopmat.pointer",
@@ -261,16 +261,17 @@ def _length(m: Module, inst: Inst, type_op) -> list[Diagnostic]:
 
 def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
     out = []
-    ops = {"Result": inst.match.operands[0] if inst.match.operands else None,
-           "A": inst.operand("A"), "B": inst.operand("B"), "C": inst.operand("C")}
-    mats = {k: (_mat(m, o.token.text) if o and o.is_id else None) for k, o in ops.items()}
+    named = {"Result": inst.match.operands[0] if inst.match.operands else None,
+             "A": inst.operand("A"), "B": inst.operand("B"), "C": inst.operand("C")}
+    ops = {k: o for k, o in named.items() if o and o.is_id}
+    mats = {k: _mat(m, o.token.text) for k, o in ops.items()}
     want = {"Result": "MatrixAccumulatorKHR", "A": "MatrixAKHR", "B": "MatrixBKHR", "C": "MatrixAccumulatorKHR"}
     for k, mat in mats.items():
         if mat is not None and isinstance(mat.use, int) and mat.use_name() != want[k]:
             out.append(at(inst.line, ops[k].token, ERROR, "coopmat.muladd-use",
                           _msg("coopmat.muladd-use", f"{k} has Use {mat.use_name()}, must be {want[k]}"),
                           (related_at(mat.inst.line, mat.inst.src.result, "its type"),)))
-    r, a, b, c = (mats[k] for k in ("Result", "A", "B", "C"))
+    r, a, b, c = (mats.get(k) for k in ("Result", "A", "B", "C"))
     # (operand, its dimension, what it must equal, name of the dimension)
     pairs = []
     if r and a:
@@ -282,10 +283,11 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
     if r and c:
         pairs += [("C", c.rows, r.rows, "rows (M)"), ("C", c.cols, r.cols, "columns (N)")]
     for k, got, expect, what in pairs:
-        if got != expect:
+        mat = mats[k]
+        if got != expect and mat is not None:
             out.append(at(inst.line, ops[k].token, ERROR, "coopmat.muladd-shape",
                           _msg("coopmat.muladd-shape", f"{k} has {got} {what}, expected {expect}"),
-                          (related_at(mats[k].inst.line, mats[k].inst.src.result, "its type"),)))
+                          (related_at(mat.inst.line, mat.inst.src.result, "its type"),)))
     scopes = {k: v.scope for k, v in mats.items() if v is not None}
     if len(set(map(str, scopes.values()))) > 1:
         first = next(iter(scopes.values()))
@@ -470,5 +472,5 @@ def _touches_coopmat(m: Module, inst: Inst) -> bool:
     if inst.result_type and _mat(m, inst.result_type) is not None:
         return True
     return any(_mat(m, o.token.text) is not None for o in inst.ids(skip_type=True)
-               if m.definition(o.token.text) is not None and not m.definition(o.token.text).opname.startswith("OpType"))
+               if (d := m.definition(o.token.text)) is not None and not d.opname.startswith("OpType"))
 

@@ -92,8 +92,10 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     for inst in m.duplicates:
         if scope is not None and not scope.line <= inst.line <= scope.end_line:
             continue
-        first = m.defs[inst.result]
         tok = inst.src.result
+        first = m.defs.get(tok.text) if tok else None
+        if tok is None or first is None or first.src.result is None:
+            continue  # a duplicate is a result defined before: both have result tokens
         out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.duplicate",
                               f"{inst.result} is already defined on line {first.line + 1}: "
                               "each <id> is defined exactly once (SPIR-V 2.2.2)",
@@ -116,7 +118,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.undefined",
                                       f"{name} is used but never defined{hint}", fixes=fixes))
             else:
-                if d.line > inst.line and not _may_forward(m, inst, _word_index(inst, pos)):
+                if d.line > inst.line and d.src.result and not _may_forward(m, inst, _word_index(inst, pos)):
                     out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.forward-reference",
                                           f"{name} is used before its definition on line {d.line + 1}; "
                                           f"{inst.opname} may not forward-reference this operand (SPIR-V 2.4)",

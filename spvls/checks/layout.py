@@ -42,7 +42,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     if scope is not None:
         return []  # an edit inside a function body cannot change the module's layout
     out: list[Diagnostic] = []
-    highest, where = -1, None
+    highest, where = -1, 0  # where: the line that set highest (read only once highest >= 0)
     in_function = False
     for inst in m.insts:
         if inst.opname == "OpFunction":

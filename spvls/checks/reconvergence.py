@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ..model.cfg import cfg_of
-from ..model.module import EntryPoint, Function, Module
+from ..model.module import EntryPoint, Function, Inst, Module
+from ..model.operands import Operand
 from .diagnostic import ERROR, INFO, Diagnostic, at, related_at
 
 EXTENSION = "SPV_KHR_maximal_reconvergence"
@@ -26,7 +27,7 @@ RULES = {
 MAX_PATH = 8
 
 
-def _reconverging(m: Module) -> list[tuple[EntryPoint, object]]:
+def _reconverging(m: Module) -> list[tuple[EntryPoint, tuple[Inst, Operand]]]:
     out = []
     for ep in m.entry_points.values():
         for mode in ep.modes:
@@ -49,12 +50,12 @@ def _allowed_joins(fn: Function) -> set[str]:
     return allowed
 
 
-def _reached(m: Module) -> dict[str, tuple[EntryPoint, object, dict]]:
+def _reached(m: Module) -> dict[str, tuple[EntryPoint, tuple[Inst, Operand], dict]]:
     """Functions in the static call tree of a MaximallyReconvergesKHR entry point (structure only)."""
     cached = m.memo.get("reconvergence.reached")
     if cached is not None:
         return cached
-    reached: dict[str, tuple[EntryPoint, object, dict]] = {}
+    reached: dict[str, tuple[EntryPoint, tuple[Inst, Operand], dict]] = {}
     for ep, where in _reconverging(m):
         tree = m.call_tree(ep.id)
         for fid in tree:
@@ -117,7 +118,8 @@ def _joins(m: Module, fn: Function, why) -> list[Diagnostic]:
             continue
         preds = [cfg.blocks[p] for p in sources]
         rel = tuple(why) + tuple(
-            related_at(p.terminator.line, p.terminator.opcode, f"branch from {p.label}") for p in preds)
+            related_at(p.terminator.line, p.terminator.opcode, f"branch from {p.label}") for p in preds
+            if p.terminator is not None)
         out.append(at(b.line, b.label_inst.src.result, ERROR, "reconvergence.multiple-predecessors",
                       f"{EXTENSION}: block {label} has {len(preds)} unique predecessors "
                       f"({', '.join(p.label for p in preds)}) but is not a loop header, a declared merge "

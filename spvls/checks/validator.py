@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from ..binding import cli_tools
 from ..binding import spirv_tools as tools
@@ -39,7 +40,7 @@ SETTINGS = {_camel(name): name for name in tools.FLAGS}
 def options_from(raw: dict, base: tools.ValidatorOptions | None = None) -> tools.ValidatorOptions:
     """Validator options from settings; values of the wrong type are left as they were."""
     base = base or tools.ValidatorOptions()
-    changes = {SETTINGS[k]: v for k, v in raw.items() if k in SETTINGS and isinstance(v, bool)}
+    changes: dict[str, Any] = {SETTINGS[k]: v for k, v in raw.items() if k in SETTINGS and isinstance(v, bool)}
     return replace(base, **changes)
 
 
@@ -122,7 +123,10 @@ def validator_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:
     tok = _operand(fail.message, line, names) if 1 <= index <= len(at) else None
     first = line.result or line.opcode
     last = line.operands[-1] if line.operands else line.opcode
-    start, end = (tok.start, tok.end) if tok else (first.start, last.end)
+    if tok:
+        start, end = tok.start, tok.end
+    else:
+        start, end = (first.start, last.end) if first and last else (0, len(line.text))
     return Diagnostic(n, start, end, ERROR, code, _rename(message, names))
 
 
@@ -231,11 +235,11 @@ def merge(native: list[Diagnostic], found: list[Diagnostic]) -> list[Diagnostic]
         if d.severity == ERROR:
             errors_at.setdefault(d.line, i)
     for d in found:
-        i = errors_at.get(d.line) if d.severity == ERROR else None
-        if i is None:
+        j = errors_at.get(d.line) if d.severity == ERROR else None
+        if j is None:
             out.append(d)
         elif d.code != ASSEMBLER:
-            out[i] = replace(out[i], related=out[i].related + (
+            out[j] = replace(out[j], related=out[j].related + (
                 Related(d.line, d.start, d.end, f"{d.code}: {d.message}"),))
     out.sort(key=lambda d: (d.line, d.start, d.code))
     return out
