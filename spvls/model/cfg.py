@@ -65,9 +65,9 @@ class Cfg:
         self.reachable = set(self.order)
         self.idom = self._dominators()
         self._dom_children: dict[str, list[str]] = {}
-        for b, d in self.idom.items():
-            if b != d:
-                self._dom_children.setdefault(d, []).append(b)
+        for label, d in self.idom.items():
+            if label != d:
+                self._dom_children.setdefault(d, []).append(label)
         self._enter: dict[str, int] | None = None  # dominator-tree walk numbers, see _number
         self._leave: dict[str, int] = {}
         self._constructs: list[Construct] | None = None

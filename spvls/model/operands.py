@@ -75,6 +75,7 @@ class _Matcher:
         self.ext_imports = ext_imports
         self.tokens = line.operands
         self.pos = 0
+        self.inst = inst
         self.m = Match(inst)
 
     def problem(self, code, tok_or_span, message, suggestions=()):
@@ -88,7 +89,7 @@ class _Matcher:
         return max(end - 1, 0), end
 
     def run(self) -> Match:
-        inst = self.m.inst
+        inst = self.inst
         queue = [o for o in inst.operands if o.kind != "IdResult"]
         while queue:
             spec = queue.pop(0)
@@ -148,16 +149,16 @@ class _Matcher:
             if tok.kind != "ID":
                 value = named_value(self.g, spec.kind, tok.text)
                 if value is not None:  # as the subgroup-rotate proposal's example writes it
-                    msg = (f"{_label(spec)} of {self.m.inst.name} is the <id> of a 32-bit integer constant, "
+                    msg = (f"{_label(spec)} of {self.inst.name} is the <id> of a 32-bit integer constant, "
                            f"not the name {tok.text} itself: {tok.text} is {value}, "
                            f"e.g. %c{value} = OpConstant %uint {value}")
                 else:
-                    msg = f"{_label(spec)} of {self.m.inst.name} is an <id> (e.g. %name), not {tok.text!r}"
+                    msg = f"{_label(spec)} of {self.inst.name} is an <id> (e.g. %name), not {tok.text!r}"
                 self.problem("operand.expected-id", tok, msg)
             return None
         if tok.kind == "ID":
             self.problem("operand.expected-literal", tok,
-                         f"{_label(spec)} of {self.m.inst.name} is a literal ({spec.kind}), not an <id>")
+                         f"{_label(spec)} of {self.inst.name} is a literal ({spec.kind}), not an <id>")
             return None
         if cat in ("ValueEnum", "BitEnum"):
             return self.enum(op, kind, tok)
@@ -168,7 +169,7 @@ class _Matcher:
             return None
         if tok.kind != "WORD":
             self.problem("operand.expected-enumerant", tok,
-                         f"{_label(op.spec)} of {self.m.inst.name} is a {kind.kind} name, not {tok.text!r}")
+                         f"{_label(op.spec)} of {self.inst.name} is a {kind.kind} name, not {tok.text!r}")
             return None
         parts = tok.text.split("|")
         if len(parts) > 1 and kind.category != "BitEnum":
@@ -195,7 +196,7 @@ class _Matcher:
 
     def literal(self, op: Operand, spec: OperandSpec, tok: Token) -> list[OperandSpec] | None:
         k = spec.kind
-        inst_name = self.m.inst.name
+        inst_name = self.inst.name
         if k == "LiteralString":
             if tok.kind != "STRING":
                 self.problem("operand.expected-string", tok, f"{_label(spec)} of {inst_name} is a quoted string")
@@ -228,7 +229,8 @@ class _Matcher:
             return None
         inst = None
         if tok.kind == "INT":
-            inst = ext.by_opcode.get(int_value(tok.text))
+            number = int_value(tok.text)
+            inst = ext.by_opcode.get(number) if number is not None else None
         elif tok.kind == "WORD":
             inst = ext.by_name.get(tok.text)
         if inst is None:
@@ -274,7 +276,7 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
             inst, slots, pending, ext_inst = template
             return Match(inst, [_new(Operand, (t, s, e)) for t, (s, e) in zip(line.operands, slots)], [],
                          pending, ext_inst)
-    m = _match(grammar, line, ext_imports)
+    m = _match(grammar, line, line.opcode, ext_imports)
     if shape is not None and not m.problems and m.inst is not None and not _by_set(m.inst):
         if len(_templates) >= _MAX_TEMPLATES:
             _templates.clear()
@@ -294,14 +296,14 @@ def _by_set(inst: Instruction) -> bool:
     return any(o.kind == "LiteralExtInstInteger" for o in inst.operands)
 
 
-def _match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None) -> Match:
-    inst = grammar.instruction(line.opcode.text)
+def _match(grammar: Grammar, line: Line, opcode: Token, ext_imports: dict[str, str] | None) -> Match:
+    inst = grammar.instruction(opcode.text)
     if inst is None:
-        sugg = _opcode_suggestions(grammar, line.opcode.text)
+        sugg = _opcode_suggestions(grammar, opcode.text)
         hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
         m = Match(None)
-        m.problems.append(Problem("operand.unknown-opcode", line.opcode.start, line.opcode.end,
-                                  f"unknown instruction {line.opcode.text!r}{hint}", tuple(sugg)))
+        m.problems.append(Problem("operand.unknown-opcode", opcode.start, opcode.end,
+                                  f"unknown instruction {opcode.text!r}{hint}", tuple(sugg)))
         return m
     ops = line.operands
     plain = inst.plain_ids
@@ -311,7 +313,7 @@ def _match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None) -> 
         return Match(inst, [Operand(t, s) for t, s in zip(ops, plain)])
     matcher = _Matcher(grammar, line, ext_imports or {}, inst)
     if inst.has_result and line.result is None:
-        matcher.problem("operand.missing-result", line.opcode,
+        matcher.problem("operand.missing-result", opcode,
                         f"{inst.name} produces a result: write '%name = {inst.name} ...'")
     elif line.result is not None and not inst.has_result:
         matcher.problem("operand.unexpected-result", line.result,

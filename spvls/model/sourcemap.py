@@ -77,6 +77,8 @@ def _kind(m: Module, inst: Inst) -> str | None:
     if op in _ENDS:
         return "end"
     d = debug_op(m, inst) if op in _EXT_OPS else None
+    if d is None:
+        return None
     return {"DebugLine": "line", "DebugNoLine": "noline", "DebugScope": "scope", "DebugNoScope": "noscope"}.get(d)
 
 
@@ -312,6 +314,7 @@ def function_names(m: Module) -> dict[str, str]:
     out: dict[str, str] = {}
     for inst in _debug_insts(m):
         op = debug_op(m, inst)
+        dfn: Inst | None
         if op == "DebugFunction":
             fn, dfn = inst.operand("Function"), inst
         elif op == "DebugFunctionDefinition":

@@ -9,6 +9,7 @@ from .parser import Line, parse_line, version_from_comment
 # source text). A string token: up to the closing quote, a backslash escaping any character
 # (a newline too); possessive, so a 1 MB string needs no regex frame per character.
 _MAX_JOIN = 20000
+_UNPARSED = Line("", None, None, (), None, None)  # a slot _regroup has yet to fill
 _STRING_OR_COMMENT = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+("?)|;')
 _STRING_REST = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+("?)')
 
@@ -18,6 +19,7 @@ def _ends_inside(text: str, inside: bool = False) -> bool:
     pos = 0
     if inside:
         m = _STRING_REST.match(text)
+        assert m is not None  # every part of the pattern may match empty
         if not m.group(1):
             return True
         pos = m.end()
@@ -97,34 +99,34 @@ class Document:
         old_span = self.span[sl:el + 1]
         self.texts[sl:el + 1] = fresh
         self.breaks[sl:el + 1] = breaks
-        self.lines[sl:el + 1] = [None] * len(fresh)
+        self.lines[sl:el + 1] = [_UNPARSED] * len(fresh)
         self.span[sl:el + 1] = [1] * len(fresh)
-        start = sl
+        top = sl
         k = sl - 1
         while k >= 0 and self.span[k] == 0:
             k -= 1
         # Re-read from the previous instruction when the edit may join or split its string.
         if k >= 0 and (k + self.span[k] > sl or any(n == 0 for n in old_span) or _ends_inside(self.texts[k])):
-            start = k
+            top = k
         # A quote typed or deleted may close (or reopen) a string left open further up.
         if quoted:
             above = self._unclosed_above(sl)
-            if above is not None and above < start:
-                start = above
-        last = self._regroup(start, sl + len(fresh))
-        if self.touched is not None and len(fresh) == el - sl + 1 and start == sl and last == sl + len(fresh):
+            if above is not None and above < top:
+                top = above
+        last = self._regroup(top, sl + len(fresh))
+        if self.touched is not None and len(fresh) == el - sl + 1 and top == sl and last == sl + len(fresh):
             self.touched.update(range(sl, sl + len(fresh)))
         else:
             self.touched = None
         self.generation += 1
-        end = max(last, sl + len(fresh))  # lines start..end were parsed again
-        self._log(start, end - start - len(fresh) + el - sl + 1, end - start)
+        stop = max(last, sl + len(fresh))  # lines top..stop were parsed again
+        self._log(top, stop - top - len(fresh) + el - sl + 1, stop - top)
         return range(sl, sl + len(fresh))
 
     def set_text(self, text: str) -> None:
         removed = len(self.texts)
         self.texts, self.breaks = _split(text)
-        self.lines = [None] * len(self.texts)
+        self.lines = [_UNPARSED] * len(self.texts)
         self.span = [1] * len(self.texts)
         self._regroup(0, len(self.texts))
         self.touched = None
@@ -149,11 +151,11 @@ class Document:
         i = len(edits)
         while i > 0 and edits[i - 1][0] > generation:
             i -= 1
-        lo = old_end = new_end = None
-        for _, f, removed, added in edits[i:]:
-            if lo is None:
-                lo, old_end, new_end = f, f + removed, f + added
-                continue
+        if i == len(edits):
+            return None  # a generation this document never logged (e.g. a later one)
+        _, lo, removed, added = edits[i]
+        old_end, new_end = lo + removed, lo + added
+        for _, f, removed, added in edits[i + 1:]:
             # The union of what earlier edits made and what this one replaces, before this one...
             a, b = min(lo, f), max(new_end, f + removed)
             old_end += b - new_end  # lines above lo never moved
@@ -165,7 +167,7 @@ class Document:
         i, n = lo, len(self.texts)
         texts, lines, span = self.texts, self.lines, self.span
         while i < n:
-            if i >= hi and span[i] != 0 and lines[i] is not None:
+            if i >= hi and span[i] != 0 and lines[i] is not _UNPARSED:
                 break
             text = texts[i]
             if '"' not in text:  # the common case, without a call: this loop runs once per line on open

@@ -94,7 +94,7 @@ _FALLBACK = re.compile(
 def _fallback(text: str, problem: SyntaxProblem) -> Line:
     toks = []
     for m in _FALLBACK.finditer(text):
-        kind = m.lastgroup
+        kind = m.lastgroup or "OTHER"  # every alternative of _FALLBACK is a named group
         if kind == "NUM":
             kind = _num_kind(m.group())
         toks.append(Token(kind, m.group(), m.start(), m.end()))
@@ -146,9 +146,10 @@ def _problem(text: str, err: UnexpectedInput) -> SyntaxProblem:
         start = tok.start_pos
         return SyntaxProblem(start, tok.end_pos or start + 1, _token_message(str(tok), tok.type, err))
     if isinstance(err, UnexpectedCharacters):
-        start = err.pos_in_stream
+        # lark declares pos_in_stream None on the base class; UnexpectedCharacters always sets an int.
+        start = err.pos_in_stream or 0
         m = re.compile(r"\S*").match(text, start)
-        end = max(m.end(), start + 1)
+        end = max(m.end() if m else start, start + 1)
         bad = text[start:end]
         if bad.startswith('"'):
             return SyntaxProblem(start, len(text), "unterminated string literal: add the closing '\"'")
@@ -242,7 +243,10 @@ def _parse(text: str) -> Line:
         pos = text.index("\x00")
         return _fallback(text, SyntaxProblem(pos, pos + 1, "NUL character: this is not SPIR-V assembly text"))
     try:
-        inst, comment = _parser().parse(text)
+        # lark types parse() as returning a Tree; our transformer makes it this tuple.
+        parsed: tuple[tuple[Token | None, Token, tuple[Token, ...]] | None, Token | None]
+        parsed = _parser().parse(text)  # type: ignore[assignment]
+        inst, comment = parsed
     except UnexpectedInput as err:
         return _fallback(text, _problem(text, err))
     if inst is None:

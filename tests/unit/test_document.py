@@ -58,3 +58,11 @@ def test_out_of_range_edit_is_clamped():
 
 def test_header_version():
     assert Document("; SPIR-V\n; Version: 1.3\nOpCapability Shader").header_version() == (1, 3)
+
+
+def test_changed_since_a_generation_never_logged_is_unknown():
+    # It crashed (None - None) when no logged edit came after the generation asked about.
+    doc = Document("OpCapability Shader\n")
+    doc.replace((0, 0), (0, 0), "; x\n")
+    assert doc.changed_since(doc.generation + 3) is None
+    assert doc.changed_since(doc.generation - 1) == (0, 1, 2)
