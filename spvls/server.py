@@ -59,6 +59,8 @@ class _Protocol(LanguageServerProtocol):
     pygls would also keep a copy of each text and re-split all of it on every keystroke.
     """
 
+    _server: SpvServer  # the only server made with this protocol
+
     def structure_message(self, data):
         # pygls raises here, before it knows the request's id, and the request is never answered.
         try:

@@ -138,7 +138,7 @@ def _whole_json(data: bytes) -> tuple[object, int] | None:
     return value, len(text[:skipped + end].encode("utf-8"))
 
 
-def _header_prefix(data: bytes, whole_rest: bool = False) -> int | bool:
+def _header_prefix(data: bytes | bytearray, whole_rest: bool = False) -> int | bool:
     """With whole_rest: whether data is empty or starts a header. Else: how many bytes at the
     end of data may be the start of a header split across reads."""
     name = b"content-length:"

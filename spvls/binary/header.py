@@ -52,6 +52,7 @@ def parse_generator(value: str) -> int | None:
         return None
     name, version = m.group(1), int(m.group(2))
     v = _VENDOR_ID.match(name)
+    vendor: int | None
     if v:
         vendor = int(v.group(1) or v.group(2))
     else:

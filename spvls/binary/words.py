@@ -191,10 +191,10 @@ def _ids(g: spec.Grammar, inst: spec.Instruction, ops) -> list[int]:
         if cat == "Id":
             ids.append(ops[pos])
             pos += 1
-        elif cat == "Composite":
+        elif cat == "Composite" and k:
             for base in k.bases:
                 one(base)
-        elif cat in ("ValueEnum", "BitEnum"):
+        elif cat in ("ValueEnum", "BitEnum") and k:
             value = ops[pos]
             pos += 1
             if cat == "ValueEnum":

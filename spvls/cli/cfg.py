@@ -37,10 +37,11 @@ def run(args) -> int:
         print(f"spvls cfg: {args.file}: {e}", file=sys.stderr)
         return 2
     if args.format == "svg":
-        out = cfg.render_svg(out)
-        if out is None:
+        svg = cfg.render_svg(out)
+        if svg is None:
             print(f"spvls cfg: {cfg.SVG_HELP}", file=sys.stderr)
             return 2
+        out = svg
     if args.output:
         Path(args.output).write_text(out, encoding="utf-8")
     else:

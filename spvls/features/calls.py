@@ -23,7 +23,7 @@ def _item(m: Module, fn: Function) -> CallItem:
     detail = type_text(m, fn.id) or ""
     if ep is not None:
         detail = f"{detail} · entry point {ep.model} \"{ep.name}\""
-    res = fn.inst.src.result
+    res = fn.inst.src.result or fn.inst.opcode  # an OpFunction missing its '%id =' still has callees
     return CallItem(fn.id, m.name_of(fn.id), detail, fn.line, fn.end_line, (fn.line, res.start, res.end))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
@@ -127,7 +128,7 @@ def _block_end(fn: Function, k: int) -> int:
     return fn.blocks[k + 1].line - 1 if k + 1 < len(fn.blocks) else fn.end_line
 
 
-def picture(m: Module, fn: Function, diagnostics: list[Diagnostic] = (), prefix: str = "") -> Picture:
+def picture(m: Module, fn: Function, diagnostics: Sequence[Diagnostic] = (), prefix: str = "") -> Picture:
     cfg = cfg_of(m, fn)
     nodes: dict[str, Node] = {}
     for k, b in enumerate(fn.blocks):
@@ -185,7 +186,7 @@ def _clusters(cfg: Cfg, nodes: dict[str, Node], prefix: str) -> tuple[list[Clust
     made: dict[int, Cluster] = {}
     for i, c in enumerate(cfg.constructs):
         made[id(c)] = Cluster(f"cluster_{prefix}c{i}", c.kind, c.header)
-    loose = []
+    loose: list[str] = []
     for label, n in nodes.items():
         inner = cfg.innermost(label)
         (made[id(inner)].nodes if inner is not None else loose).append(n.id)

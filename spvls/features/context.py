@@ -35,7 +35,8 @@ def cursor(m: Module, line_no: int, col: int) -> Cursor | None:
     text = line.text[:col]
     if ";" in re.sub(r'"(\\.|[^"\\])*"', "", text):
         return None  # inside a comment
-    whole = _WORD.search(text).group()
+    found = _WORD.search(text)  # always matches, if only the empty end
+    whole = found.group() if found else ""
     word = whole.rsplit("|", 1)[1] if "|" in whole else whole
     start = col - len(word)
     # In a mask (A|B|_) the slot is the mask's: look at what comes before the whole mask.

@@ -66,7 +66,7 @@ def _as_operand(m: Module, inst, tok) -> str:
     """What a Scope or Memory Semantics <id> means in the operand under the cursor."""
     op = next((o for o in inst.match.operands if o.token.start == tok.start), None) if inst else None
     spelled = m.spelled(op) if op else None
-    if spelled is None:
+    if op is None or spelled is None:
         return ""
     kind, value, name = spelled
     return f"  \nAs {op.spec.name or kind}: `{name}` ({kind} {value:#x})"
@@ -97,8 +97,8 @@ def _word(m: Module, inst, tok, col: int):
         for part in tok.text.split("|"):
             end = start + len(part)
             if start <= col <= end:
-                e = kind.enumerants.get(part)
-                return (enumerant_md(e, kind.category), (start, end)) if e else None
+                en = kind.enumerants.get(part)
+                return (enumerant_md(en, kind.category), (start, end)) if en else None
             start = end + 1
     return None
 

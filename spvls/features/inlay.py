@@ -13,7 +13,7 @@ def inlay_hints(m: Module, first: int, last: int) -> list[tuple[int, int, str, s
         inst = m.inst_at.get(n)
         if inst is None:
             continue
-        if inst.result and inst.result_type:
+        if inst.src.result and inst.result_type:
             t = m.definition(inst.result_type)
             if t is not None:
                 out.append((n, inst.src.result.end, f": {describe(m, t)}", "type"))

@@ -31,7 +31,8 @@ def references(m: Module, line: int, col: int, include_declaration: bool = True)
     out: list[Span] = []
     if include_declaration:
         out += [(d.line, d.src.result.start, d.src.result.end)
-                for d in [m.defs.get(tok.text), *[x for x in m.duplicates if x.result == tok.text]] if d]
+                for d in [m.defs.get(tok.text), *[x for x in m.duplicates if x.result == tok.text]]
+                if d and d.src.result]
     out += [(inst.line, op.token.start, op.token.end) for inst, op in m.uses.get(tok.text, [])]
     return sorted(set(out))
 
@@ -43,7 +44,8 @@ def highlights(m: Module, line: int, col: int) -> list[tuple[Span, bool]]:
         return []
     d = m.defs.get(tok.text)
     spans = references(m, line, col)
-    return [(s, d is not None and s == (d.line, d.src.result.start, d.src.result.end)) for s in spans]
+    res = d.src.result if d is not None else None
+    return [(s, d is not None and res is not None and s == (d.line, res.start, res.end)) for s in spans]
 
 
 def prepare_rename(m: Module, line: int, col: int) -> Span | None:

@@ -101,7 +101,7 @@ def folding_ranges(m: Module) -> list[tuple[int, int, str]]:
 
 def _folding_ranges(m: Module) -> list[tuple[int, int, str]]:
     out = [(f.line, f.end_line, "region") for f in m.functions if f.end_line > f.line]
-    run_start, run_kind, prev = None, None, -2
+    run_start, run_kind, prev = -2, None, -2  # run_start is read only once a run has a kind
     for inst in m.insts:
         op = inst.opname
         group = ("decorations" if inst.spec and inst.spec.cls == "Annotation" else

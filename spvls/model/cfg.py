@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..syntax.parser import Token
 from .module import Block, Function, Module
 
 # SPIR-V 2.11, the four kinds of structured construct.
@@ -29,7 +30,7 @@ class Edge:
     target: str
     kind: str  # branch, true, false, case, default
     literal: str | None = None  # a switch case's literal
-    token: object = None  # the target operand's token, where a diagnostic may point
+    token: Token | None = None  # the target operand's token, where a diagnostic may point
     line: int = -1  # the branch instruction's line
     back: bool = False  # to a block still on the depth-first path from the entry
 

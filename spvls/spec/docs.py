@@ -30,7 +30,7 @@ class DocEntry:
 
 
 def _text(ext: str) -> str:
-    return resources.files("spvls.spec").joinpath("texts", f"{ext}.txt").read_text(encoding="utf-8")
+    return resources.files("spvls.spec").joinpath("texts").joinpath(f"{ext}.txt").read_text(encoding="utf-8")
 
 
 def _ext_capabilities(g: Grammar, ext: str) -> set[str]:
@@ -64,7 +64,7 @@ def _describe(lines: list[str], names: tuple[str, ...]) -> str | None:
         s = line.strip()
         for name in names:
             if s == name or (s.startswith(name + "\n")):
-                body = []
+                body: list[str] = []
                 for nxt in lines[i + 1:]:
                     t = nxt.strip()
                     if not t:

@@ -21,5 +21,6 @@ def by_name(name: str) -> bool:
 
 def by_first_line(line: bytes | str) -> bool:
     """spirv-dis starts its output with `; SPIR-V`."""
-    prefix = FIRST_LINE.encode() if isinstance(line, bytes) else FIRST_LINE
-    return line.startswith(prefix)
+    if isinstance(line, bytes):
+        return line.startswith(FIRST_LINE.encode())
+    return line.startswith(FIRST_LINE)
