@@ -94,6 +94,8 @@ def check_binary(name: str, target_env: str | None, spirv_val: bool = True,
         word = getattr(e, "word", None)
         return "", [Diagnostic(0, 0, 0, ERROR, "binary.malformed", str(e))], lambda _line: word
     diags = check_text(dis.text, name, target_env, spirv_val, options)
+    if _last_analysis is None:  # an empty text: nothing was analyzed, so no lines to map
+        return dis.text, diags, dis.word_offset
     doc = _last_analysis.module.doc
     out = []
     for d in diags:  # instruction-relative -> the printed text's lines
