@@ -5,9 +5,8 @@ import re
 import sys
 
 from ..binary import convert, files, words
-from ..binding.spirv_tools import Unavailable
 from ..spec import env as envs
-from .files import decode_source
+from .files import FAILURES, decode_source, report_failure
 from .output import format_text
 
 
@@ -35,15 +34,8 @@ def run(args) -> int:
         original = words.read(files.read_bytes(args.ids_from)) if args.ids_from else None
         result = convert.assemble(text, args.target_env, original)
         files.write_output(out, words.to_bytes(result, original.big_endian if original else False))
-    except OSError as e:
-        print(f"{e.filename or args.file}: error: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except Unavailable as e:
-        print(f"spvls: error: {e}", file=sys.stderr)
-        return 1
-    except words.BinaryError as e:
-        print(f"{args.ids_from}: error: {e}", file=sys.stderr)
-        return 1
+    except FAILURES as e:
+        return report_failure(e, args.file, args.ids_from)
     except convert.AssembleError as e:
         where = f"{e.line + 1}:{(e.column or 0) + 1}:" if e.line is not None else ""
         print(f"{args.file}:{where} error: {e.message}", file=sys.stderr)

@@ -1,10 +1,8 @@
 """`spvls dis`: a binary module as the text the editor shows."""
 from __future__ import annotations
 
-import sys
-
-from ..binary import convert, files, words
-from ..binding.spirv_tools import Unavailable
+from ..binary import convert, files
+from .files import FAILURES, report_failure
 
 
 def register(sub) -> None:
@@ -25,13 +23,6 @@ def run(args) -> int:
     try:
         dis = convert.disassemble(files.read_bytes(args.file), opts)
         files.write_output(args.output, dis.text.encode("utf-8"))
-    except OSError as e:
-        print(f"{e.filename or args.file}: error: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except Unavailable as e:
-        print(f"spvls: error: {e}", file=sys.stderr)
-        return 1
-    except words.BinaryError as e:
-        print(f"{args.file}: error: {e}", file=sys.stderr)
-        return 1
+    except FAILURES as e:
+        return report_failure(e, args.file, args.file)
     return 0

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from ..binary import files, words
+from ..binding.spirv_tools import Unavailable
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..spec import filetypes
 
@@ -26,6 +28,21 @@ def read_source(path: Path) -> tuple[str, list[Diagnostic]]:
 
 def unreadable(path, e: OSError) -> Diagnostic:
     return Diagnostic(0, 0, 0, ERROR, "io.unreadable", f"cannot read {path}: {e.strerror or e}")
+
+
+FAILURES = (OSError, Unavailable, words.BinaryError)
+
+
+def report_failure(e: Exception, source: str, binary: str) -> int:
+    """Print one of FAILURES as `path: error: …` (`binary` names the file a BinaryError is about);
+    the exit status, 1."""
+    if isinstance(e, OSError):
+        print(f"{e.filename or source}: error: {e.strerror or e}", file=sys.stderr)
+    elif isinstance(e, Unavailable):
+        print(f"spvls: error: {e}", file=sys.stderr)
+    else:
+        print(f"{binary}: error: {e}", file=sys.stderr)
+    return 1
 
 
 def decode_source(data: bytes) -> tuple[str, list[Diagnostic]]:
