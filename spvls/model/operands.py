@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from dataclasses import dataclass, field
-from typing import NamedTuple, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from ..spec.grammar import Enumerant, Grammar, Instruction, OperandSpec, ext_set
 from ..spec.names import suggest
@@ -81,6 +81,13 @@ class _Matcher:
     def problem(self, code, tok_or_span, message, suggestions=()):
         start, end = (tok_or_span.start, tok_or_span.end) if isinstance(tok_or_span, Token) else tok_or_span
         self.m.problems.append(Problem(code, start, end, message, tuple(suggestions)))
+
+    def unknown(self, code: str, tok: Token, message: str, names: Iterable[str]) -> None:
+        """A name the grammar lacks: say so with the closest of `names`, and take the rest of the line as-is."""
+        sugg = suggest(tok.text, names)
+        hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
+        self.problem(code, tok, message + hint, sugg)
+        self.pos = len(self.tokens)
 
     def end_span(self) -> tuple[int, int]:
         text = self.line.text
@@ -234,11 +241,8 @@ class _Matcher:
         elif tok.kind == "WORD":
             inst = ext.by_name.get(tok.text)
         if inst is None:
-            sugg = suggest(tok.text, ext.by_name.keys())
-            hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
-            self.problem("operand.unknown-extinst", tok,
-                         f"{tok.text!r} is not an instruction of {set_name}{hint}", sugg)
-            self.pos = len(self.tokens)
+            self.unknown("operand.unknown-extinst", tok, f"{tok.text!r} is not an instruction of {set_name}",
+                         ext.by_name.keys())
             return None
         self.m.ext_inst = inst
         self.m.operands[-1] = self.m.operands[-1]._replace(spec=OperandSpec("LiteralExtInstInteger", inst.name, ""))
@@ -247,12 +251,9 @@ class _Matcher:
     def spec_constant_op(self, tok: Token) -> list[OperandSpec] | None:
         inst = self.g.instruction("Op" + tok.text) if tok.kind == "WORD" else None
         if inst is None:
-            names = [n[2:] for n in self.g.instructions]
-            sugg = suggest(tok.text, names)
-            hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
-            self.problem("operand.unknown-opcode", tok,
-                         f"OpSpecConstantOp takes an opcode name without 'Op', not {tok.text!r}{hint}", sugg)
-            self.pos = len(self.tokens)
+            self.unknown("operand.unknown-opcode", tok,
+                         f"OpSpecConstantOp takes an opcode name without 'Op', not {tok.text!r}",
+                         [n[2:] for n in self.g.instructions])
             return None
         self.m.ext_inst = inst
         return [o for o in inst.operands if o.kind not in ("IdResultType", "IdResult")]
