@@ -120,7 +120,7 @@ class SpvServer(LanguageServer):
         self.tokens_sent: dict[str, tokens.Sent] = {}  # per document: the tokens last sent
         self.lsp_diagnostics: dict[str, tuple] = {}  # per document: (model, its converted diagnostics)
         self.settings_reported: list[str] = []  # the settings problems last shown to the user
-        self.progress = False  # the client takes window/workDoneProgress/create
+        self.takes_progress = False  # the client takes window/workDoneProgress/create
         self.pull = False  # diagnostics by pull (textDocument/diagnostic) instead of push
         self.refresh = False  # the client takes workspace/diagnostic/refresh
         self.validation = Validation(self.ws, lambda uri: _validated(self, uri),
@@ -366,7 +366,7 @@ def initialize(ls: SpvServer, params: T.InitializeParams):
     caps = params.capabilities
     ls.refresh = bool(caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
     ls.pull = bool(caps.text_document and caps.text_document.diagnostic) and ls.refresh
-    ls.progress = bool(caps.window and caps.window.work_done_progress)
+    ls.takes_progress = bool(caps.window and caps.window.work_done_progress)
 
 
 @server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -393,7 +393,7 @@ def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
 
 def _check_with_progress(ls: SpvServer, uri: str, doc) -> None:
     """Analyse a large document whole inside a work-done progress; published (or pulled) after."""
-    with progress.around(ls, ls.progress, len(doc.texts), "spvls", f"checking {uri.rsplit('/', 1)[-1]} "
+    with progress.around(ls, ls.takes_progress, len(doc.texts), "spvls", f"checking {uri.rsplit('/', 1)[-1]} "
                          f"({len(doc.texts):,} lines)"):
         try:
             ls.ws.analysis(uri)
