@@ -164,9 +164,10 @@ class Cfg:
         """Whether every path from the entry to b passes through a (reachable blocks only)."""
         if self._enter is None:
             self._number()
-        if a not in self._enter or b not in self._enter:
+        enter = self._enter  # _number set it
+        if enter is None or a not in enter or b not in enter:
             return False
-        return self._enter[a] <= self._enter[b] and self._leave[b] <= self._leave[a]
+        return enter[a] <= enter[b] and self._leave[b] <= self._leave[a]
 
     def dominated(self, a: str, minus: str | None = None) -> set[str]:
         """The blocks a dominates (a included), minus those `minus` dominates: a's dominator-tree
