@@ -79,17 +79,17 @@ def _shapes(m: Module) -> dict[str, _Shape | str | None]:
 
 
 def _scalar(t: Inst) -> _Shape | str | None:
-    op = t.opname
-    if op not in _SCALARS:
+    op, rid = t.opname, t.result
+    if op not in _SCALARS or rid is None:
         return None
     lits = [o.token.text for o in t.match.operands if not o.is_id]
     if op == "OpTypeBool":
-        return _Shape(t.result, op, 1, False, 1)
+        return _Shape(rid, op, 1, False, 1)
     if op == "OpTypeFloat" and len(lits) > 1:
         return _SKIP
     if not lits or not lits[0].isdigit():
         return None
-    return _Shape(t.result, op, int(lits[0]), op == "OpTypeInt" and len(lits) > 1 and lits[1] == "1", 1)
+    return _Shape(rid, op, int(lits[0]), op == "OpTypeInt" and len(lits) > 1 and lits[1] == "1", 1)
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
@@ -157,7 +157,7 @@ def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
     if rt.kind != want or (code == "arith.unsigned" and rt.signed):
         return [d(rt_tok, f"the Result Type of {inst.opname} is {rt.text()}")]
     out = []
-    operand_types = []
+    operand_types: list[_Shape | None] = []
     for o in ops[1:]:
         if not o.is_id:
             continue
@@ -185,8 +185,9 @@ def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
             out.append(d(o.token, f"{o.token.text} has {vt.count} component(s), the Result Type {rt.count}"))
         elif not compare and vt.width != rt.width:
             out.append(d(o.token, f"{o.token.text} is {vt.width}-bit, the Result Type {rt.width}-bit"))
-    if compare and not out and len(operand_types) == 2 and all(operand_types):
-        a, b = operand_types
+    present = [s for s in operand_types if s is not None]
+    if compare and not out and len(operand_types) == 2 and len(present) == 2:
+        a, b = present
         second = [o for o in ops[1:] if o.is_id][1]
         if code == "arith.int-compare" and a.width != b.width:
             out.append(d(second.token, f"the operands are {a.width}-bit and {b.width}-bit"))

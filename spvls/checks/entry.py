@@ -127,7 +127,8 @@ def _interface_list(m: Module, ep: EntryPoint) -> list[Diagnostic]:
                           [related_at(ep.inst.line, o.token, "listed again here")]))
         seen.add(name)
         sc = _storage(var)
-        if sc is not None and m.version < (1, 4) and sc not in ("Input", "Output") and var.src.result is not None:
+        if sc is not None and m.version < (1, 4) and sc not in ("Input", "Output") and var is not None \
+                and var.src.result is not None:
             # On the variable, as spirv-val reports it; the listing is related.
             out.append(_d(var, var.src.result, "entry.interface-storage",
                           f"{name} is a {sc} variable listed in the interface of entry point {ep.name!r}, and the "

@@ -66,7 +66,7 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
         if merge is not None:
             allowed = _MERGE_BEFORE[merge.opname]
             if not (len(insts) >= 2 and insts[-2] is merge and op in allowed):
-                out.extend(_misplaced(b, merge, allowed))
+                out.extend(_misplaced(b, t, merge, allowed))
         if op in _RETURNS:
             returns.append(t)
         elif shader and op in _SELECTS and (merge is None or merge.opname == "OpLoopMerge"):
@@ -128,14 +128,14 @@ def _unterminated(m: Module, fn: Function, k: int, b: Block) -> list[Diagnostic]
                f"block {b.label} has no terminator (OpBranch, OpReturn...) where it {ends}", rel)]
 
 
-def _misplaced(b: Block, merge: Inst, allowed) -> list[Diagnostic]:
+def _misplaced(b: Block, t: Inst, merge: Inst, allowed) -> list[Diagnostic]:
     body = [i for i in b.insts if i.opname not in _TRANSPARENT]
-    if len(body) >= 2 and body[-2] is merge and b.terminator.opname in allowed:
+    if len(body) >= 2 and body[-2] is merge and t.opname in allowed:
         return []
     after = "" if len(body) < 2 or body[-2] is merge else f" after {body[-2].opname}"
     return [_d(merge, merge.src.opcode, "structure.merge-position",
                f"{merge.opname} must come just before the block's {' or '.join(allowed)}; here the block ends "
-               f"with {b.terminator.opname}{after}")]
+               f"with {t.opname}{after}")]
 
 
 def _after(m: Module, b: Block, t: Inst, stop: int) -> list[Diagnostic]:
@@ -181,6 +181,8 @@ def _structured(fn: Function, suspects: list[Block]) -> list[Diagnostic]:
     out = []
     for b in suspects:
         t = b.terminator
+        if t is None:
+            continue  # suspects are blocks that end in a terminator
         if t.opname == "OpSwitch":
             if b.merge is not None:
                 continue  # after OpLoopMerge: structure.merge-position says what is wrong

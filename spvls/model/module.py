@@ -412,12 +412,12 @@ class Module:
         self.duplicates[:] = [d for d in self.duplicates if d is not inst]
         for op in inst.match.operands:
             if op.token.kind == "ID":
-                lst = self.uses.get(op.token.text)
-                if lst:
+                uses = self.uses.get(op.token.text)
+                if uses:
                     # The line's uses, found by bisection: an id such as %int_1 may be used 10,000 times.
-                    lo = bisect_left(lst, inst.line, key=_use_line)
-                    hi = bisect_right(lst, inst.line, key=_use_line)
-                    lst[lo:hi] = [u for u in lst[lo:hi] if u[0] is not inst]
+                    lo = bisect_left(uses, inst.line, key=_use_line)
+                    hi = bisect_right(uses, inst.line, key=_use_line)
+                    uses[lo:hi] = [u for u in uses[lo:hi] if u[0] is not inst]
 
     # -- queries ----------------------------------------------------------
     def definition(self, id_: str | None) -> Inst | None:
