@@ -420,7 +420,7 @@ def did_change(ls: SpvServer, params: T.DidChangeTextDocumentParams):
             doc.set_text(change.text)
             ls.validation.edited(uri, 0, before, 0)
     doc.version = params.text_document.version
-    if doc.touched is None:  # lines added or removed: the model is built again, whole
+    if ls.ws.checks_whole(uri):  # lines added or removed: the model is built again, whole
         _check_with_progress(ls, uri, doc)
     _publish(ls, uri)
     _validate(ls, uri, (ON_TYPE,))

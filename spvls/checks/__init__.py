@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
-from ..model.module import Module, build
+from ..model.module import Function, Module, build
 from ..spec import env as envs
 from ..spec.grammar import load
 from ..syntax.document import Document
@@ -25,13 +26,29 @@ from . import (
 from .origin import attach_sources
 from .diagnostic import Diagnostic
 
-FAMILIES = (syntax, ids, capabilities, types, structure, arith, memory, entry, layout, reconvergence, coopmat, rotate, ballot)
+
+class Check(Protocol):
+    """A rule family: a module of this package with a `check` function."""
+
+    def check(self, m: Module, scope: Function | None = None) -> list[Diagnostic]:
+        """The family's diagnostics. `scope` None: the whole module. `scope` a function: only the
+        diagnostics whose line lies inside that function (its OpFunction to its OpFunctionEnd) —
+        the module was just updated in place there (see model.facts), and the diagnostics this
+        family gave elsewhere are kept as they were. A rule about lines inside the function may
+        read anything outside it; a rule whose diagnostic lies outside functions runs only
+        whole, since an in-place edit cannot change what it reads."""
+        ...
+
+
+FAMILIES: tuple[Check, ...] = (syntax, ids, capabilities, types, structure, arith, memory, entry, layout, reconvergence,
+                              coopmat, rotate, ballot)
 
 
 @dataclass(slots=True)
 class Analysis:
     module: Module
     diagnostics: list[Diagnostic]
+    rechecked: Function | None = None  # the function re-checked in place; None: checked whole
 
 
 def target(doc: Document, target_env: str | None) -> tuple[tuple[int, int], str | None]:
@@ -50,25 +67,25 @@ def _run(m: Module, scope=None) -> list[Diagnostic]:
 
 
 def analyze(doc: Document, target_env: str | None = None, previous: Analysis | None = None) -> Analysis:
-    """Check a document. With the previous analysis of the same document, an edit inside one
-    function's body re-checks only that function; anything else is checked whole."""
+    """Check a document, which is only read. With the previous analysis of the same document, edits
+    since then inside one function's body update its module in place and re-check only that
+    function; anything else is checked whole with a new module."""
     version, env = target(doc, target_env)
-    touched = doc.touched
-    doc.touched = None  # until this analysis succeeds: after a failure the next one starts afresh
-    a = _analyze(doc, version, env, touched, previous)
-    doc.touched = set()
-    return a
-
-
-def _analyze(doc: Document, version, env, touched, previous: Analysis | None) -> Analysis:
-    if previous is not None and touched and previous.module.doc is doc and \
+    if previous is not None and previous.module.doc is doc and \
             (previous.module.version, previous.module.env) == (version, env):
         m = previous.module
-        fn = m.update(touched)
-        if fn is not None:
-            kept = [d for d in previous.diagnostics if not fn.line <= d.line <= fn.end_line]
-            fresh = _run(m, fn)
-            return Analysis(m, sorted(kept + fresh, key=lambda d: (d.line, d.start, d.code)))
+        touched = doc.touched_since(m.generation)
+        if touched:
+            m.generation = None  # until this update is checked: after a failure the next one starts afresh
+            fn = m.update(touched)
+            if fn is not None:
+                kept = [d for d in previous.diagnostics if not fn.line <= d.line <= fn.end_line]
+                fresh = _run(m, fn)
+                m.generation = doc.generation
+                return Analysis(m, sorted(kept + fresh, key=lambda d: (d.line, d.start, d.code)), fn)
+    generation = doc.generation
     m = build(doc, load(), version)
     m.env = env
-    return Analysis(m, _run(m))
+    a = Analysis(m, _run(m))
+    m.generation = generation
+    return a

@@ -4,6 +4,7 @@ Only scalars and vectors are judged here: cooperative-matrix (and vector) arithm
 """
 from __future__ import annotations
 
+from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from .diagnostic import Diagnostic, cited
 
@@ -55,26 +56,23 @@ class _Shape:
 _SKIP = "skip"  # floats with an FP encoding (bfloat16, fp8), and their vectors: not judged here
 
 
+@module_fact
 def _shapes(m: Module) -> dict[str, _Shape | str | None]:
-    """Each type id's shape (None for types that are not scalars or vectors). Types are declared
-    outside functions, so an edit the model takes in place changes none."""
-    shapes = m.memo.get("arith.shapes")
-    if shapes is None:
-        shapes = {}
-        for inst in m.outside_functions():
-            op = inst.opname
-            if inst.result and op.startswith("OpType"):
-                shapes[inst.result] = _scalar(inst)
-        for inst in m.outside_functions():
-            if inst.opname == "OpTypeVector" and inst.result:
-                ids = inst.ids()
-                lits = [o.token.text for o in inst.match.operands if not o.is_id]
-                comp = shapes.get(ids[0].token.text) if ids else None
-                if comp == _SKIP:
-                    shapes[inst.result] = _SKIP
-                elif comp is not None and comp.count == 1 and lits and lits[0].isdigit():
-                    shapes[inst.result] = _Shape(inst.result, comp.kind, comp.width, comp.signed, int(lits[0]))
-        m.memo["arith.shapes"] = shapes
+    """Each type id's shape (None for types that are not scalars or vectors)."""
+    shapes: dict[str, _Shape | str | None] = {}
+    for inst in m.outside_functions():
+        op = inst.opname
+        if inst.result and op.startswith("OpType"):
+            shapes[inst.result] = _scalar(inst)
+    for inst in m.outside_functions():
+        if inst.opname == "OpTypeVector" and inst.result:
+            ids = inst.ids()
+            lits = [o.token.text for o in inst.match.operands if not o.is_id]
+            comp = shapes.get(ids[0].token.text) if ids else None
+            if comp == _SKIP:
+                shapes[inst.result] = _SKIP
+            elif isinstance(comp, _Shape) and comp.count == 1 and lits and lits[0].isdigit():
+                shapes[inst.result] = _Shape(inst.result, comp.kind, comp.width, comp.signed, int(lits[0]))
     return shapes
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from ..model.operands import Operand
 from ..spec.grammar import Instruction, format_version
@@ -206,12 +207,10 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
     return out
 
 
+@module_fact
 def _canonical_caps(m: Module) -> set[str]:
     """Declared capabilities (implicit ones too) by their canonical names, aliases resolved."""
-    caps = m.memo.get("capability.canonical")
-    if caps is None:
-        caps = m.memo["capability.canonical"] = {e.name for e in map(m.grammar.capability, m.declared_caps) if e}
-    return caps
+    return {e.name for e in map(m.grammar.capability, m.declared_caps) if e}
 
 
 def _sized(m: Module, inst: Inst) -> list[Diagnostic]:

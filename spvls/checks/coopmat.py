@@ -1,6 +1,7 @@
 """coopmat.*: SPV_KHR_cooperative_matrix."""
 from __future__ import annotations
 
+from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from ..model.types import contains, describe, float_encoding, int_info, scalar_of
 from .capabilities import add_capability_fix
@@ -90,12 +91,13 @@ def _mat(m: Module, id_: str | None) -> _Mat | None:
     t = m.type_of(id_)
     if t is None or t.opname != COOPMAT:
         return None
-    # Types live outside functions, so an in-function edit never changes one: read each once.
-    mats = m.memo.setdefault("coopmat.mats", {})
-    mat = mats.get(id(t))
-    if mat is None or mat.inst is not t:
-        mat = mats[id(t)] = _Mat(m, t)
-    return mat
+    mat = _mat_at(m, t.line)  # types live outside functions
+    return mat if mat.inst is t else _Mat(m, t)
+
+
+@module_fact
+def _mat_at(m: Module, line: int) -> _Mat:
+    return _Mat(m, m.inst_at[line])
 
 
 def _is_const_u32ish(m: Module, id_: str) -> bool:
@@ -402,11 +404,9 @@ def _uniformity(m: Module, scope) -> list[Diagnostic]:
     return out
 
 
+@module_fact
 def _per_invocation(m: Module) -> dict[str, tuple[Inst, str]]:
-    """Variables decorated with a per-invocation builtin (decorations only change on a rebuild)."""
-    cached = m.memo.get("coopmat.tainted")
-    if cached is not None:
-        return cached
+    """Variables decorated with a per-invocation builtin."""
     tainted: dict[str, tuple[Inst, str]] = {}
     for var, decos in m.decorations.items():
         for d in decos:
@@ -416,7 +416,6 @@ def _per_invocation(m: Module) -> dict[str, tuple[Inst, str]]:
                 for e in op.enumerants:
                     if e.kind == "BuiltIn" and e.name in _PER_INVOCATION:
                         tainted[var] = (d, e.name)
-    m.memo["coopmat.tainted"] = tainted
     return tainted
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from .diagnostic import Diagnostic, cited
 
@@ -32,19 +33,16 @@ def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
     return cited(inst.line, tok, code, lead, RULES[code])
 
 
+@module_fact
 def _pointers(m: Module) -> dict[str, tuple[str, str | None]]:
-    """(storage class, pointee id) of each OpTypePointer, by id. Types are declared outside functions,
-    so an in-place edit changes none."""
-    found = m.memo.get("memory.pointers")
-    if found is None:
-        found = {}
-        for t in m.outside_functions():
-            if t.opname == "OpTypePointer" and t.result:
-                storage = next((o for o in t.match.operands if o.enumerants), None)
-                ids = t.ids()
-                found[t.result] = ((storage.enumerants[0].name if storage else ""),
-                                   (ids[0].token.text if ids else None))
-        m.memo["memory.pointers"] = found
+    """(storage class, pointee id) of each OpTypePointer, by id."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for t in m.outside_functions():
+        if t.opname == "OpTypePointer" and t.result:
+            storage = next((o for o in t.match.operands if o.enumerants), None)
+            ids = t.ids()
+            found[t.result] = ((storage.enumerants[0].name if storage else ""),
+                               (ids[0].token.text if ids else None))
     return found
 
 

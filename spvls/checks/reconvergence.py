@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..model.cfg import cfg_of
+from ..model.facts import module_fact
 from ..model.module import EntryPoint, Function, Inst, Module
 from ..model.operands import Operand
 from .diagnostic import ERROR, INFO, Diagnostic, at, related_at
@@ -50,17 +51,14 @@ def _allowed_joins(fn: Function) -> set[str]:
     return allowed
 
 
+@module_fact
 def _reached(m: Module) -> dict[str, tuple[EntryPoint, tuple[Inst, Operand], dict]]:
     """Functions in the static call tree of a MaximallyReconvergesKHR entry point (structure only)."""
-    cached = m.memo.get("reconvergence.reached")
-    if cached is not None:
-        return cached
     reached: dict[str, tuple[EntryPoint, tuple[Inst, Operand], dict]] = {}
     for ep, where in _reconverging(m):
         tree = m.call_tree(ep.id)
         for fid in tree:
             reached.setdefault(fid, (ep, where, tree))
-    m.memo["reconvergence.reached"] = reached
     return reached
 
 

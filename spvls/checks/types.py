@@ -3,6 +3,7 @@ that must (or must not) name a type. The latter are judged in the id check's wal
 (ids.py calls kinds, accepts, not_a_type and not_a_value): one walk, not two."""
 from __future__ import annotations
 
+from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from .diagnostic import Diagnostic, cited
 
@@ -31,21 +32,18 @@ _TAKE_UNTYPED = _TAKE_TYPES | {"OpExtInstImport", "OpSelectionMerge", "OpLoopMer
 _ANY_ID_CLASSES = {"Type-Declaration", "Debug", "Annotation"}
 
 
+@module_fact
 def kinds(m: Module) -> dict[str, str]:
-    """What each type id and each typeless id is ('type', or the opname: OpLabel, OpString...). Types and
-    the other typeless ids are declared outside functions, labels are structural: an edit the model
-    takes in place changes none of them."""
-    kinds = m.memo.get("types.kinds")
-    if kinds is None:
-        kinds = {}
-        for inst in m.outside_functions():
-            res = inst.result
-            if res and inst.spec is not None and not inst.spec.has_result_type:
-                kinds.setdefault(res, "type" if inst.spec.cls == "Type-Declaration" else inst.opname)
-        for fn in m.functions:
-            for b in fn.blocks:
-                kinds.setdefault(b.label, "OpLabel")
-        m.memo["types.kinds"] = kinds
+    """What each type id and each typeless id is ('type', or the opname: OpLabel, OpString...), for
+    the ids outside functions and the labels."""
+    kinds: dict[str, str] = {}
+    for inst in m.outside_functions():
+        res = inst.result
+        if res and inst.spec is not None and not inst.spec.has_result_type:
+            kinds.setdefault(res, "type" if inst.spec.cls == "Type-Declaration" else inst.opname)
+    for fn in m.functions:
+        for b in fn.blocks:
+            kinds.setdefault(b.label, "OpLabel")
     return kinds
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..model.facts import module_fact
 from ..model.module import Module
 from ..model.types import describe
 from ..spec import docs, models
@@ -156,20 +157,18 @@ def _opcodes(m: Module, c) -> list[Item]:
     return out
 
 
+@module_fact
 def _pools(m: Module) -> dict[str, list[str]]:
-    """Ids of the global section by what they are; edits inside functions never change these."""
-    pools = m.memo.get("completion.pools")
-    if pools is None:
-        pools = {"type": [], "constant": [], "function": [], "global": []}
-        for id_, d in m.defs.items():
-            op = d.opname
-            if op.startswith("OpType"):
-                pools["type"].append(id_)
-            elif op == "OpFunction":
-                pools["function"].append(id_)
-            elif m.function_at(d.line) is None and op not in ("OpExtInstImport", "OpString", "OpLabel"):
-                pools["constant" if m.is_constant(id_) else "global"].append(id_)
-        m.memo["completion.pools"] = pools
+    """Ids of the global section by what they are."""
+    pools: dict[str, list[str]] = {"type": [], "constant": [], "function": [], "global": []}
+    for id_, d in m.defs.items():
+        op = d.opname
+        if op.startswith("OpType"):
+            pools["type"].append(id_)
+        elif op == "OpFunction":
+            pools["function"].append(id_)
+        elif m.function_at(d.line) is None and op not in ("OpExtInstImport", "OpString", "OpLabel"):
+            pools["constant" if m.is_constant(id_) else "global"].append(id_)
     return pools
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..model.facts import module_fact
 from ..model.module import Module
 from ..model.sourcemap import function_names
 from ..model.types import describe
@@ -24,12 +25,9 @@ def _sel(inst) -> tuple[int, int]:
     return tok.start, tok.end
 
 
+@module_fact
 def document_symbols(m: Module) -> list[Symbol]:
-    # Kept for the module's life: the edits a model takes in place (inside a block, not structural,
-    # same line count) change no symbol; any other edit builds a new model.
-    if "symbols" not in m.memo:
-        m.memo["symbols"] = _document_symbols(m)
-    return m.memo["symbols"]
+    return _document_symbols(m)
 
 
 # An outline of every block of a 100k-line module is megabytes of JSON for each request an editor
@@ -92,11 +90,10 @@ def workspace_symbols(modules: dict[str, Module], query: str) -> list[tuple[str,
     return out
 
 
+@module_fact
 def folding_ranges(m: Module) -> list[tuple[int, int, str]]:
     """(start line, end line, kind) for functions, runs of declarations and long strings."""
-    if "folding" not in m.memo:  # as document_symbols: no in-place edit changes them
-        m.memo["folding"] = _folding_ranges(m)
-    return m.memo["folding"]
+    return _folding_ranges(m)
 
 
 def _folding_ranges(m: Module) -> list[tuple[int, int, str]]:

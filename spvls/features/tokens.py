@@ -1,6 +1,7 @@
 """Semantic tokens: what each token is, with a modifier for the four extensions' symbols."""
 from __future__ import annotations
 
+from ..model.facts import module_fact
 from ..model.module import Module
 from ..spec import docs
 
@@ -37,10 +38,9 @@ def semantic_tokens(m: Module, first: int = 0, last: int | None = None) -> list[
     out: list[SemToken] = []
     lines = m.doc.lines
     last = len(lines) - 1 if last is None else min(last, len(lines) - 1)
-    # Per line, kept while the line object is the same. An edit the model takes in place only
-    # touches lines inside a function body, where every id is a value: what an id is (type,
-    # function, label, parameter, value) never changes for lines it did not touch.
-    cache = m.memo.setdefault("tokens", {})
+    # Per line, kept while the line object is the same: what an id is (type, function, label,
+    # parameter, value) is a module fact, so lines an in-place edit did not touch keep their tokens.
+    cache = _line_tokens_cache(m)
     for n in range(max(first, 0), last + 1):
         line = lines[n]
         hit = cache.get(n)
@@ -48,6 +48,11 @@ def semantic_tokens(m: Module, first: int = 0, last: int | None = None) -> list[
             hit = cache[n] = (line, _line_tokens(m, n, line))
         out.extend(hit[1])
     return out
+
+
+@module_fact
+def _line_tokens_cache(m: Module) -> dict[int, tuple[object, tuple[SemToken, ...]]]:
+    return {}
 
 
 def _line_tokens(m: Module, n: int, line) -> tuple[SemToken, ...]:

@@ -105,11 +105,16 @@ class Workspace:
         env = self.settings.target_env
         if cached and cached[0] == doc.generation and cached[1] == env:
             return cached[3]
-        touched = doc.touched  # analyze() takes it
+        touched = doc.touched_since(cached[0]) if cached else None
         a = analyze(doc, env, previous=cached[2] if cached else None)
         shown = self._suppressed(uri, doc, touched, a)
         self._analyses[uri] = (doc.generation, env, a, shown)
         return shown
+
+    def checks_whole(self, uri: str) -> bool:
+        """Whether the next analysis checks the document whole (never analysed, or lines moved since)."""
+        doc, cached = self.docs.get(uri), self._analyses.get(uri)
+        return doc is None or cached is None or doc.touched_since(cached[0]) is None
 
     def _suppressed(self, uri: str, doc: Document, touched: set[int] | None, a: Analysis) -> Analysis:
         """The analysis without what suppression comments silence. A document is searched for them

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..syntax.parser import Token
+from .facts import module_fact
 from .module import Block, Function, Module
 
 # SPIR-V 2.11, the four kinds of structured construct.
@@ -306,10 +307,12 @@ def _targets(b: Block, t) -> list[Edge]:
 
 
 def cfg_of(m: Module, fn: Function) -> Cfg:
-    """The function's CFG, kept in the module's memo: edits the model takes in place never touch
-    labels, branches or merge instructions (those rebuild the model)."""
-    cache = m.memo.setdefault("cfg", {})
-    cfg = cache.get(fn.line)
-    if cfg is None or cfg.fn is not fn:
-        cfg = cache[fn.line] = Cfg(fn)
-    return cfg
+    """The function's CFG: labels, branches and merges are structure, a module fact."""
+    cfg = _cfg_at(m, fn.line)
+    return cfg if cfg is not None and cfg.fn is fn else Cfg(fn)
+
+
+@module_fact
+def _cfg_at(m: Module, line: int) -> Cfg | None:
+    fn = m.function_at(line)
+    return Cfg(fn) if fn is not None else None

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..spec.grammar import Enumerant, Grammar, Instruction
 from ..syntax.document import Document
 from ..syntax.parser import Line, Token, int_value
+from .facts import module_fact
 from .operands import ENUM_OF_ID, Match, Operand, match
 
 
@@ -164,8 +164,8 @@ class Module:
         self.functions: list[Function] = []
         self.function_of: dict[str, Function] = {}
         self._ints: dict[str | None, int | None] = {}
-        # Facts checks derive from the module's structure; kept across incremental updates.
-        self.memo: dict[str, Any] = {}
+        self.facts: dict[tuple, object] = {}  # see model.facts: kept across in-place updates
+        self.generation: int | None = None  # the document generation checked; None while updating
         self._by_op: dict[str, list[Inst]] | None = None  # built on first use, then kept current
         self._build()
         self.declared_caps = grammar.implied_capabilities(self.capabilities)
@@ -287,17 +287,8 @@ class Module:
         return self.insts[lo:hi]
 
     def outside_functions(self) -> list[Inst]:
-        """Module-level instructions: the gaps between functions, found by bisection. Kept: edits
-        the model takes in place only replace instructions inside a function."""
-        if "outside" in self.memo:
-            return self.memo["outside"]
-        out, start = [], 0
-        for f in self.functions:
-            stop = bisect_left(self.insts, f.line, start, key=_inst_line)
-            out += self.insts[start:stop]
-            start = bisect_right(self.insts, f.end_line, stop, key=_inst_line)
-        self.memo["outside"] = out = out + self.insts[start:]
-        return out
+        """Module-level instructions: the gaps between functions, found by bisection."""
+        return _outside_functions(self)
 
     def _declares_line(self, line: Line) -> bool:
         if line.opcode is None:
@@ -521,3 +512,14 @@ class Module:
 
 def build(doc: Document, grammar: Grammar, version: tuple[int, int]) -> Module:
     return Module(doc, grammar, version)
+
+
+@module_fact
+def _outside_functions(m: Module) -> list[Inst]:
+    out: list[Inst] = []
+    start = 0
+    for f in m.functions:
+        stop = bisect_left(m.insts, f.line, start, key=_inst_line)
+        out += m.insts[start:stop]
+        start = bisect_right(m.insts, f.end_line, stop, key=_inst_line)
+    return out + m.insts[start:]

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..syntax.parser import int_value
+from .facts import module_fact
 from .module import TERMINATORS, Inst, Module
 
 DEBUG_SETS = ("NonSemantic.Shader.DebugInfo.100", "OpenCL.DebugInfo.100", "DebugInfo")
@@ -136,12 +137,9 @@ def _index(m: Module, line: int) -> int:
     return bisect_left(m.insts, line, key=lambda i: i.line)
 
 
+@module_fact
 def _entry_line(m: Module, fn_line: int, k: int) -> Inst | None:
-    """The OpLine in effect at the OpFunction at m.insts[k], found once per function (module-level
-    instructions do not change under the edits a model takes in place)."""
-    memo = m.memo.setdefault("source.entry", {})
-    if fn_line in memo:
-        return memo[fn_line]
+    """The OpLine in effect at the OpFunction at m.insts[k] (read from module-level lines)."""
     found = None
     for i in range(k - 1, -1, -1):
         kind = _kind(m, m.insts[i])
@@ -150,7 +148,6 @@ def _entry_line(m: Module, fn_line: int, k: int) -> Inst | None:
             break
         if kind in ("noline", "end"):
             break
-    memo[fn_line] = found
     return found
 
 
@@ -328,10 +325,9 @@ def function_names(m: Module) -> dict[str, str]:
 
 
 # -- embedded source text ------------------------------------------------------------------------
+@module_fact
 def embedded_texts(m: Module) -> dict[str, str]:
-    """File name -> the source text the module embeds (module-level, so kept for the model's life)."""
-    if "source.texts" in m.memo:
-        return m.memo["source.texts"]
+    """File name -> the source text the module embeds (module-level)."""
     out: dict[str, list[str]] = {}
     last: list[str] | None = None
     for inst in m.outside_functions():
@@ -363,5 +359,4 @@ def embedded_texts(m: Module) -> dict[str, str]:
                 last = None if d is not None else last
         elif op not in ("OpString",):
             last = None
-    m.memo["source.texts"] = texts = {k: "".join(v) for k, v in out.items()}
-    return texts
+    return {k: "".join(v) for k, v in out.items()}

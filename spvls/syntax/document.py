@@ -46,6 +46,8 @@ def _split(text: str) -> tuple[list[str], list[str]]:
     return parts[0::2], parts[1::2] + [""]
 
 
+_LOG_MAX = 4096  # edits remembered between analyses; past it, the next analysis is whole
+
 class Document:
     def __init__(self, text: str = "", uri: str = "", version: int = 0):
         self.uri = uri
@@ -57,11 +59,13 @@ class Document:
         # Each line's terminator: a lone CR typed before an LF makes one CRLF break with it.
         self.breaks: list[str] = []
         self.generation = 0  # bumped on every edit; later layers key caches on it
-        # Lines edited since the model last caught up; None: the line structure changed.
-        self.touched: set[int] | None = None
         # (generation, first line, lines it replaced, lines it holds now) per edit, the newest last:
         # what changed since a generation, so a feature can redo only those lines.
         self.edits: list[tuple[int, int, int, int]] = []
+        # The lines each edit since `_since` touched in place (same line count, same grouping), by
+        # the generation it made; any other edit restarts it. Readers ask `touched_since`.
+        self._since = 0
+        self._in_place: list[tuple[int, range]] = []
         self.set_text(text)
 
     @property
@@ -114,14 +118,30 @@ class Document:
             if above is not None and above < top:
                 top = above
         last = self._regroup(top, sl + len(fresh))
-        if self.touched is not None and len(fresh) == el - sl + 1 and top == sl and last == sl + len(fresh):
-            self.touched.update(range(sl, sl + len(fresh)))
-        else:
-            self.touched = None
         self.generation += 1
         stop = max(last, sl + len(fresh))  # lines top..stop were parsed again
         self._log(top, stop - top - len(fresh) + el - sl + 1, stop - top)
+        if len(fresh) == el - sl + 1 and top == sl and last == sl + len(fresh) and len(self._in_place) < _LOG_MAX:
+            self._in_place.append((self.generation, range(sl, sl + len(fresh))))
+        else:
+            self._restart_log()
         return range(sl, sl + len(fresh))
+
+    def _restart_log(self) -> None:
+        self._since = self.generation
+        self._in_place = []
+
+    def touched_since(self, generation: int | None) -> set[int] | None:
+        """The lines edited after `generation`, each edit keeping the line count and grouping; None
+        when lines moved since then (or it is unknown)."""
+        if generation is None or generation < self._since or generation > self.generation:
+            return None
+        out: set[int] = set()
+        for g, lines in reversed(self._in_place):
+            if g <= generation:
+                break
+            out.update(lines)
+        return out
 
     def set_text(self, text: str) -> None:
         removed = len(self.texts)
@@ -129,8 +149,8 @@ class Document:
         self.lines = [_UNPARSED] * len(self.texts)
         self.span = [1] * len(self.texts)
         self._regroup(0, len(self.texts))
-        self.touched = None
         self.generation += 1
+        self._restart_log()
         self._log(0, removed, len(self.texts))
 
     _MAX_EDITS = 512

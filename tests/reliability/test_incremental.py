@@ -115,3 +115,32 @@ def test_columns_in_the_negotiated_encoding(encoding, column, length):
         assert any(d["range"]["start"] == {"line": 2, "character": column} for d in diags["params"]["diagnostics"])
     finally:
         s.close()
+
+
+def test_a_value_edit_takes_the_in_place_path_and_leaves_the_document_alone():
+    """Issue 13.1: an edit inside a body updates the same module and re-checks that function
+    alone; analyze only reads the document, so analysing it twice or from an older analysis
+    gives the same answer."""
+    doc = Document(FUNCTION)
+    a, _ = _state(doc)
+    doc.replace((8, 0), (8, len(doc.texts[8])), "%b = OpISub %int %a %undefined")
+    b, incremental = _state(doc, a)
+    assert b.module is a.module and b.rechecked is a.module.functions[0]
+    assert "id.undefined" in [d.code for d in b.diagnostics]
+    assert incremental == _state(Document(doc.text))[1]
+    doc.replace((7, 5), (7, 11), "OpISub")  # a second in-place edit, from the updated model
+    c, incremental = _state(doc, b)
+    assert c.module is a.module and c.rechecked is not None
+    assert incremental == _state(Document(doc.text))[1]
+    again = analyze(doc, previous=c)  # nothing edited since: checked whole, same answer
+    assert again.rechecked is None and again.diagnostics == c.diagnostics
+
+
+def test_edits_since_an_older_analysis_all_count():
+    doc = Document(FUNCTION)
+    a, _ = _state(doc)
+    doc.replace((7, 0), (7, 2), "%z")  # %a renamed: %b's uses are now undefined
+    doc.replace((8, 0), (8, 2), "%y")
+    b, incremental = _state(doc, a)
+    assert b.rechecked is not None
+    assert incremental == _state(Document(doc.text))[1]

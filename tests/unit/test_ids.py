@@ -97,4 +97,7 @@ def test_edit_inside_a_function_rechecks_only_what_it_can(top, new, in_place):
     doc.replace((n, 10), (n, len(doc.texts[n])), "%b = OpIAdd %uint %uint_10 %uint_10" if new is None else f"%a = {new}")
     after = analyze(doc, previous=before)
     assert (after.module is before.module) == in_place
+    assert (after.rechecked is not None) == in_place
+    if in_place:
+        assert after.rechecked.id == "%main"
     assert after.diagnostics == analyze(Document(doc.text)).diagnostics
