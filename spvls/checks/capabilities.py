@@ -8,14 +8,13 @@ from __future__ import annotations
 import re
 
 from ..model.facts import module_fact
+from ..model.enablement import CAPABILITY, LAST_VERSION, RESERVED, VERSION, lacks
 from ..model.module import Inst, Module
 from ..model.operands import Operand
 from ..spec.grammar import Instruction, format_version
 from .diagnostic import ERROR, Diagnostic, Edit, Fix, cited
 
 FAMILY = "capability"  # the codes' prefix (the module is named for what it checks)
-# SPIRV-Tools issue 365: mentioning these builtins in a decoration needs no capability.
-_FREE_BUILTINS = {"PointSize", "ClipDistance", "CullDistance"}
 
 # Capabilities an operand's value needs, which the grammar cannot say (OpTypeInt's Width is a literal).
 _DECLARES = {
@@ -143,29 +142,25 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
     tok, v = inst.opcode, m.version
     d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731
-    if spec.capabilities and not any(c in m.declared_caps for c in spec.capabilities):
-        caps = list(spec.capabilities)
+    need = lacks(m, spec)
+    if need is None:
+        return []
+    if need.what == CAPABILITY:
+        caps = list(need.names)
         return [d("capability.missing",
                   f"{spec.name} requires one of these capabilities: {', '.join(caps)} "
                   "(SPIR-V 2.16.1: declare it with OpCapability)", _caps_fixes(m, caps))]
-    if spec.last_version and v > spec.last_version:
-        return [d("capability.version", f"{spec.name} requires SPIR-V {format_version(spec.last_version)} or earlier")]
-    if spec.capabilities and spec.name != "OpTerminateInvocation":
-        return []
-    exts = list(spec.extensions)
-    if spec.version is not None and v >= spec.version:
-        return []
-    if not exts:
-        if spec.version is None:
-            return [d("capability.reserved", f"{spec.name} is reserved for future use: no capability, "
-                                              "extension or version enables it")]
-        note, fixes = _from_header(m, spec.version)
-        return [d("capability.version", f"{spec.name} requires SPIR-V {format_version(spec.version)} at minimum "
+    if need.what == LAST_VERSION:
+        return [d("capability.version", f"{spec.name} requires SPIR-V {format_version(need.version)} or earlier")]
+    if need.what == RESERVED:
+        return [d("capability.reserved", f"{spec.name} is reserved for future use: no capability, "
+                                          "extension or version enables it")]
+    note, fixes = _from_header(m, need.version)
+    if need.what == VERSION:
+        return [d("capability.version", f"{spec.name} requires SPIR-V {format_version(need.version)} at minimum "
                                          f"(the module targets {format_version(v)}){note}", _safe(fixes))]
-    if _has_ext(m, exts):
-        return []
-    also = "" if spec.version is None else f"SPIR-V {format_version(spec.version)} or "
-    note, fixes = _from_header(m, spec.version)
+    exts = list(need.names)
+    also = "" if need.version is None else f"SPIR-V {format_version(need.version)} or "
     return [d("capability.extension", f"{spec.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
               _ext_fixes(m, exts, safe=not fixes) + fixes)]
 
@@ -178,29 +173,27 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
             continue
         tok = op.token
         d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731,B023
-        free = e.kind == "BuiltIn" and e.name in _FREE_BUILTINS
         # OpCapability declares its operand: only version and extension apply to it.
-        if (e.capabilities and inst.opname != "OpCapability" and not free
-                and not any(c in m.declared_caps for c in e.capabilities)):
-            caps = list(e.capabilities)
+        need = lacks(m, e, declaring=inst.opname == "OpCapability")
+        if need is None:
+            continue
+        if need.what == CAPABILITY:
+            caps = list(need.names)
             out.append(d("capability.missing",
                          f"{e.kind} {e.name} requires one of these capabilities: {', '.join(caps)} "
                          "(SPIR-V 2.16.1)", _caps_fixes(m, caps)))
-            continue
-        if e.version is not None and e.version <= v and (e.last_version is None or v <= e.last_version):
-            continue
-        if e.last_version is not None and e.last_version < v:
+        elif need.what == LAST_VERSION:
             out.append(d("capability.version",
-                         f"{e.kind} {e.name} requires SPIR-V {format_version(e.last_version)} or earlier"))
-        elif e.version is not None and not e.extensions:
-            note, fixes = _from_header(m, e.version)
+                         f"{e.kind} {e.name} requires SPIR-V {format_version(need.version)} or earlier"))
+        elif need.what == VERSION:
+            note, fixes = _from_header(m, need.version)
             out.append(d("capability.version",
-                         f"{e.kind} {e.name} requires SPIR-V {format_version(e.version)} or later "
+                         f"{e.kind} {e.name} requires SPIR-V {format_version(need.version)} or later "
                          f"(the module targets {format_version(v)}){note}", _safe(fixes)))
-        elif e.extensions and not _has_ext(m, e.extensions):
-            exts = list(e.extensions)
-            also = "" if e.version is None else f"SPIR-V {format_version(e.version)} or "
-            note, fixes = _from_header(m, e.version)
+        else:
+            exts = list(need.names)
+            also = "" if need.version is None else f"SPIR-V {format_version(need.version)} or "
+            note, fixes = _from_header(m, need.version)
             out.append(d("capability.extension",
                          f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
                          _ext_fixes(m, exts, safe=not fixes) + fixes))

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.facts import module_fact
+from ..model.enablement import lacks
 from ..model.module import Module
 from ..model.types import describe
 from ..spec import docs, models
@@ -35,13 +36,8 @@ def _rank(name: str, allowed: bool = True) -> str:
 
 def _needs(m: Module, item) -> str:
     """Why the module does not enable an instruction or enumerant yet: the detail a user reads."""
-    if item.last_version is not None and m.version > item.last_version:
-        return f" — SPIR-V {format_version(item.last_version)} or earlier"
-    if item.capabilities:
-        return f" — needs OpCapability {' or '.join(item.capabilities[:2])}"
-    if item.extensions:
-        return f" — needs OpExtension \"{item.extensions[0]}\""
-    return " — not in this SPIR-V version"
+    need = lacks(m, item)
+    return "" if need is None else f" — {need.text()}"
 
 
 def _ext_note(item) -> str:

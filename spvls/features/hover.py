@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from ..model.enablement import lacks
 from ..model.module import Module
 from ..model.types import type_text
 from ..spec.grammar import ext_set
@@ -23,7 +24,7 @@ def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
     if tok.kind == "OPNAME":
         spec = m.grammar.instruction(tok.text)
         note = hover_note(m, line) if inst is not None else ""
-        md = "\n\n---\n\n".join(x for x in (note, instruction_md(spec) if spec else "") if x)
+        md = "\n\n---\n\n".join(x for x in (note, _enabled(m, spec), instruction_md(spec) if spec else "") if x)
         return (md, span) if md else None
     if tok.kind == "ID":
         return _id(m, tok.text) + _as_operand(m, inst, tok), span
@@ -37,6 +38,12 @@ def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
     if tok.kind == "COMMENT":
         return _term(tok.text, col - tok.start, tok.start)
     return None
+
+
+def _enabled(m: Module, item) -> str:
+    """Why the module does not enable the instruction or enumerant yet, as the checker says."""
+    need = lacks(m, item) if item is not None else None
+    return f"**Not enabled in this module**: {need.text()}" if need else ""
 
 
 def _id(m: Module, id_: str) -> str:
@@ -97,8 +104,11 @@ def _word(m: Module, inst, tok, col: int):
         for part in tok.text.split("|"):
             end = start + len(part)
             if start <= col <= end:
-                en = kind.enumerants.get(part)
-                return (enumerant_md(en, kind.category), (start, end)) if en else None
+                e = kind.enumerants.get(part)
+                if e is None:
+                    return None
+                why = "" if inst.opname == "OpCapability" else _enabled(m, e)
+                return "\n\n".join(x for x in (why, enumerant_md(e, kind.category)) if x), (start, end)
             start = end + 1
     return None
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from ..spec.grammar import Enumerant, Grammar, Instruction
 from ..syntax.document import Document
 from ..syntax.parser import Line, Token, int_value
+from .enablement import lacks
 from .facts import module_fact
 from .operands import ENUM_OF_ID, Match, Operand, match
 
@@ -448,15 +449,8 @@ class Module:
         return int_value(text)
 
     def allows(self, item: Instruction | Enumerant) -> bool:
-        """Whether the module's capabilities, extensions and version enable an instruction or
-        enumerant (the grammar JSON's requirements; a declared capability brings its extension)."""
-        if item.last_version is not None and self.version > item.last_version:
-            return False
-        if item.capabilities:
-            return any(c in self.declared_caps for c in item.capabilities)
-        if item.version is not None and self.version >= item.version:
-            return True
-        return any(e in self.extensions for e in item.extensions)
+        """Whether the module enables an instruction or enumerant (see model.enablement)."""
+        return lacks(self, item) is None
 
     def spelled(self, op: Operand) -> tuple[str, int, str] | None:
         """A Scope or Memory Semantics <id> operand as (kind, value, names), when its constant is known."""

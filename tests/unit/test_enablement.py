@@ -1,0 +1,62 @@
+"""Issue 13.2: one enablement rule — the checker, completion and hover agree on what an
+instruction or enumerant needs."""
+from spvls.checks import analyze
+from spvls.features import completion, hover
+from spvls.model.enablement import CAPABILITY, EXTENSION, lacks
+from spvls.syntax.document import Document
+
+PSB = """; SPIR-V
+; Version: 1.3
+OpCapability Shader
+OpCapability PhysicalStorageBufferAddresses
+OpMemoryModel Logical GLSL450
+%int = OpTypeInt 32 0
+%ptr = OpTypePointer PhysicalStorageBuffer %int
+"""
+
+
+def _completion_detail(m, line, col, name):
+    return next(i.detail for i in completion.complete(m, line, col) if i.label == name)
+
+
+def test_spv13_with_the_capability_but_not_the_extension_agrees_everywhere():
+    a = analyze(Document(PSB))
+    m = a.module
+    e = m.grammar.kinds["StorageClass"].enumerants["PhysicalStorageBuffer"]
+    need = lacks(m, e)
+    assert need is not None and need.what == EXTENSION
+    assert need.names == ("SPV_EXT_physical_storage_buffer", "SPV_KHR_physical_storage_buffer")
+    # The checker flags the operand ...
+    flagged = [d for d in a.diagnostics if d.line == 6 and d.code == "capability.extension"]
+    assert len(flagged) == 1 and "PhysicalStorageBuffer" in flagged[0].message
+    # ... completion does not rank it as enabled and says why ...
+    line = PSB.splitlines().index("%ptr = OpTypePointer PhysicalStorageBuffer %int")
+    col = len("%ptr = OpTypePointer ")
+    detail = _completion_detail(m, line, col, "PhysicalStorageBuffer")
+    assert detail.endswith(' — needs OpExtension "SPV_EXT_physical_storage_buffer"')
+    assert not m.allows(e)
+    # ... and hover says the same.
+    md, _ = hover.hover(m, line, col + 2)
+    assert md.startswith('**Not enabled in this module**: needs OpExtension "SPV_EXT_physical_storage_buffer"')
+
+
+def test_with_the_extension_everything_agrees_it_is_enabled():
+    text = PSB.replace("OpMemoryModel", 'OpExtension "SPV_KHR_physical_storage_buffer"\nOpMemoryModel')
+    a = analyze(Document(text))
+    m = a.module
+    e = m.grammar.kinds["StorageClass"].enumerants["PhysicalStorageBuffer"]
+    assert lacks(m, e) is None and m.allows(e)
+    assert not [d for d in a.diagnostics if d.code.startswith("capability.")]
+    line = text.splitlines().index("%ptr = OpTypePointer PhysicalStorageBuffer %int")
+    col = len("%ptr = OpTypePointer ")
+    assert " — " not in _completion_detail(m, line, col, "PhysicalStorageBuffer")
+    md, _ = hover.hover(m, line, col + 2)
+    assert "Not enabled" not in md
+
+
+def test_a_missing_capability_is_what_is_named_first():
+    a = analyze(Document(PSB.replace("OpCapability PhysicalStorageBufferAddresses\n", "")))
+    m = a.module
+    need = lacks(m, m.grammar.kinds["StorageClass"].enumerants["PhysicalStorageBuffer"])
+    assert need.what == CAPABILITY and need.names == ("PhysicalStorageBufferAddresses",)
+    assert [d.code for d in a.diagnostics if d.line == 5] == ["capability.missing"]
