@@ -24,7 +24,7 @@ def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
     if tok.kind == "OPNAME":
         spec = m.grammar.instruction(tok.text)
         note = hover_note(m, line) if inst is not None else ""
-        md = "\n\n---\n\n".join(x for x in (note, _enabled(m, spec), instruction_md(spec) if spec else "") if x)
+        md = "\n\n---\n\n".join(x for x in (note, instruction_md(spec) if spec else "", _enabled(m, spec)) if x)
         return (md, span) if md else None
     if tok.kind == "ID":
         return _id(m, tok.text) + _as_operand(m, inst, tok), span
@@ -108,7 +108,7 @@ def _word(m: Module, inst, tok, col: int):
                 if e is None:
                     return None
                 why = "" if inst.opname == "OpCapability" else _enabled(m, e)
-                return "\n\n".join(x for x in (why, enumerant_md(e, kind.category)) if x), (start, end)
+                return "\n\n".join(x for x in (enumerant_md(e, kind.category), why) if x), (start, end)
             start = end + 1
     return None
 

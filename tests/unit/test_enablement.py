@@ -37,7 +37,7 @@ def test_spv13_with_the_capability_but_not_the_extension_agrees_everywhere():
     assert not m.allows(e)
     # ... and hover says the same.
     md, _ = hover.hover(m, line, col + 2)
-    assert md.startswith('**Not enabled in this module**: needs OpExtension "SPV_EXT_physical_storage_buffer"')
+    assert md.endswith('\n\n**Not enabled in this module**: needs OpExtension "SPV_EXT_physical_storage_buffer"')
 
 
 def test_with_the_extension_everything_agrees_it_is_enabled():
