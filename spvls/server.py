@@ -24,7 +24,7 @@ from .binary import commands as binary_commands
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from .features import calls, cfg, completion, formatting, hover, inlay, navigation, rules, signature, symbols, tokens
 from .features import source  # its own line: others add features to the line above
-from .checks import validator
+from .checks import EXTENSION_OF_FAMILY, validator
 from .features.workspace import Workspace
 from .session.validation import OFF, ON_SAVE, ON_TYPE, Validation
 from .session import progress
@@ -34,8 +34,7 @@ _SEVERITY = {ERROR: T.DiagnosticSeverity.Error, WARNING: T.DiagnosticSeverity.Wa
              INFO: T.DiagnosticSeverity.Information, HINT: T.DiagnosticSeverity.Hint}
 _REGISTRY = "https://github.khronos.org/SPIRV-Registry/extensions/KHR/{}.html"
 _CORE_SPEC = "https://registry.khronos.org/SPIR-V/specs/unified1/SPIRV.html"
-_FAMILY_DOC = {"reconvergence": "SPV_KHR_maximal_reconvergence", "coopmat": "SPV_KHR_cooperative_matrix",
-               "rotate": "SPV_KHR_subgroup_rotate", "ballot": "SPV_KHR_shader_ballot"}
+_FAMILY_DOC = EXTENSION_OF_FAMILY
 _SYMBOL_KIND = {"entry-point": T.SymbolKind.Event, "function": T.SymbolKind.Function,
                 "block": T.SymbolKind.Namespace, "type": T.SymbolKind.Class,
                 "variable": T.SymbolKind.Variable, "constant": T.SymbolKind.Constant}

@@ -30,6 +30,8 @@ from .diagnostic import Diagnostic
 class Check(Protocol):
     """A rule family: a module of this package with a `check` function."""
 
+    __name__: str
+
     def check(self, m: Module, scope: Function | None = None) -> list[Diagnostic]:
         """The family's diagnostics. `scope` None: the whole module. `scope` a function: only the
         diagnostics whose line lies inside that function (its OpFunction to its OpFunctionEnd) —
@@ -42,6 +44,8 @@ class Check(Protocol):
 
 FAMILIES: tuple[Check, ...] = (syntax, ids, capabilities, types, structure, arith, memory, entry, layout, reconvergence,
                               coopmat, rotate, ballot)
+# The extension each extension's family checks: its codes' prefix -> the name its module gives.
+EXTENSION_OF_FAMILY = {f.__name__.rsplit(".", 1)[1]: f.EXTENSION for f in FAMILIES if hasattr(f, "EXTENSION")}
 
 
 @dataclass(slots=True)

@@ -7,6 +7,7 @@ from ..spec.env import is_vulkan
 from .diagnostic import ERROR, WARNING, Diagnostic, at, related_at
 
 EXTENSION = "SPV_KHR_shader_ballot"
+# The mask builtins the extension adds (by the grammar's canonical names; a test checks they exist).
 MASKS = {"SubgroupEqMask", "SubgroupGeMask", "SubgroupGtMask", "SubgroupLeMask", "SubgroupLtMask"}
 RULES = {
     "ballot.mask-type": "Provides a 4 component 32 bit integer vector bitmask for all invocations.",

@@ -17,7 +17,9 @@ RULES = {
                            "ClusterSize must come from a constant instruction. Behavior is undefined unless "
                            "ClusterSize is at least 1 and a power of 2.",
 }
-_SCOPES = {2: "Workgroup", 3: "Subgroup"}
+# "Execution is the scope ... It must be either Workgroup or Subgroup" (prose): the names, whose
+# values the grammar gives.
+_SCOPES = ("Workgroup", "Subgroup")
 
 
 def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
@@ -49,10 +51,11 @@ def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
         v = m.int_value(scope.token.text)
         if not m.is_constant(scope.token.text):
             out.append(_d(inst, scope.token, "rotate.scope", "Execution is not a constant"))
-        elif v is not None and v not in _SCOPES:
-            name = m.grammar.kinds["Scope"].by_value.get(v)
+        elif v is None:
+            pass
+        elif (name := m.grammar.kinds["Scope"].by_value.get(v)) is None or name.name not in _SCOPES:
             out.append(_d(inst, scope.token, "rotate.scope", f"Execution is {name.name if name else v}"))
-        elif v == 2 and is_vulkan(m.env):
+        elif name.name == "Workgroup" and is_vulkan(m.env):
             out.append(at(inst.line, scope.token, ERROR, "rotate.scope",
                           f"{EXTENSION}: under a Vulkan target the Execution scope is limited to Subgroup "
                           "(VUID-StandaloneSpirv-None-04642); this is Workgroup"))

@@ -104,11 +104,11 @@ def _word(m: Module, inst, tok, col: int):
         for part in tok.text.split("|"):
             end = start + len(part)
             if start <= col <= end:
-                e = kind.enumerants.get(part)
-                if e is None:
+                en = kind.enumerants.get(part)
+                if en is None:
                     return None
-                why = "" if inst.opname == "OpCapability" else _enabled(m, e)
-                return "\n\n".join(x for x in (enumerant_md(e, kind.category), why) if x), (start, end)
+                why = "" if inst.opname == "OpCapability" else _enabled(m, en)
+                return "\n\n".join(x for x in (enumerant_md(en, kind.category), why) if x), (start, end)
             start = end + 1
     return None
 

@@ -15,7 +15,6 @@ from ..spec.grammar import Enumerant, Grammar, Instruction, OperandSpec, ext_set
 from ..spec.names import suggest
 from ..syntax.parser import Line, Token, int_value
 
-ID_KINDS = {"IdRef", "IdResultType", "IdScope", "IdMemorySemantics", "IdResult"}
 
 
 class Operand(NamedTuple):
@@ -152,7 +151,7 @@ class _Matcher:
         if tok.kind == "RAW":
             return None  # a raw word fills any one-word slot
         cat = kind.category if kind else "Id"
-        if spec.kind in ID_KINDS:
+        if spec.kind in self.g.id_kinds:
             if tok.kind != "ID":
                 value = named_value(self.g, spec.kind, tok.text)
                 if value is not None:  # as the subgroup-rotate proposal's example writes it

@@ -83,10 +83,6 @@ class Instruction:
     def __post_init__(self):
         self.has_result = any(o.kind == "IdResult" for o in self.operands)
         self.has_result_type = any(o.kind == "IdResultType" for o in self.operands)
-        rest = tuple(o for o in self.operands if o.kind != "IdResult")
-        if all(o.kind in ("IdRef", "IdResultType", "IdScope", "IdMemorySemantics") and not o.quantifier
-               for o in rest):
-            self.plain_ids = rest
 
     def signature(self) -> str:
         parts = []
@@ -180,6 +176,12 @@ class Grammar:
             for e in kind.canonical():
                 names.update(e.extensions)
         self.extensions = sorted(names)
+        # The <id> operand kinds, as the grammar's categories say.
+        self.id_kinds = frozenset(k for k, v in self.kinds.items() if v.category == "Id")
+        for inst in [*self.by_opcode.values(), *(i for s in self.ext_sets.values() for i in s.by_opcode.values())]:
+            rest = tuple(o for o in inst.operands if o.kind != "IdResult")
+            if all(o.kind in self.id_kinds and not o.quantifier for o in rest):
+                inst.plain_ids = rest
 
     def instruction(self, name: str) -> Instruction | None:
         return self.instructions.get(name)
@@ -224,7 +226,10 @@ class Grammar:
         return out
 
 
-# The import string of each extended instruction set, keyed by its grammar file.
+# The import string of each extended instruction set, keyed by its grammar file. Hand-typed: the
+# JSON files do not carry the string OpExtInstImport takes (SPIRV-Tools types the same list in
+# source/ext_inst.cpp). Every installed extinst.*.grammar.json is loaded, those not listed here
+# under a name derived from the file's (tests/unit/test_spec.py keeps this list complete).
 _EXTINST_FILES = {
     "GLSL.std.450": "extinst.glsl.std.450.grammar.json",
     "OpenCL.std": "extinst.opencl.std.100.grammar.json",
@@ -240,7 +245,18 @@ _EXTINST_FILES = {
     "SPV_AMD_shader_trinary_minmax": "extinst.spv-amd-shader-trinary-minmax.grammar.json",
     "SPV_AMD_shader_explicit_vertex_parameter":
         "extinst.spv-amd-shader-explicit-vertex-parameter.grammar.json",
+    "TOSA.001000.1": "extinst.tosa.001000.1.grammar.json",
+    "Arm.MotionEngine.100": "extinst.arm.motion-engine.100.grammar.json",
 }
+
+
+def extinst_files(d: Path) -> dict[str, Path]:
+    """Import string -> grammar file, for every extended instruction set installed in `d`."""
+    named = {file: name for name, file in _EXTINST_FILES.items()}
+    out = {}
+    for path in sorted(d.glob("extinst.*.grammar.json")):
+        out[named.get(path.name) or path.name.removeprefix("extinst.").removesuffix(".grammar.json")] = path
+    return out
 
 
 def grammar_dir() -> Path:
@@ -262,11 +278,7 @@ def grammar_dir() -> Path:
 def load() -> Grammar:
     d = grammar_dir()
     core = json.loads((d / "spirv.core.grammar.json").read_text(encoding="utf-8"))
-    extinst = {}
-    for set_name, file in _EXTINST_FILES.items():
-        path = d / file
-        if path.is_file():
-            extinst[set_name] = json.loads(path.read_text(encoding="utf-8"))
+    extinst = {name: json.loads(path.read_text(encoding="utf-8")) for name, path in extinst_files(d).items()}
     return Grammar(core, extinst)
 
 

@@ -46,3 +46,47 @@ def test_target_envs():
     assert env.version_of("vulkan1.3") == (1, 6)
     assert env.version_of("spv1.3") == (1, 3)
     assert env.version_of("universal1.5") == (1, 5)
+
+
+def test_every_installed_extended_instruction_set_is_named_and_assembles(tmp_path):
+    """Issue 13.3: the sets are found by globbing the grammar directory; the hand-typed import
+    strings (the JSON lacks them) cover every installed file, and spirv-as accepts each one."""
+    import subprocess
+    from pathlib import Path
+
+    from spvls.spec import grammar
+    from tests.helpers import tool
+    d = grammar.grammar_dir()
+    installed = {p.name for p in Path(d).glob("extinst.*.grammar.json")}
+    assert installed == set(grammar._EXTINST_FILES.values())
+    assert set(grammar.extinst_files(d)) == set(grammar._EXTINST_FILES) == set(load().ext_sets)
+    assert len(load().ext_sets["TOSA.001000.1"].by_name) > 50
+    src = tmp_path / "sets.spvasm"
+    src.write_text("OpCapability Shader\n" + "".join(
+        f'%s{i} = OpExtInstImport "{name}"\n' for i, name in enumerate(sorted(grammar._EXTINST_FILES)))
+        + "OpMemoryModel Logical GLSL450\n")
+    r = subprocess.run([tool("spirv-as"), str(src), "-o", str(tmp_path / "s.spv")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_four_extensions_are_the_checked_ones():
+    """Issue 13.3: the docs' list of the four extensions and the families that check them agree."""
+    from spvls.checks import EXTENSION_OF_FAMILY
+    from spvls.spec import docs
+    assert EXTENSION_OF_FAMILY == {"reconvergence": "SPV_KHR_maximal_reconvergence",
+                                   "coopmat": "SPV_KHR_cooperative_matrix",
+                                   "rotate": "SPV_KHR_subgroup_rotate", "ballot": "SPV_KHR_shader_ballot"}
+    assert set(docs.EXTENSIONS) == set(EXTENSION_OF_FAMILY.values())
+    assert set(docs.EXTENSIONS) <= set(load().extensions)
+
+
+def test_the_names_checks_type_by_hand_are_the_grammars():
+    """Issue 13.3: tables that stay (spec prose names them) name what the grammar has."""
+    from spvls.checks import ballot, rotate
+    g = load()
+    builtins = g.kinds["BuiltIn"]
+    for name in ballot.MASKS:
+        e = builtins.enumerants[name]
+        assert e.name == name and f"{name}KHR" in e.aliases and "SubgroupBallotKHR" in e.capabilities
+    scope = g.kinds["Scope"]
+    assert [scope.enumerants[n].name for n in rotate._SCOPES] == list(rotate._SCOPES)
