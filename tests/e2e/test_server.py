@@ -116,7 +116,10 @@ COMPLETION_CASES = [
     ('OpExtension $0', {'"SPV_KHR_cooperative_matrix"', '"SPV_KHR_subgroup_rotate"'}, None, None),
     # In a module, what its capabilities enable comes first, the four extensions first among those.
     (in_body("%x = $0"), {"OpIAdd", "OpGroupNonUniformRotateKHR"}, None, "OpCooperativeMatrixLengthKHR"),
-    (in_header("OpExecutionMode %main $0"), {"LocalSize", "OutputVertices"}, None, "MaximallyReconvergesKHR"),
+    # MaximallyReconvergesKHR needs its extension too, as the checker says (issue 13.2).
+    (in_header("OpExecutionMode %main $0").replace('"SPV_KHR_cooperative_matrix"', '"SPV_KHR_cooperative_matrix"\n'
+                                                   'OpExtension "SPV_KHR_maximal_reconvergence"'),
+     {"LocalSize", "OutputVertices"}, None, "MaximallyReconvergesKHR"),
     (in_header("OpDecorate %u32 BuiltIn $0"), {"SubgroupEqMask"}, None, "GlobalInvocationId"),  # GLCompute's first
 ]
 
