@@ -21,13 +21,25 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from . import __version__, transport
 from .binary import commands as binary_commands
-from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
-from .features import calls, cfg, completion, formatting, hover, inlay, navigation, rules, signature, symbols, tokens
-from .features import source  # its own line: others add features to the line above
 from .checks import EXTENSION_OF_FAMILY, validator
+from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
+from .features import (
+    calls,
+    cfg,
+    completion,
+    formatting,
+    hover,
+    inlay,
+    navigation,
+    rules,
+    signature,
+    source,  # its own line: others add features to the line above
+    symbols,
+    tokens,
+)
 from .features.workspace import Workspace
-from .session.validation import OFF, ON_SAVE, ON_TYPE, Validation
 from .session import progress
+from .session.validation import OFF, ON_SAVE, ON_TYPE, Validation
 
 log = logging.getLogger("spvls")
 _SEVERITY = {ERROR: T.DiagnosticSeverity.Error, WARNING: T.DiagnosticSeverity.Warning,
@@ -142,7 +154,7 @@ class SpvServer(LanguageServer):
     def _dispatch(self, data) -> None:
         try:
             self.protocol.handle_message(self.protocol.structure_message(data))
-        except Exception as e:  # noqa: BLE001 - as pygls' loop: one bad message, the server goes on
+        except Exception as e:
             log.exception("cannot handle message")
             self._report_server_error(e, JsonRpcException)
 
@@ -209,7 +221,7 @@ def _log_fault(ls: SpvServer, what: str, e: Exception) -> None:
     log.error(msg)
     try:
         ls.window_log_message(T.LogMessageParams(T.MessageType.Error, msg))
-    except Exception:  # noqa: BLE001 - the log channel itself may be gone
+    except Exception:
         pass
 
 
@@ -224,7 +236,7 @@ def _guard(fn):
             return fn(ls, params)
         except JsonRpcException:
             raise  # a deliberate protocol error (e.g. a refused rename), not a fault
-        except Exception as e:  # noqa: BLE001 - one request fails, the server keeps serving
+        except Exception as e:
             uri = getattr(getattr(params, "text_document", None), "uri", "")
             pos = getattr(params, "position", None)
             where = f"{uri}:{pos.line + 1}:{pos.character + 1}" if pos else uri
@@ -316,7 +328,7 @@ def _publish(ls: SpvServer, uri: str) -> None:
         if _FAULT == "analysis":
             raise RuntimeError("injected fault in analysis")
         diags = _diagnostics(ls, uri)
-    except Exception as e:  # noqa: BLE001 - the text is kept; only this analysis is lost
+    except Exception as e:
         _log_fault(ls, f"analysis failed on {uri}", e)
         diags = [T.Diagnostic(range=T.Range(T.Position(0, 0), T.Position(0, 0)),
                               severity=T.DiagnosticSeverity.Error, source="spvls", code="spvls.internal",
@@ -396,7 +408,7 @@ def _check_with_progress(ls: SpvServer, uri: str, doc) -> None:
                          f"({len(doc.texts):,} lines)"):
         try:
             ls.ws.analysis(uri)
-        except Exception:  # noqa: BLE001 - _publish reports it
+        except Exception:
             pass
 
 
@@ -845,7 +857,7 @@ def _command(name: str, fn):
             return fn(ls, *args)
         except JsonRpcException:
             raise
-        except Exception as e:  # noqa: BLE001 - one request fails, the server keeps serving
+        except Exception as e:
             _log_fault(ls, f"{name} failed", e)
             raise JsonRpcInternalError(f"spvls: {name} failed: {e}") from None
     return run

@@ -1,4 +1,4 @@
-"""The type checker is clean over spvls/ (its settings: [tool.mypy] in pyproject.toml)."""
+"""The type checker and the linter are clean over spvls/ (settings: [tool.mypy] and [tool.ruff] in pyproject.toml)."""
 import os
 from pathlib import Path
 
@@ -14,3 +14,17 @@ def test_mypy_is_clean_over_spvls(monkeypatch):
     out, err, status = api.run(["--no-incremental", "--cache-dir", os.devnull, "--config-file", str(ROOT / "pyproject.toml")])
     assert status == 0, out + err
     assert "Success: no issues found" in out
+
+
+def test_ruff_is_clean_over_spvls():
+    """ruff's rules as [tool.ruff.lint] names them (explicitly, so a newer ruff changes nothing)."""
+    import shutil
+    import subprocess
+    import sys
+
+    ruff = Path(sys.executable).parent / "ruff"
+    exe = str(ruff) if ruff.exists() else shutil.which("ruff")
+    if exe is None:
+        pytest.skip("ruff is not installed (it comes with the [test] extra)")
+    r = subprocess.run([exe, "check", "spvls"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr

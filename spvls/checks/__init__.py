@@ -23,8 +23,8 @@ from . import (
     syntax,
     types,
 )
-from .origin import attach_sources
 from .diagnostic import Diagnostic
+from .origin import attach_sources
 
 
 class Check(Protocol):

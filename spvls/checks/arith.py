@@ -143,7 +143,8 @@ def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
     rt = shapes[rt_tok.text]
     if rt == _SKIP:
         return []
-    d = lambda tok, lead: cited(inst.line, tok, code, lead, RULES[code])
+    def d(tok, lead):
+        return cited(inst.line, tok, code, lead, RULES[code])
     compare = code.endswith("compare")
     want = "OpTypeBool" if compare else "OpTypeFloat" if code == "arith.float" else "OpTypeInt"
     if rt is None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from ..model.facts import module_fact
 from ..model.enablement import CAPABILITY, LAST_VERSION, RESERVED, VERSION, lacks
+from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from ..model.operands import Operand
 from ..spec.grammar import Instruction, format_version
@@ -172,7 +172,7 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
         if e.value == 0 and m.grammar.kinds[e.kind].category == "BitEnum":
             continue
         tok = op.token
-        d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731,B023
+        d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731
         # OpCapability declares its operand: only version and extension apply to it.
         need = lacks(m, e, declaring=inst.opname == "OpCapability")
         if need is None:

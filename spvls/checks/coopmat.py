@@ -84,7 +84,7 @@ class _Mat:
 
     def use_name(self) -> str:
         e = self.uses.get(self.use)
-        return e.name if e else str(self.use) if isinstance(self.use, int) else str(self.use)
+        return e.name if e else str(self.use)
 
 
 def _mat(m: Module, id_: str | None) -> _Mat | None:
@@ -234,10 +234,9 @@ def _load_store(m: Module, inst: Inst, load: bool) -> list[Diagnostic]:
         out.append(at(inst.line, layout.token, ERROR, "coopmat.layout",
                       _msg("coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant")))
     stride = inst.operand("Stride")
-    if stride and stride.is_id and m.definition(stride.token.text):
-        if int_info(m.type_of(stride.token.text)) is None:
-            out.append(at(inst.line, stride.token, ERROR, "coopmat.stride",
-                          _msg("coopmat.stride", f"{stride.token.text} is not a scalar integer")))
+    if stride and stride.is_id and m.definition(stride.token.text) and int_info(m.type_of(stride.token.text)) is None:
+        out.append(at(inst.line, stride.token, ERROR, "coopmat.stride",
+                      _msg("coopmat.stride", f"{stride.token.text} is not a scalar integer")))
     bad = "MakePointerAvailable" if load else "MakePointerVisible"
     for op in inst.match.operands:
         if op.spec.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):

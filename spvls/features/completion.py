@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model.facts import module_fact
 from ..model.enablement import lacks
+from ..model.facts import module_fact
 from ..model.module import Module
 from ..model.types import describe
 from ..spec import docs, models
-from ..spec.grammar import Instruction, format_version
+from ..spec.grammar import Instruction
 from .context import cursor
 from .docs import enumerant_md, extension_md, instruction_md
 

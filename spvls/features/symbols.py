@@ -17,7 +17,7 @@ class Symbol:
     line: int  # the whole symbol: start and end lines
     end_line: int
     sel: tuple[int, int]  # (start, end) columns of its name on `line`
-    children: list["Symbol"] = field(default_factory=list)
+    children: list[Symbol] = field(default_factory=list)
 
 
 def _sel(inst) -> tuple[int, int]:

@@ -108,7 +108,7 @@ class Sent:
     """Tokens as last sent for a document, LSP-encoded, with each line's token count: after an edit
     the model took in place, only the edited lines are encoded again and spliced in."""
 
-    __slots__ = ("result_id", "data", "counts", "module", "generation")
+    __slots__ = ("counts", "data", "generation", "module", "result_id")
 
     def __init__(self, result_id: str, data: list[int], counts: list[int], module: Module):
         self.result_id, self.data, self.counts = result_id, data, counts

@@ -1,7 +1,9 @@
 """Open documents and their analyses; no protocol types here."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 from ..binding.spirv_tools import ValidatorOptions
 from ..checks import Analysis, analyze, suppress, validator
@@ -38,7 +40,7 @@ class Settings:
 
     # Each setting's key, the attribute it sets, and a reader that returns the value or raises
     # ValueError with what is wrong. A new setting is one more line here.
-    KEYS = {
+    KEYS: ClassVar[dict[str, tuple[str, Callable[[object], object]]]] = {
         "targetEnv": ("target_env", _target_env),
         "inlayHints": ("inlay_hints", _boolean),
         "sourceHints": ("source_hints", _boolean),

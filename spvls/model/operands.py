@@ -6,15 +6,14 @@ token (for completion and signature help), and any mismatch found.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, NamedTuple, Sequence
+from functools import lru_cache
+from typing import NamedTuple
 
 from ..spec.grammar import Enumerant, Grammar, Instruction, OperandSpec, ext_set
 from ..spec.names import suggest
 from ..syntax.parser import Line, Token, int_value
-
 
 
 class Operand(NamedTuple):

@@ -134,7 +134,7 @@ class Validation:
             return
         try:
             found = future.result()
-        except Exception as e:  # noqa: BLE001 - a failed run loses its result, not the server
+        except Exception as e:
             log.exception("spirv-val failed on %s", uri)
             found = [Diagnostic(0, 0, 0, ERROR, validator.SOURCE + ".internal",
                                 f"spvls could not run spirv-val on this document ({e!r}); see the server log")]

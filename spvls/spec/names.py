@@ -7,6 +7,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable
 from itertools import chain
+from typing import ClassVar
 
 _VENDOR = re.compile(r"[A-Z]{2,}$")
 
@@ -44,7 +45,7 @@ _MANY, _SHORTLIST = 60, 40
 class _Index:
     """A large pool of names, prepared once for many suggestions."""
 
-    _cache: dict[tuple[str, ...], _Index] = {}
+    _cache: ClassVar[dict[tuple[str, ...], _Index]] = {}
 
     @classmethod
     def of(cls, pool: tuple[str, ...]) -> _Index:
