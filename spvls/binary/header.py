@@ -83,6 +83,6 @@ def read_comments(text: str) -> dict[str, int]:
             g = parse_generator(value)
             if g is not None:
                 out[key] = g
-        elif value.isdigit():
+        elif value.isascii() and value.isdigit():
             out[key] = int(value)
     return out

@@ -71,9 +71,14 @@ def _shapes(m: Module) -> dict[str, _Shape | str | None]:
             comp = shapes.get(ids[0].token.text) if ids else None
             if comp == _SKIP:
                 shapes[inst.result] = _SKIP
-            elif isinstance(comp, _Shape) and comp.count == 1 and lits and lits[0].isdigit():
+            elif isinstance(comp, _Shape) and comp.count == 1 and lits and _decimal(lits[0]):
                 shapes[inst.result] = _Shape(inst.result, comp.kind, comp.width, comp.signed, int(lits[0]))
     return shapes
+
+
+def _decimal(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also takes '²' and '①', which int() refuses."""
+    return text.isascii() and text.isdigit()
 
 
 def _scalar(t: Inst) -> _Shape | str | None:
@@ -85,7 +90,7 @@ def _scalar(t: Inst) -> _Shape | str | None:
         return _Shape(rid, op, 1, False, 1)
     if op == "OpTypeFloat" and len(lits) > 1:
         return _SKIP
-    if not lits or not lits[0].isdigit():
+    if not lits or not _decimal(lits[0]):
         return None
     return _Shape(rid, op, int(lits[0]), op == "OpTypeInt" and len(lits) > 1 and lits[1] == "1", 1)
 

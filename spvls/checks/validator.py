@@ -208,12 +208,12 @@ def _id_tokens(lines: Iterable[Line]) -> Iterable[str]:
 
 
 def numbering(lines: Sequence[Line]) -> dict[int, str]:
-    preserved = {int(t[1:]) for t in _id_tokens(lines) if t[1:].isdigit()}
+    preserved = {int(t[1:]) for t in _id_tokens(lines) if t[1:].isascii() and t[1:].isdigit()}
     out = {n: f"%{n}" for n in preserved}
     named: set[str] = set()
     nxt = 1
     for t in _id_tokens(lines):
-        if t in named or (t[1:].isdigit()):
+        if t in named or (t[1:].isascii() and t[1:].isdigit()):
             continue
         while nxt in preserved:
             nxt += 1

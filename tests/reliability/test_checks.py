@@ -22,6 +22,21 @@ def test_unicode_digit_where_an_integer_belongs_is_a_diagnostic(digit):
     assert (2, "operand.expected-integer") in codes and (3, "operand.expected-integer") in codes
 
 
+@pytest.mark.parametrize("lines", [
+    "%int = OpTypeInt \u246032 1\n%c = OpConstant %int 1\n%d = OpIAdd %int %c %c\n",  # fuzzer, seed 2311
+    "%float = OpTypeFloat 32\n%v = OpTypeVector %float \u00b2\n%c = OpConstant %float 1\n%d = OpFAdd %float %c %c\n",
+])
+def test_unicode_digits_in_type_operands_are_diagnosed_by_every_family(lines):
+    assert any(code.startswith(("operand.", "syntax.")) for _, code in _codes(HEAD + lines))
+
+
+def test_validator_numbering_takes_ascii_digits_only():
+    from spvls.checks import validator
+
+    doc = Document(HEAD + "%\u00b2 = OpTypeVoid\n%7 = OpTypeBool\n")
+    assert validator.numbering(doc.lines)[7] == "%7"
+
+
 def test_absurd_integer_widths_are_not_range_checked():
     text = HEAD + "%big = OpTypeInt 99999999999999 0\n%c = OpConstant %big 5\n%neg = OpTypeInt -3 0\n%d = OpConstant %neg 5\n"
     assert not [c for _, c in _codes(text) if c == "operand.literal-range"]
