@@ -106,19 +106,26 @@ def _value_type(m: Module, id_: str) -> str | None:
     return d.match.operands[0].token.text
 
 
+def _pointed(m: Module, inst: Inst, tok, role: str):
+    """(storage class, pointee) of the pointer operand `tok`, or None with what to report: nothing where its type
+    is unknown here or an untyped pointer, memory.pointer where it is no pointer at all."""
+    pt = _value_type(m, tok.text)
+    if pt is None:
+        return None, []
+    ptr = _pointer(m, pt)
+    if ptr is None and not _untyped(m, pt):
+        return None, [_d(inst, tok, "memory.pointer", f"{role} {tok.text} is of type {pt}, not a pointer")]
+    return ptr, []
+
+
 def _load(m: Module, inst: Inst) -> list[Diagnostic]:
     ops = inst.match.operands
     if len(ops) < 2 or not ops[1].is_id:
         return []
     rt, ptr_op = ops[0].token.text, ops[1].token
-    pt = _value_type(m, ptr_op.text)
-    if pt is None:
-        return []
-    ptr = _pointer(m, pt)
+    ptr, problem = _pointed(m, inst, ptr_op, "Pointer")
     if ptr is None:
-        if _untyped(m, pt):
-            return []
-        return [_d(inst, ptr_op, "memory.pointer", f"Pointer {ptr_op.text} is of type {pt}, not a pointer")]
+        return problem
     if ptr[1] != rt and m.definition(rt) is not None:
         return [_d(inst, ops[0].token, "memory.load-type",
                    f"the Result Type is {rt}, but {ptr_op.text} points to {ptr[1]}")]
@@ -130,14 +137,9 @@ def _store(m: Module, inst: Inst) -> list[Diagnostic]:
     if len(ops) < 2 or not ops[0].is_id or not ops[1].is_id:
         return []
     ptr_op, obj = ops[0].token, ops[1].token
-    pt = _value_type(m, ptr_op.text)
-    if pt is None:
-        return []
-    ptr = _pointer(m, pt)
+    ptr, problem = _pointed(m, inst, ptr_op, "Pointer")
     if ptr is None:
-        if _untyped(m, pt):
-            return []
-        return [_d(inst, ptr_op, "memory.pointer", f"Pointer {ptr_op.text} is of type {pt}, not a pointer")]
+        return problem
     ot = _value_type(m, obj.text)
     if ot is not None and ot != ptr[1] and not _both_structs(m, ot, ptr[1]):
         return [_d(inst, obj, "memory.store-type", f"Object {obj.text} is of type {ot}, but {ptr_op.text} points to {ptr[1]}")]
@@ -161,14 +163,9 @@ def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
     if len(ops) < 2:
         return []
     rt_tok, base = ops[0].token, ops[1].token
-    bt = _value_type(m, base.text)
-    if bt is None:
-        return []
-    bptr = _pointer(m, bt)
+    bptr, problem = _pointed(m, inst, base, "Base")
     if bptr is None:
-        if _untyped(m, bt):
-            return []
-        return [_d(inst, base, "memory.pointer", f"Base {base.text} is of type {bt}, not a pointer")]
+        return problem
     rptr = _pointer(m, rt_tok.text)
     if rptr is None:
         t = m.definition(rt_tok.text)
