@@ -1,4 +1,5 @@
 """LSP wiring only: translate between the protocol and spvls.features."""
+
 from __future__ import annotations
 
 import asyncio
@@ -42,18 +43,32 @@ from .session import progress
 from .session.validation import OFF, ON_SAVE, ON_TYPE, Validation
 
 log = logging.getLogger("spvls")
-_SEVERITY = {ERROR: T.DiagnosticSeverity.Error, WARNING: T.DiagnosticSeverity.Warning,
-             INFO: T.DiagnosticSeverity.Information, HINT: T.DiagnosticSeverity.Hint}
+_SEVERITY = {
+    ERROR: T.DiagnosticSeverity.Error,
+    WARNING: T.DiagnosticSeverity.Warning,
+    INFO: T.DiagnosticSeverity.Information,
+    HINT: T.DiagnosticSeverity.Hint,
+}
 _REGISTRY = "https://github.khronos.org/SPIRV-Registry/extensions/KHR/{}.html"
 _CORE_SPEC = "https://registry.khronos.org/SPIR-V/specs/unified1/SPIRV.html"
 _FAMILY_DOC = EXTENSION_OF_FAMILY
-_SYMBOL_KIND = {"entry-point": T.SymbolKind.Event, "function": T.SymbolKind.Function,
-                "block": T.SymbolKind.Namespace, "type": T.SymbolKind.Class,
-                "variable": T.SymbolKind.Variable, "constant": T.SymbolKind.Constant}
-_ITEM_KIND = {"keyword": T.CompletionItemKind.Keyword, "enum": T.CompletionItemKind.EnumMember,
-              "type": T.CompletionItemKind.Class, "function": T.CompletionItemKind.Function,
-              "label": T.CompletionItemKind.Reference, "value": T.CompletionItemKind.Variable,
-              "text": T.CompletionItemKind.Text}
+_SYMBOL_KIND = {
+    "entry-point": T.SymbolKind.Event,
+    "function": T.SymbolKind.Function,
+    "block": T.SymbolKind.Namespace,
+    "type": T.SymbolKind.Class,
+    "variable": T.SymbolKind.Variable,
+    "constant": T.SymbolKind.Constant,
+}
+_ITEM_KIND = {
+    "keyword": T.CompletionItemKind.Keyword,
+    "enum": T.CompletionItemKind.EnumMember,
+    "type": T.CompletionItemKind.Class,
+    "function": T.CompletionItemKind.Function,
+    "label": T.CompletionItemKind.Reference,
+    "value": T.CompletionItemKind.Variable,
+    "text": T.CompletionItemKind.Text,
+}
 
 
 class _Unreadable(NamedTuple):
@@ -86,14 +101,24 @@ class _Protocol(LanguageServerProtocol):
     def handle_message(self, message):
         if isinstance(message, _Unreadable):
             log.warning("invalid params for %s: %s", message.method, message.reason)
-            self._send_response(message.id, error=JsonRpcInvalidParams(
-                f"invalid params for {message.method}: {message.reason}").to_response_error())
+            self._send_response(
+                message.id,
+                error=JsonRpcInvalidParams(
+                    f"invalid params for {message.method}: {message.reason}"
+                ).to_response_error(),
+            )
             return
         # LSP: requests after shutdown "should error with InvalidRequest"; pygls drops them silently.
-        if self._shutdown and getattr(message, "method", "") != T.EXIT and getattr(message, "id", None) is not None \
-                and hasattr(message, "method"):
-            self._send_response(message.id, error=JsonRpcInvalidRequest(
-                "the server is shutting down: only 'exit' is accepted").to_response_error())
+        if (
+            self._shutdown
+            and getattr(message, "method", "") != T.EXIT
+            and getattr(message, "id", None) is not None
+            and hasattr(message, "method")
+        ):
+            self._send_response(
+                message.id,
+                error=JsonRpcInvalidRequest("the server is shutting down: only 'exit' is accepted").to_response_error(),
+            )
             return
         super().handle_message(message)
 
@@ -124,8 +149,9 @@ class _Protocol(LanguageServerProtocol):
 
 class SpvServer(LanguageServer):
     def __init__(self):
-        super().__init__("spvls", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
-                         protocol_cls=_Protocol)
+        super().__init__(
+            "spvls", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental, protocol_cls=_Protocol
+        )
         self.ws = Workspace()
         self.encoding = "utf-16"  # columns' unit: the client's first choice among utf-8, utf-16, utf-32
         self.tokens_sent: dict[str, tokens.Sent] = {}  # per document: the tokens last sent
@@ -134,16 +160,16 @@ class SpvServer(LanguageServer):
         self.takes_progress = False  # the client takes window/workDoneProgress/create
         self.pull = False  # diagnostics by pull (textDocument/diagnostic) instead of push
         self.refresh = False  # the client takes workspace/diagnostic/refresh
-        self.validation = Validation(self.ws, lambda uri: _validated(self, uri),
-                                     note=lambda text: _note(self, text))
+        self.validation = Validation(self.ws, lambda uri: _validated(self, uri), note=lambda text: _note(self, text))
 
     def start_io(self, stdin=None, stdout=None):
         """pygls' stdio loop, with a reader that survives broken framing (spvls.transport)."""
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(transport.serve(self._stop_event, stdin or sys.stdin.buffer, self._dispatch,
-                                        self._framing_problem))
+            asyncio.run(
+                transport.serve(self._stop_event, stdin or sys.stdin.buffer, self._dispatch, self._framing_problem)
+            )
         except BrokenPipeError:
             log.error("the client closed the connection: exiting")
         except (KeyboardInterrupt, SystemExit):
@@ -228,6 +254,7 @@ def _log_fault(ls: SpvServer, what: str, e: Exception) -> None:
 def _guard(fn):
     """A feature that fails is logged with its context (stderr and window/logMessage) and answers
     that request alone with an error; the server keeps serving."""
+
     @wraps(fn)
     def run(ls: SpvServer, params):
         try:
@@ -242,6 +269,7 @@ def _guard(fn):
             where = f"{uri}:{pos.line + 1}:{pos.character + 1}" if pos else uri
             _log_fault(ls, f"{fn.__name__} failed at {where}", e)
             raise JsonRpcInternalError(f"spvls: {fn.__name__} failed: {e}") from None
+
     return run
 
 
@@ -271,16 +299,24 @@ def _source_related(m, doc, uri: str, d: Diagnostic) -> list[T.DiagnosticRelated
 
 def _lsp_diagnostic(doc, uri: str, d: Diagnostic, m=None) -> T.Diagnostic:
     family = d.code.split(".")[0]
-    href = validator.href(d.code) or (_REGISTRY.format(_FAMILY_DOC[family]) if family in _FAMILY_DOC
-                                      else _CORE_SPEC)
+    href = validator.href(d.code) or (_REGISTRY.format(_FAMILY_DOC[family]) if family in _FAMILY_DOC else _CORE_SPEC)
     origin = family if family in (validator.SOURCE, validator.ASSEMBLER) else "spvls"
     related = _source_related(m, doc, uri, d)
     return T.Diagnostic(
-        range=_range(doc, d.line, d.start, d.end), message=d.message, severity=_SEVERITY[d.severity],
-        code=d.code, source=origin, code_description=T.CodeDescription(href=href),
-        related_information=[T.DiagnosticRelatedInformation(
-            T.Location(uri, _range(doc, r.line, r.start, r.end)), r.message) for r in d.related] + related or None,
-        data={"fixes": len(d.fixes)})
+        range=_range(doc, d.line, d.start, d.end),
+        message=d.message,
+        severity=_SEVERITY[d.severity],
+        code=d.code,
+        source=origin,
+        code_description=T.CodeDescription(href=href),
+        related_information=[
+            T.DiagnosticRelatedInformation(T.Location(uri, _range(doc, r.line, r.start, r.end)), r.message)
+            for r in d.related
+        ]
+        + related
+        or None,
+        data={"fixes": len(d.fixes)},
+    )
 
 
 MAX_PUBLISHED = 2000  # more helps no one and stalls clients; `spvls check` prints them all
@@ -300,6 +336,7 @@ def _converter(ls: SpvServer, uri: str, doc, m, count: int):
         if hit is None or hit[0] is not d:
             hit = memo[id(d)] = (d, _lsp_diagnostic(doc, uri, d, m))
         return hit[1]
+
     return convert
 
 
@@ -314,9 +351,13 @@ def _diagnostics(ls: SpvServer, uri: str) -> list[T.Diagnostic]:
         return [convert(d) for d in diags]
     rank = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
     shown = sorted(sorted(diags, key=lambda d: rank[d.severity])[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
-    note = T.Diagnostic(range=T.Range(T.Position(0, 0), T.Position(0, 0)), severity=T.DiagnosticSeverity.Information,
-                        source="spvls", code="spvls.truncated",
-                        message=f"{len(diags) - MAX_PUBLISHED} more problems not shown; run `spvls check` for all")
+    note = T.Diagnostic(
+        range=T.Range(T.Position(0, 0), T.Position(0, 0)),
+        severity=T.DiagnosticSeverity.Information,
+        source="spvls",
+        code="spvls.truncated",
+        message=f"{len(diags) - MAX_PUBLISHED} more problems not shown; run `spvls check` for all",
+    )
     return [note] + [convert(d) for d in shown]
 
 
@@ -330,9 +371,15 @@ def _publish(ls: SpvServer, uri: str) -> None:
         diags = _diagnostics(ls, uri)
     except Exception as e:
         _log_fault(ls, f"analysis failed on {uri}", e)
-        diags = [T.Diagnostic(range=T.Range(T.Position(0, 0), T.Position(0, 0)),
-                              severity=T.DiagnosticSeverity.Error, source="spvls", code="spvls.internal",
-                              message=f"spvls could not analyse this document ({e!r}); see the server log")]
+        diags = [
+            T.Diagnostic(
+                range=T.Range(T.Position(0, 0), T.Position(0, 0)),
+                severity=T.DiagnosticSeverity.Error,
+                source="spvls",
+                code="spvls.internal",
+                message=f"spvls could not analyse this document ({e!r}); see the server log",
+            )
+        ]
     # Computed synchronously for this version, so an older result is never sent after a newer one.
     ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, diags, version=doc.version))
 
@@ -404,8 +451,9 @@ def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
 
 def _check_with_progress(ls: SpvServer, uri: str, doc) -> None:
     """Analyse a large document whole inside a work-done progress; published (or pulled) after."""
-    with progress.around(ls, ls.takes_progress, len(doc.texts), "spvls", f"checking {uri.rsplit('/', 1)[-1]} "
-                         f"({len(doc.texts):,} lines)"):
+    with progress.around(
+        ls, ls.takes_progress, len(doc.texts), "spvls", f"checking {uri.rsplit('/', 1)[-1]} ({len(doc.texts):,} lines)"
+    ):
         try:
             ls.ws.analysis(uri)
         except Exception:
@@ -459,8 +507,9 @@ def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams):
         ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(params.text_document.uri, []))
 
 
-@server.feature(T.TEXT_DOCUMENT_DIAGNOSTIC, T.DiagnosticOptions(inter_file_dependencies=False,
-                                                                workspace_diagnostics=False))
+@server.feature(
+    T.TEXT_DOCUMENT_DIAGNOSTIC, T.DiagnosticOptions(inter_file_dependencies=False, workspace_diagnostics=False)
+)
 @_guard
 def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams):
     return T.RelatedFullDocumentDiagnosticReport(items=_diagnostics(ls, params.text_document.uri))
@@ -475,16 +524,19 @@ def _module(ls: SpvServer, uri: str):
 def _positional(fn):
     """A request at a position: fn(params, module, document, line, column), where the column counts
     code points; an unknown document answers None."""
+
     @wraps(fn)
     def run(ls: SpvServer, params):
         m, doc = _module(ls, params.text_document.uri)
         return None if m is None else fn(params, m, doc, *_cursor(doc, params.position))
+
     del run.__wrapped__  # pygls reads the signature to pass the server: it must see (ls, params)
     return run
 
 
-@server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["%", " ", "|", '"'],
-                                                               resolve_provider=True))
+@server.feature(
+    T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["%", " ", "|", '"'], resolve_provider=True)
+)
 @_guard
 @_positional
 def on_completion(params: T.CompletionParams, m, doc, line: int, col: int):
@@ -494,26 +546,42 @@ def on_completion(params: T.CompletionParams, m, doc, line: int, col: int):
     datas = [{**it.data, "uri": uri} if it.data.get("kind") == "id" else it.data for it in found]
     # Items that differ only in label, detail and order share their range, format and data once
     # (LSP 3.17 itemDefaults), when the client takes them: 277 capabilities then cost 37 KB of JSON, not 90.
-    shared = _defaults_supported() and found and len({(it.replace_start, it.snippet) for it in found}) == 1 \
-        and all(it.insert_text in (None, it.label) for it in found) and all(d == datas[0] for d in datas)
+    shared = (
+        _defaults_supported()
+        and found
+        and len({(it.replace_start, it.snippet) for it in found}) == 1
+        and all(it.insert_text in (None, it.label) for it in found)
+        and all(d == datas[0] for d in datas)
+    )
     defaults = None
     if shared:
         rng = _range(doc, line, found[0].replace_start, col) if found[0].replace_start is not None else None
-        defaults = T.CompletionItemDefaults(edit_range=rng, data=datas[0], insert_text_format=(
-            T.InsertTextFormat.Snippet if found[0].snippet else T.InsertTextFormat.PlainText))
+        defaults = T.CompletionItemDefaults(
+            edit_range=rng,
+            data=datas[0],
+            insert_text_format=(T.InsertTextFormat.Snippet if found[0].snippet else T.InsertTextFormat.PlainText),
+        )
     items = []
     for it, data in zip(found, datas):
         if shared:
-            items.append(T.CompletionItem(label=it.label, kind=_ITEM_KIND.get(it.kind), detail=it.detail,
-                                          sort_text=it.sort_text))
+            items.append(
+                T.CompletionItem(label=it.label, kind=_ITEM_KIND.get(it.kind), detail=it.detail, sort_text=it.sort_text)
+            )
             continue
         edit = None
         if it.replace_start is not None:
             edit = T.TextEdit(_range(doc, line, it.replace_start, col), it.insert_text or it.label)
-        items.append(T.CompletionItem(
-            label=it.label, kind=_ITEM_KIND.get(it.kind), detail=it.detail, sort_text=it.sort_text,
-            data=data, text_edit=edit,
-            insert_text_format=T.InsertTextFormat.Snippet if it.snippet else T.InsertTextFormat.PlainText))
+        items.append(
+            T.CompletionItem(
+                label=it.label,
+                kind=_ITEM_KIND.get(it.kind),
+                detail=it.detail,
+                sort_text=it.sort_text,
+                data=data,
+                text_edit=edit,
+                insert_text_format=T.InsertTextFormat.Snippet if it.snippet else T.InsertTextFormat.PlainText,
+            )
+        )
     # A capped id list is incomplete: the client asks again as the user types more of the name.
     return T.CompletionList(is_incomplete=len(items) >= completion.MAX_IDS, items=items, item_defaults=defaults)
 
@@ -577,8 +645,10 @@ def on_references(params: T.ReferenceParams, m, doc, line: int, col: int):
 @_guard
 @_positional
 def on_highlight(params: T.DocumentHighlightParams, m, doc, line: int, col: int):
-    return [T.DocumentHighlight(_range(doc, *s), T.DocumentHighlightKind.Write if w else T.DocumentHighlightKind.Read)
-            for s, w in navigation.highlights(m, line, col)]
+    return [
+        T.DocumentHighlight(_range(doc, *s), T.DocumentHighlightKind.Write if w else T.DocumentHighlightKind.Read)
+        for s, w in navigation.highlights(m, line, col)
+    ]
 
 
 @server.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
@@ -604,9 +674,14 @@ def on_rename(params: T.RenameParams, m, doc, line: int, col: int):
 
 def _doc_symbol(doc, s) -> T.DocumentSymbol:
     full = T.Range(_pos(doc, s.line, 0), _pos(doc, s.end_line, len(_line_text(doc, s.end_line))))
-    return T.DocumentSymbol(name=s.name or "?", kind=_SYMBOL_KIND[s.kind], detail=s.detail, range=full,
-                            selection_range=_range(doc, s.line, *s.sel),
-                            children=[_doc_symbol(doc, c) for c in s.children] or None)
+    return T.DocumentSymbol(
+        name=s.name or "?",
+        kind=_SYMBOL_KIND[s.kind],
+        detail=s.detail,
+        range=full,
+        selection_range=_range(doc, s.line, *s.sel),
+        children=[_doc_symbol(doc, c) for c in s.children] or None,
+    )
 
 
 @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -619,9 +694,14 @@ def on_document_symbol(ls: SpvServer, params: T.DocumentSymbolParams):
 def _call_item(uri: str, doc, it: calls.CallItem) -> T.CallHierarchyItem:
     last = len(_line_text(doc, it.last_line))
     return T.CallHierarchyItem(
-        name=it.name, kind=T.SymbolKind.Function, uri=uri, detail=it.detail or None,
+        name=it.name,
+        kind=T.SymbolKind.Function,
+        uri=uri,
+        detail=it.detail or None,
         range=T.Range(_pos(doc, it.first_line, 0), _pos(doc, it.last_line, last)),
-        selection_range=_range(doc, *it.selection), data={"id": it.id})
+        selection_range=_range(doc, *it.selection),
+        data={"id": it.id},
+    )
 
 
 def _call_edges(ls: SpvServer, item: T.CallHierarchyItem, edges) -> list[tuple[T.CallHierarchyItem, list[T.Range]]]:
@@ -656,9 +736,12 @@ def on_outgoing_calls(ls: SpvServer, params: T.CallHierarchyOutgoingCallsParams)
 @_guard
 def on_workspace_symbol(ls: SpvServer, params: T.WorkspaceSymbolParams):
     mods = {uri: ls.ws.analysis(uri).module for uri in list(ls.ws.docs)}
-    return [T.WorkspaceSymbol(name=s.name, kind=_SYMBOL_KIND[s.kind],
-                              location=T.Location(uri, _range(mods[uri].doc, s.line, *s.sel)))
-            for uri, s in symbols.workspace_symbols(mods, params.query)]
+    return [
+        T.WorkspaceSymbol(
+            name=s.name, kind=_SYMBOL_KIND[s.kind], location=T.Location(uri, _range(mods[uri].doc, s.line, *s.sel))
+        )
+        for uri, s in symbols.workspace_symbols(mods, params.query)
+    ]
 
 
 def _format_edits(ls: SpvServer, uri: str, first: int = 0, last: int | None = None) -> list[T.TextEdit] | None:
@@ -685,8 +768,9 @@ def on_format_range(ls: SpvServer, params: T.DocumentRangeFormattingParams):
 @_guard
 def on_folding(ls: SpvServer, params: T.FoldingRangeParams):
     m, _ = _module(ls, params.text_document.uri)
-    return [T.FoldingRange(a, b, kind=T.FoldingRangeKind.Region) for a, b, _k in symbols.folding_ranges(m)] \
-        if m else None
+    return (
+        [T.FoldingRange(a, b, kind=T.FoldingRangeKind.Region) for a, b, _k in symbols.folding_ranges(m)] if m else None
+    )
 
 
 LEGEND = T.SemanticTokensLegend(token_types=tokens.TOKEN_TYPES, token_modifiers=tokens.TOKEN_MODIFIERS)
@@ -730,8 +814,9 @@ def on_tokens_delta(ls: SpvServer, params: T.SemanticTokensDeltaParams):
         edit = tokens.splice(before, m, _from_cp) if m is not None else None
         if edit is not None:  # only the lines edited since: milliseconds at 100k lines
             before.result_id = str(next(_result_ids))
-            return T.SemanticTokensDelta(edits=[T.SemanticTokensEdit(*edit)] if edit[1] or edit[2] else [],
-                                         result_id=before.result_id)
+            return T.SemanticTokensDelta(
+                edits=[T.SemanticTokensEdit(*edit)] if edit[1] or edit[2] else [], result_id=before.result_id
+            )
     sent = _full_tokens(ls, uri)
     if sent is None:
         return None
@@ -760,9 +845,16 @@ def on_signature(params: T.SignatureHelpParams, m, doc, line: int, col: int):
     if sig is None:
         return None
     return T.SignatureHelp(
-        signatures=[T.SignatureInformation(sig.label, T.MarkupContent(T.MarkupKind.Markdown, sig.documentation),
-                                           [T.ParameterInformation(p) for p in sig.parameters])],
-        active_signature=0, active_parameter=sig.active)
+        signatures=[
+            T.SignatureInformation(
+                sig.label,
+                T.MarkupContent(T.MarkupKind.Markdown, sig.documentation),
+                [T.ParameterInformation(p) for p in sig.parameters],
+            )
+        ],
+        active_signature=0,
+        active_parameter=sig.active,
+    )
 
 
 @server.feature(T.TEXT_DOCUMENT_INLAY_HINT)
@@ -772,12 +864,23 @@ def on_inlay(ls: SpvServer, params: T.InlayHintParams):
     if m is None:
         return []
     first, last = params.range.start.line, params.range.end.line
-    hints = [T.InlayHint(_pos(doc, line, col), label if kind == "type" else f"={label}",
-                         kind=T.InlayHintKind.Type if kind == "type" else T.InlayHintKind.Parameter)
-             for line, col, label, kind in inlay.inlay_hints(m, first, last)] if ls.ws.settings.inlay_hints else []
+    hints = (
+        [
+            T.InlayHint(
+                _pos(doc, line, col),
+                label if kind == "type" else f"={label}",
+                kind=T.InlayHintKind.Type if kind == "type" else T.InlayHintKind.Parameter,
+            )
+            for line, col, label, kind in inlay.inlay_hints(m, first, last)
+        ]
+        if ls.ws.settings.inlay_hints
+        else []
+    )
     if ls.ws.settings.source_hints:
-        hints += [T.InlayHint(_pos(doc, line, col), label, padding_left=True)
-                  for line, col, label in source.source_hints(m, first, last)]
+        hints += [
+            T.InlayHint(_pos(doc, line, col), label, padding_left=True)
+            for line, col, label in source.source_hints(m, first, last)
+        ]
     return hints
 
 
@@ -795,9 +898,15 @@ def on_code_action(ls: SpvServer, params: T.CodeActionParams):
             continue
         for fix in d.fixes:
             edits = [T.TextEdit(_range(doc, e.line, e.start, e.end), e.text) for e in fix.edits]
-            out.append(T.CodeAction(fix.title, kind=T.CodeActionKind.QuickFix,
-                                    diagnostics=[_lsp_diagnostic(doc, uri, d, a.module)], is_preferred=fix is d.fixes[0],
-                                    edit=T.WorkspaceEdit(changes={uri: edits})))
+            out.append(
+                T.CodeAction(
+                    fix.title,
+                    kind=T.CodeActionKind.QuickFix,
+                    diagnostics=[_lsp_diagnostic(doc, uri, d, a.module)],
+                    is_preferred=fix is d.fixes[0],
+                    edit=T.WorkspaceEdit(changes={uri: edits}),
+                )
+            )
     return out
 
 
@@ -807,8 +916,11 @@ def show_cfg(ls: SpvServer, *args):
     without Graphviz), "blocks": [{"node", "label", "range"}], "current": the node at P, "message"}."""
     where = args[0] if args and isinstance(args[0], dict) else {}
     uri, p = where.get("uri"), where.get("position") or {}
-    if not isinstance(uri, str) or not isinstance(p, dict) or \
-            not all(isinstance(p.get(k, 0), int) for k in ("line", "character")):
+    if (
+        not isinstance(uri, str)
+        or not isinstance(p, dict)
+        or not all(isinstance(p.get(k, 0), int) for k in ("line", "character"))
+    ):
         raise JsonRpcInvalidParams('spvls.showCfg takes [{"uri": ..., "position": {"line", "character"}}]')
     a = ls.ws.analysis(uri)
     if a is None:
@@ -819,15 +931,23 @@ def show_cfg(ls: SpvServer, *args):
     # A client that draws the DOT itself (the VS Code panel) passes "svg": false: Graphviz takes a
     # second on a 300-block function.
     want_svg = where.get("svg", True) is not False
-    return {"function": v.function, "dot": v.dot, "svg": cfg.render_svg(v.dot) if v.dot and want_svg else None,
-            "blocks": [{"node": node, "label": label, "range": _plain_range(_range(doc, *span))}
-                       for node, label, span in v.blocks],
-            "current": v.current, "message": v.message}
+    return {
+        "function": v.function,
+        "dot": v.dot,
+        "svg": cfg.render_svg(v.dot) if v.dot and want_svg else None,
+        "blocks": [
+            {"node": node, "label": label, "range": _plain_range(_range(doc, *span))} for node, label, span in v.blocks
+        ],
+        "current": v.current,
+        "message": v.message,
+    }
 
 
 def _plain_range(r: T.Range) -> dict:
-    return {"start": {"line": r.start.line, "character": r.start.character},
-            "end": {"line": r.end.line, "character": r.end.character}}
+    return {
+        "start": {"line": r.start.line, "character": r.start.character},
+        "end": {"line": r.end.line, "character": r.end.character},
+    }
 
 
 def disassemble(ls: SpvServer, *args):
@@ -852,6 +972,7 @@ COMMANDS = {"spvls.showCfg": show_cfg, "spvls.disassemble": disassemble, "spvls.
 
 def _command(name: str, fn):
     """A failing command is logged with its name and answers that request alone with an error."""
+
     def run(ls: SpvServer, *args):
         try:
             return fn(ls, *args)
@@ -860,6 +981,7 @@ def _command(name: str, fn):
         except Exception as e:
             _log_fault(ls, f"{name} failed", e)
             raise JsonRpcInternalError(f"spvls: {name} failed: {e}") from None
+
     return run
 
 

@@ -5,6 +5,7 @@ the wrong bytes as headers or bodies, and a request is never answered (or the se
 bytes that never come). This reader resynchronises on the next header and keeps every message it
 can: a body whose length was a few bytes off, or that came without a valid header, is still read.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -41,16 +42,16 @@ class Framer:
         head = _HEADER.match(self.buf)
         end = _HEADER_END.search(self.buf) if head else None
         if end is not None:
-            whole = _whole_json(bytes(self.buf[end.end():]))
+            whole = _whole_json(bytes(self.buf[end.end() :]))
             if whole is not None:
                 self.problems.append("a body shorter than its Content-Length: read what came")
                 out.append(whole[0])
-                del self.buf[:end.end() + whole[1]]
+                del self.buf[: end.end() + whole[1]]
                 out += self._cut()
         elif self.buf and not head:
             keep = _header_prefix(self.buf)
-            out += self._junk(bytes(self.buf[:len(self.buf) - keep]))
-            del self.buf[:len(self.buf) - keep]
+            out += self._junk(bytes(self.buf[: len(self.buf) - keep]))
+            del self.buf[: len(self.buf) - keep]
         return out
 
     def _cut(self) -> list[object]:
@@ -64,48 +65,49 @@ class Framer:
                     del buf[:-16]
                 break
             if head.start() > 0:
-                out += self._junk(bytes(buf[:head.start()]))
-                del buf[:head.start()]
+                out += self._junk(bytes(buf[: head.start()]))
+                del buf[: head.start()]
                 continue
             end = _HEADER_END.search(buf, 0, _MAX_HEADER)
             if end is None:
                 if len(buf) < _MAX_HEADER:
                     break  # the rest of the header is on its way
                 self.problems.append("a header without its blank line: skipped")
-                del buf[:head.end()]
+                del buf[: head.end()]
                 continue
             m = _LENGTH.search(buf, 0, end.start())
             if m is None:
-                value = bytes(buf[head.start():head.end()]).split(b":", 1)[1].strip()
-                self.problems.append(f"a Content-Length that is not a length ({value[:40]!r}): "
-                                     "skipped to the next header")
-                del buf[:end.end()]  # the body, if any, is read as stray bytes before the next header
+                value = bytes(buf[head.start() : head.end()]).split(b":", 1)[1].strip()
+                self.problems.append(
+                    f"a Content-Length that is not a length ({value[:40]!r}): skipped to the next header"
+                )
+                del buf[: end.end()]  # the body, if any, is read as stray bytes before the next header
                 continue
             start, length = end.end(), int(m.group(1))
-            body = bytes(buf[start:start + length])
+            body = bytes(buf[start : start + length])
             if len(body) < length:
                 later = _HEADER.search(buf, start)
                 if later is None:
                     break  # the body is on its way (or stalled() takes it)
                 self.problems.append("a Content-Length longer than its body: read up to the next header")
-                out += self._junk(bytes(buf[start:later.start()]))
-                del buf[:later.start()]
+                out += self._junk(bytes(buf[start : later.start()]))
+                del buf[: later.start()]
                 continue
             try:
                 out.append(json.loads(body))
-                del buf[:start + length]
+                del buf[: start + length]
                 continue
             except ValueError:
                 pass
             whole = _whole_json(body)
-            if whole is not None and _header_prefix(body[whole[1]:].lstrip(), whole_rest=True):
+            if whole is not None and _header_prefix(body[whole[1] :].lstrip(), whole_rest=True):
                 self.problems.append("a Content-Length longer than its body: read up to the next header")
                 out.append(whole[0])
-                del buf[:start + whole[1]]
+                del buf[: start + whole[1]]
                 continue
             self.problems.append("a body that is not JSON, or shorter than its Content-Length")
             self.pending = body
-            del buf[:start + length]
+            del buf[: start + length]
         return out
 
     def _junk(self, junk: bytes) -> list[object]:
@@ -135,7 +137,7 @@ def _whole_json(data: bytes) -> tuple[object, int] | None:
     except ValueError:
         return None
     skipped = len(text) - len(text.lstrip())
-    return value, len(text[:skipped + end].encode("utf-8"))
+    return value, len(text[: skipped + end].encode("utf-8"))
 
 
 def _header_prefix(data: bytes | bytearray, whole_rest: bool = False) -> int | bool:
@@ -143,9 +145,9 @@ def _header_prefix(data: bytes | bytearray, whole_rest: bool = False) -> int | b
     end of data may be the start of a header split across reads."""
     name = b"content-length:"
     if whole_rest:
-        low = bytes(data[:len(name)]).lower()
+        low = bytes(data[: len(name)]).lower()
         return not data or name.startswith(low) or low.startswith(name)
-    tail = bytes(data[-len(name):]).lower()
+    tail = bytes(data[-len(name) :]).lower()
     for k in range(len(tail), 0, -1):
         if name.startswith(tail[-k:]):
             return k

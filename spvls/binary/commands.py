@@ -1,4 +1,5 @@
 """What the LSP commands `spvls.disassemble` and `spvls.assemble` do, for a file: URI."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,8 +34,12 @@ def disassemble(args: tuple) -> dict:
     """[{"uri": U, "rawId"?, "noHeader"?, "comment"?, "nestedIndent"?}] -> {"text": …}."""
     arg = _argument(args, "uri")
     path = path_of(arg["uri"])
-    opts = convert.Options(raw_id=bool(arg.get("rawId")), no_header=bool(arg.get("noHeader")),
-                           comment=bool(arg.get("comment")), nested_indent=bool(arg.get("nestedIndent")))
+    opts = convert.Options(
+        raw_id=bool(arg.get("rawId")),
+        no_header=bool(arg.get("noHeader")),
+        comment=bool(arg.get("comment")),
+        nested_indent=bool(arg.get("nestedIndent")),
+    )
     try:
         return {"text": convert.disassemble(path.read_bytes(), opts).text}
     except OSError as e:
@@ -68,8 +73,9 @@ def assemble(args: tuple, target_env: str | None) -> dict:
         raise CommandError(f"{path.name}: not saved: {e}") from None
     except convert.AssembleError as e:
         where = f"line {e.line + 1}: " if e.line is not None else ""
-        raise CommandError(f"{path.name}: not saved: {where}{e.message}",
-                           {"line": e.line, "column": e.column, "message": e.message}) from None
+        raise CommandError(
+            f"{path.name}: not saved: {where}{e.message}", {"line": e.line, "column": e.column, "message": e.message}
+        ) from None
     try:
         files.write_atomic(path, words.to_bytes(result, original.big_endian if original else False))
     except OSError as e:

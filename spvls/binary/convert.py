@@ -5,6 +5,7 @@ each instruction came from; `assemble` turns a text back into words, numbering t
 came from a binary with that binary's ids (new names get fresh ids above its bound) and taking
 the header words from the text's header comments, else from that binary.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,6 +22,7 @@ DIS_ENV = "spv1.6"  # the disassembler reads every older version under the newes
 @dataclass(frozen=True)
 class Options:
     """spirv-dis's options of the same names."""
+
     raw_id: bool = False
     no_header: bool = False
     comment: bool = False
@@ -36,13 +38,21 @@ class Disassembly:
     def word_offset(self, line: int) -> int | None:
         """The word offset of the instruction that starts on (or spans) `line`."""
         import bisect
+
         k = bisect.bisect_right(self.lines, line) - 1
         return self.module.offsets[k] if 0 <= k < len(self.module.offsets) else None
 
 
 def _dis(module: Module, raw_id: bool, opts: Options) -> str:
-    text = spirv_tools.disassemble(module.words, DIS_ENV, raw_ids=raw_id, header=not opts.no_header,
-                                   indent=True, comment=opts.comment, nested_indent=opts.nested_indent)
+    text = spirv_tools.disassemble(
+        module.words,
+        DIS_ENV,
+        raw_ids=raw_id,
+        header=not opts.no_header,
+        indent=True,
+        comment=opts.comment,
+        nested_indent=opts.nested_indent,
+    )
     if isinstance(text, spirv_tools.Failure):
         raise BinaryError(f"the disassembler refuses it: {text.message}")
     return text

@@ -1,4 +1,5 @@
 """Reading a path or standard input, and writing a file atomically."""
+
 from __future__ import annotations
 
 import contextlib

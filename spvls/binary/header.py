@@ -1,5 +1,6 @@
 """The header comments spirv-dis writes (`; Version`, `; Generator`, `; Bound`, `; Schema`), read
 back into the header words so that assembling a disassembly gives the module's own header."""
+
 from __future__ import annotations
 
 import re

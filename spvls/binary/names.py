@@ -5,6 +5,7 @@ shows those. Pairing the friendly disassembly with the raw one (same instruction
 strings, only the ids spelt differently) gives each shown name its number, so a saved text
 can be numbered as the binary was.
 """
+
 from __future__ import annotations
 
 import re

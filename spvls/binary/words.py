@@ -6,6 +6,7 @@ then version, generator, bound ("all <id>s in this module are guaranteed to sati
 0 < id < Bound") and schema; each instruction's first word holds its word count (high 16 bits)
 and opcode (low 16 bits).
 """
+
 from __future__ import annotations
 
 import sys
@@ -41,8 +42,8 @@ def _swap(w: int) -> int:
 
 @dataclass
 class Module:
-    words: array            # host order: the module as a little-endian reader sees it once swapped
-    big_endian: bool        # the file's byte order, kept when it is written back
+    words: array  # host order: the module as a little-endian reader sees it once swapped
+    big_endian: bool  # the file's byte order, kept when it is written back
     offsets: list[int] = field(default_factory=list)  # each instruction's first word
 
     @property
@@ -74,8 +75,7 @@ def words_of(data: bytes) -> tuple[array, bool]:
     if len(data) < 4 or not is_binary(data):
         raise BinaryError("not a SPIR-V binary: it does not start with the magic number 0x07230203", 0)
     if len(data) % 4:
-        raise BinaryError(f"truncated: {len(data)} bytes is not a whole number of 32-bit words",
-                          len(data) // 4)
+        raise BinaryError(f"truncated: {len(data)} bytes is not a whole number of 32-bit words", len(data) // 4)
     words = array("I")
     words.frombytes(data)
     big = words[0] != MAGIC
@@ -90,8 +90,7 @@ def read(data: bytes) -> Module:
     offending instruction's word offset."""
     words, big = words_of(data)
     if len(words) < HEADER_WORDS:
-        raise BinaryError(f"truncated: the header needs {HEADER_WORDS} words, the file has {len(words)}",
-                          len(words))
+        raise BinaryError(f"truncated: the header needs {HEADER_WORDS} words, the file has {len(words)}", len(words))
     m = Module(words, big)
     bound = m.bound
     if bound == 0:
@@ -109,7 +108,7 @@ def read(data: bytes) -> Module:
         if i + count > n:
             raise BinaryError(f"truncated: {name} needs {count} words, only {n - i} are left", i)
         if inst is not None:
-            for ident in _ids(g, inst, words[i + 1:i + count]):
+            for ident in _ids(g, inst, words[i + 1 : i + count]):
                 if ident >= bound:
                     raise BinaryError(f"{name} uses id {ident}, not below the header's id bound {bound}", i)
         offsets.append(i)
@@ -122,8 +121,12 @@ class _Rest(Exception):
 
 
 # Operands whose size depends on another instruction (a type's width, an extended set): stop there.
-_CONTEXT = {"LiteralContextDependentNumber", "LiteralExtInstInteger", "LiteralSpecConstantOpInteger",
-            "PairLiteralIntegerIdRef"}
+_CONTEXT = {
+    "LiteralContextDependentNumber",
+    "LiteralExtInstInteger",
+    "LiteralSpecConstantOpInteger",
+    "PairLiteralIntegerIdRef",
+}
 
 
 # Per opcode: (positions of the <id>s among the fixed one-word operands, their count, what may
@@ -149,8 +152,9 @@ def _plan(g: spec.Grammar, inst: spec.Instruction) -> _Plan | None:
             continue
         if i == last and s.quantifier == "*" and cat == "Id":
             plan = (tuple(at), i, "ids")
-        elif i == last and (s.quantifier == "*" and s.kind == "LiteralInteger"
-                            or s.quantifier == "" and s.kind == "LiteralString"):
+        elif i == last and (
+            s.quantifier == "*" and s.kind == "LiteralInteger" or s.quantifier == "" and s.kind == "LiteralString"
+        ):
             plan = (tuple(at), i, "words")
         break
     else:

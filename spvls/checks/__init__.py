@@ -1,4 +1,5 @@
 """Every rule family, run over one module."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -42,8 +43,21 @@ class Check(Protocol):
         ...
 
 
-FAMILIES: tuple[Check, ...] = (syntax, ids, capabilities, types, structure, arith, memory, entry, layout, reconvergence,
-                              coopmat, rotate, ballot)
+FAMILIES: tuple[Check, ...] = (
+    syntax,
+    ids,
+    capabilities,
+    types,
+    structure,
+    arith,
+    memory,
+    entry,
+    layout,
+    reconvergence,
+    coopmat,
+    rotate,
+    ballot,
+)
 # The extension each extension's family checks: its codes' prefix -> the name its module gives.
 EXTENSION_OF_FAMILY = {f.__name__.rsplit(".", 1)[1]: f.EXTENSION for f in FAMILIES if hasattr(f, "EXTENSION")}
 
@@ -75,8 +89,11 @@ def analyze(doc: Document, target_env: str | None = None, previous: Analysis | N
     since then inside one function's body update its module in place and re-check only that
     function; anything else is checked whole with a new module."""
     version, env = target(doc, target_env)
-    if previous is not None and previous.module.doc is doc and \
-            (previous.module.version, previous.module.env) == (version, env):
+    if (
+        previous is not None
+        and previous.module.doc is doc
+        and (previous.module.version, previous.module.env) == (version, env)
+    ):
         m = previous.module
         touched = doc.touched_since(m.generation)
         if touched:

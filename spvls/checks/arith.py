@@ -2,6 +2,7 @@
 
 Only scalars and vectors are judged here: cooperative-matrix (and vector) arithmetic is coopmat.*'s.
 """
+
 from __future__ import annotations
 
 from ..model.facts import module_fact
@@ -10,31 +11,58 @@ from .diagnostic import Diagnostic, cited
 
 RULES = {
     "arith.int": "Result Type must be a scalar or vector of integer type. The type of Operand 1 and Operand 2 must "
-                 "be a scalar or vector of integer type. They must have the same number of components as Result "
-                 "Type. They must have the same component width as Result Type.",
+    "be a scalar or vector of integer type. They must have the same number of components as Result "
+    "Type. They must have the same component width as Result Type.",
     "arith.unsigned": "Result Type must be a scalar or vector of integer type, whose Signedness operand is 0. The "
-                      "types of Operand 1 and Operand 2 both must be the same as Result Type.",
+    "types of Operand 1 and Operand 2 both must be the same as Result Type.",
     "arith.float": "Result Type must be a scalar or vector of floating-point type. The types of Operand 1 and "
-                   "Operand 2 both must be the same as Result Type.",
+    "Operand 2 both must be the same as Result Type.",
     "arith.int-compare": "Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and Operand 2 "
-                         "must be a scalar or vector of integer type. They must have the same component width, and "
-                         "they must have the same number of components as Result Type.",
+    "must be a scalar or vector of integer type. They must have the same component width, and "
+    "they must have the same number of components as Result Type.",
     "arith.float-compare": "Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and "
-                           "Operand 2 must be a scalar or vector of floating-point type. They must have the same "
-                           "type, and they must have the same number of components as Result Type.",
+    "Operand 2 must be a scalar or vector of floating-point type. They must have the same "
+    "type, and they must have the same number of components as Result Type.",
 }
 _INT = {"OpIAdd", "OpISub", "OpIMul", "OpSDiv", "OpSMod", "OpSRem", "OpSNegate"}
 _UNSIGNED = {"OpUDiv", "OpUMod"}
 _FLOAT = {"OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpFRem", "OpFMod", "OpFNegate"}
-_INT_COMPARE = {"OpIEqual", "OpINotEqual", "OpUGreaterThan", "OpUGreaterThanEqual", "OpULessThan",
-                "OpULessThanEqual", "OpSGreaterThan", "OpSGreaterThanEqual", "OpSLessThan", "OpSLessThanEqual"}
-_FLOAT_COMPARE = {"OpFOrdEqual", "OpFUnordEqual", "OpFOrdNotEqual", "OpFUnordNotEqual", "OpFOrdLessThan",
-                  "OpFUnordLessThan", "OpFOrdGreaterThan", "OpFUnordGreaterThan", "OpFOrdLessThanEqual",
-                  "OpFUnordLessThanEqual", "OpFOrdGreaterThanEqual", "OpFUnordGreaterThanEqual",
-                  "OpLessOrGreater", "OpOrdered", "OpUnordered"}
-_CODE = {**dict.fromkeys(_INT, "arith.int"), **dict.fromkeys(_UNSIGNED, "arith.unsigned"),
-         **dict.fromkeys(_FLOAT, "arith.float"), **dict.fromkeys(_INT_COMPARE, "arith.int-compare"),
-         **dict.fromkeys(_FLOAT_COMPARE, "arith.float-compare")}
+_INT_COMPARE = {
+    "OpIEqual",
+    "OpINotEqual",
+    "OpUGreaterThan",
+    "OpUGreaterThanEqual",
+    "OpULessThan",
+    "OpULessThanEqual",
+    "OpSGreaterThan",
+    "OpSGreaterThanEqual",
+    "OpSLessThan",
+    "OpSLessThanEqual",
+}
+_FLOAT_COMPARE = {
+    "OpFOrdEqual",
+    "OpFUnordEqual",
+    "OpFOrdNotEqual",
+    "OpFUnordNotEqual",
+    "OpFOrdLessThan",
+    "OpFUnordLessThan",
+    "OpFOrdGreaterThan",
+    "OpFUnordGreaterThan",
+    "OpFOrdLessThanEqual",
+    "OpFUnordLessThanEqual",
+    "OpFOrdGreaterThanEqual",
+    "OpFUnordGreaterThanEqual",
+    "OpLessOrGreater",
+    "OpOrdered",
+    "OpUnordered",
+}
+_CODE = {
+    **dict.fromkeys(_INT, "arith.int"),
+    **dict.fromkeys(_UNSIGNED, "arith.unsigned"),
+    **dict.fromkeys(_FLOAT, "arith.float"),
+    **dict.fromkeys(_INT_COMPARE, "arith.int-compare"),
+    **dict.fromkeys(_FLOAT_COMPARE, "arith.float-compare"),
+}
 _OPS = sorted(_CODE)
 _SCALARS = {"OpTypeInt", "OpTypeFloat", "OpTypeBool"}
 
@@ -48,8 +76,11 @@ class _Shape:
         self.id, self.kind, self.width, self.signed, self.count = id_, kind, width, signed, count
 
     def text(self) -> str:
-        base = {"OpTypeInt": ("i" if self.signed else "u") + str(self.width),
-                "OpTypeFloat": f"f{self.width}", "OpTypeBool": "bool"}[self.kind]
+        base = {
+            "OpTypeInt": ("i" if self.signed else "u") + str(self.width),
+            "OpTypeFloat": f"f{self.width}",
+            "OpTypeBool": "bool",
+        }[self.kind]
         return base if self.count == 1 else f"vec{self.count}<{base}>"
 
 
@@ -125,13 +156,25 @@ def _plainly_right(defs, inst: Inst, code: str, shapes) -> bool:
         types.append(d.match.operands[0].token.text)
     if code in _SAME_AS_RESULT:
         rs = shapes.get(rt)
-        return rs is not None and rs != _SKIP and rs.kind == _RESULT_KIND[code] and \
-            not (code == "arith.unsigned" and rs.signed) and all(t == rt for t in types)
+        return (
+            rs is not None
+            and rs != _SKIP
+            and rs.kind == _RESULT_KIND[code]
+            and not (code == "arith.unsigned" and rs.signed)
+            and all(t == rt for t in types)
+        )
     if len(types) != 2 or types[0] != types[1]:
         return False
     rs, os_ = shapes.get(rt), shapes.get(types[0])
-    return rs is not None and os_ is not None and rs != _SKIP and os_ != _SKIP and rs.kind == "OpTypeBool" and \
-        os_.kind == ("OpTypeFloat" if code == "arith.float-compare" else "OpTypeInt") and rs.count == os_.count
+    return (
+        rs is not None
+        and os_ is not None
+        and rs != _SKIP
+        and os_ != _SKIP
+        and rs.kind == "OpTypeBool"
+        and os_.kind == ("OpTypeFloat" if code == "arith.float-compare" else "OpTypeInt")
+        and rs.count == os_.count
+    )
 
 
 _SAME_AS_RESULT = {"arith.int", "arith.unsigned", "arith.float"}
@@ -148,14 +191,19 @@ def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
     rt = shapes[rt_tok.text]
     if rt == _SKIP:
         return []
+
     def d(tok, lead):
         return cited(inst.line, tok, code, lead, RULES[code])
+
     compare = code.endswith("compare")
     want = "OpTypeBool" if compare else "OpTypeFloat" if code == "arith.float" else "OpTypeInt"
     if rt is None:
         t = m.definition(rt_tok.text)
-        if t is not None and t.opname in ("OpTypeCooperativeMatrixKHR", "OpTypeCooperativeMatrixNV",
-                                          "OpTypeCooperativeVectorNV"):
+        if t is not None and t.opname in (
+            "OpTypeCooperativeMatrixKHR",
+            "OpTypeCooperativeMatrixNV",
+            "OpTypeCooperativeVectorNV",
+        ):
             return []  # coopmat.* judges these
         return [d(rt_tok, f"the Result Type {rt_tok.text} of {inst.opname} is not a scalar or vector")]
     if rt.kind != want or (code == "arith.unsigned" and rt.signed):
@@ -183,8 +231,13 @@ def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
         if vt_id not in shapes:
             continue
         if vt is None or vt.kind != operand_kind:
-            out.append(d(o.token, f"{o.token.text} is {_text(vt, vt_id)}, not a scalar or vector of "
-                                  f"{'floating-point' if operand_kind == 'OpTypeFloat' else 'integer'} type"))
+            out.append(
+                d(
+                    o.token,
+                    f"{o.token.text} is {_text(vt, vt_id)}, not a scalar or vector of "
+                    f"{'floating-point' if operand_kind == 'OpTypeFloat' else 'integer'} type",
+                )
+            )
         elif vt.count != rt.count:
             out.append(d(o.token, f"{o.token.text} has {vt.count} component(s), the Result Type {rt.count}"))
         elif not compare and vt.width != rt.width:

@@ -1,4 +1,5 @@
 """ballot.*: SPV_KHR_shader_ballot."""
+
 from __future__ import annotations
 
 from ..model.module import Inst, Module
@@ -16,13 +17,13 @@ RULES = {
     "ballot.result-type": "Result type and masks now changed to 4 component vector of 32 bit integers.",
     "ballot.predicate": "OpSubgroupBallotKHR takes a Boolean Predicate.",
     "ballot.value-type": "OpSubgroupReadInvocationKHR and OpSubgroupFirstInvocationKHR return a value of the "
-                         "type of Value.",
+    "type of Value.",
     "ballot.index": "Index is a scalar integer.",
 }
 
 
 def _msg(code: str, lead: str) -> str:
-    return f"{EXTENSION}: {lead}. Spec: \"{RULES[code]}\""
+    return f'{EXTENSION}: {lead}. Spec: "{RULES[code]}"'
 
 
 def _is_u32x4(m: Module, t: Inst | None) -> bool:
@@ -45,14 +46,22 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 
 def _builtin(m: Module, inst: Inst) -> list[Diagnostic]:
     ops = inst.match.operands
-    mask = next((o for o in ops if o.enumerants and o.enumerants[0].kind == "BuiltIn"
-                 and o.enumerants[0].name in MASKS), None)
+    mask = next(
+        (o for o in ops if o.enumerants and o.enumerants[0].kind == "BuiltIn" and o.enumerants[0].name in MASKS), None
+    )
     if mask is None:
         return []
     name = mask.token.text
     if inst.opname == "OpMemberDecorate":
-        return [at(inst.line, mask.token, ERROR, "ballot.member-decoration",
-                   _msg("ballot.member-decoration", f"BuiltIn {name} cannot be used as a member decoration"))]
+        return [
+            at(
+                inst.line,
+                mask.token,
+                ERROR,
+                "ballot.member-decoration",
+                _msg("ballot.member-decoration", f"BuiltIn {name} cannot be used as a member decoration"),
+            )
+        ]
     var = m.definition(ops[0].token.text)
     if var is None or var.opname != "OpVariable":
         return []
@@ -64,14 +73,35 @@ def _builtin(m: Module, inst: Inst) -> list[Diagnostic]:
     rel = (related_at(var.line, var.src.result, f"{var.result} is declared here"),)
     sc = next((o for o in var.match.operands if o.enumerants), None)
     if sc is not None and sc.enumerants[0].name != "Input":
-        out.append(at(inst.line, mask.token, sev, "ballot.mask-storage",
-                      _msg("ballot.mask-storage", f"{name} decorates {var.result}, a "
-                           f"{sc.enumerants[0].name} variable; it must be Input"), rel))
+        out.append(
+            at(
+                inst.line,
+                mask.token,
+                sev,
+                "ballot.mask-storage",
+                _msg(
+                    "ballot.mask-storage",
+                    f"{name} decorates {var.result}, a {sc.enumerants[0].name} variable; it must be Input",
+                ),
+                rel,
+            )
+        )
     pointee = m.strip_pointer(ptr)
     if pointee is not None and not _is_u32x4(m, pointee):
-        out.append(at(inst.line, mask.token, sev, "ballot.mask-type",
-                      _msg("ballot.mask-type", f"{name} decorates {var.result} of type {describe(m, pointee)}; "
-                           "it must be a 4-component vector of 32-bit integers"), rel))
+        out.append(
+            at(
+                inst.line,
+                mask.token,
+                sev,
+                "ballot.mask-type",
+                _msg(
+                    "ballot.mask-type",
+                    f"{name} decorates {var.result} of type {describe(m, pointee)}; "
+                    "it must be a 4-component vector of 32-bit integers",
+                ),
+                rel,
+            )
+        )
     return out
 
 
@@ -79,13 +109,27 @@ def _ballot(m: Module, inst: Inst) -> list[Diagnostic]:
     out = []
     rt = m.definition(inst.result_type)
     if rt is not None and not _is_u32x4(m, rt):
-        out.append(at(inst.line, inst.match.operands[0].token, WARNING, "ballot.result-type",
-                      _msg("ballot.result-type", f"the result is {describe(m, rt)}")))
+        out.append(
+            at(
+                inst.line,
+                inst.match.operands[0].token,
+                WARNING,
+                "ballot.result-type",
+                _msg("ballot.result-type", f"the result is {describe(m, rt)}"),
+            )
+        )
     pred = inst.operand("Predicate")
     pt = m.type_of(pred.token.text) if pred else None
     if pred and pt is not None and pt.opname != "OpTypeBool":
-        out.append(at(inst.line, pred.token, WARNING, "ballot.predicate",
-                      _msg("ballot.predicate", f"Predicate is {describe(m, pt)}")))
+        out.append(
+            at(
+                inst.line,
+                pred.token,
+                WARNING,
+                "ballot.predicate",
+                _msg("ballot.predicate", f"Predicate is {describe(m, pt)}"),
+            )
+        )
     return out
 
 
@@ -95,11 +139,19 @@ def _read(m: Module, inst: Inst) -> list[Diagnostic]:
     value = inst.operand("Value")
     vt = m.type_of(value.token.text) if value else None
     if value and rt is not None and vt is not None and rt is not vt:
-        out.append(at(inst.line, value.token, WARNING, "ballot.value-type",
-                      _msg("ballot.value-type", f"Value is {describe(m, vt)}, the result {describe(m, rt)}")))
+        out.append(
+            at(
+                inst.line,
+                value.token,
+                WARNING,
+                "ballot.value-type",
+                _msg("ballot.value-type", f"Value is {describe(m, vt)}, the result {describe(m, rt)}"),
+            )
+        )
     index = inst.operand("Index")
     it = m.type_of(index.token.text) if index else None
     if index and it is not None and int_info(it) is None:
-        out.append(at(inst.line, index.token, WARNING, "ballot.index",
-                      _msg("ballot.index", f"Index is {describe(m, it)}")))
+        out.append(
+            at(inst.line, index.token, WARNING, "ballot.index", _msg("ballot.index", f"Index is {describe(m, it)}"))
+        )
     return out

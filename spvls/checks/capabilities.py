@@ -3,6 +3,7 @@
 All requirements come from spirv.core.grammar.json. The rules follow SPIR-V 2.16.1
 ("all the capabilities ... must be declared") and the grammar's version/extension fields.
 """
+
 from __future__ import annotations
 
 import re
@@ -33,10 +34,19 @@ RULES = {
 # Which capabilities let a module declare each width. Besides IntN/FloatN, the 8- and 16-bit storage
 # capabilities do (SPIR-V 2.16.1: "An OpTypePointer pointing to a 16-bit scalar ... can be used as the
 # result type of OpVariable"), and SPV_AMD_gpu_shader_half_float declares f16, as spirv-val counts them.
-_STORAGE8 = ("StorageBuffer8BitAccess", "UniformAndStorageBuffer8BitAccess", "StoragePushConstant8",
-             "WorkgroupMemoryExplicitLayout8BitAccessKHR")
-_STORAGE16 = ("StorageBuffer16BitAccess", "UniformAndStorageBuffer16BitAccess", "StoragePushConstant16",
-              "StorageInputOutput16", "WorkgroupMemoryExplicitLayout16BitAccessKHR")
+_STORAGE8 = (
+    "StorageBuffer8BitAccess",
+    "UniformAndStorageBuffer8BitAccess",
+    "StoragePushConstant8",
+    "WorkgroupMemoryExplicitLayout8BitAccessKHR",
+)
+_STORAGE16 = (
+    "StorageBuffer16BitAccess",
+    "UniformAndStorageBuffer16BitAccess",
+    "StoragePushConstant16",
+    "StorageInputOutput16",
+    "WorkgroupMemoryExplicitLayout16BitAccessKHR",
+)
 _WIDTH_CAPS = {
     ("OpTypeInt", 8): ("Int8", *_STORAGE8),
     ("OpTypeInt", 16): ("Int16", *_STORAGE16),
@@ -47,8 +57,11 @@ _WIDTH_CAPS = {
     ("OpTypeVector", 16): ("Vector16",),
 }
 _WIDTH_EXTS = {("OpTypeFloat", 16): ("SPV_AMD_gpu_shader_half_float", "SPV_AMD_gpu_shader_half_float_fetch")}
-_SIZED = {"OpTypeInt": "capability.int-type", "OpTypeFloat": "capability.float-type",
-          "OpTypeVector": "capability.vector16"}
+_SIZED = {
+    "OpTypeInt": "capability.int-type",
+    "OpTypeFloat": "capability.float-type",
+    "OpTypeVector": "capability.vector16",
+}
 
 
 def _insert_after(m: Module, opnames: tuple[str, ...]) -> tuple[int, str]:
@@ -95,9 +108,11 @@ def _from_header(m: Module, needed) -> tuple[str, tuple[Fix, ...]]:
     digits = re.search(r"Version:\s*(\d+\.\d+)", text)
     if digits is None:
         return "", ()
-    note = (f"; the module targets SPIR-V {format_version(v)} only because its '; Version: {format_version(v)}' "
-            "header comment says so (spirv-as ignores that comment): update the comment, or choose the "
-            "target with --target-env or the targetEnv setting")
+    note = (
+        f"; the module targets SPIR-V {format_version(v)} only because its '; Version: {format_version(v)}' "
+        "header comment says so (spirv-as ignores that comment): update the comment, or choose the "
+        "target with --target-env or the targetEnv setting"
+    )
     new = format_version(needed)
     fix = Fix(f"Update the header to '; Version: {new}'", (Edit(line, digits.start(1), digits.end(1), new),))
     return note, (fix,)
@@ -147,22 +162,42 @@ def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
         return []
     if need.what == CAPABILITY:
         caps = list(need.names)
-        return [d("capability.missing",
-                  f"{spec.name} requires one of these capabilities: {', '.join(caps)} "
-                  "(SPIR-V 2.16.1: declare it with OpCapability)", _caps_fixes(m, caps))]
+        return [
+            d(
+                "capability.missing",
+                f"{spec.name} requires one of these capabilities: {', '.join(caps)} "
+                "(SPIR-V 2.16.1: declare it with OpCapability)",
+                _caps_fixes(m, caps),
+            )
+        ]
     if need.what == LAST_VERSION:
         return [d("capability.version", f"{spec.name} requires SPIR-V {format_version(need.version)} or earlier")]
     if need.what == RESERVED:
-        return [d("capability.reserved", f"{spec.name} is reserved for future use: no capability, "
-                                          "extension or version enables it")]
+        return [
+            d(
+                "capability.reserved",
+                f"{spec.name} is reserved for future use: no capability, extension or version enables it",
+            )
+        ]
     note, fixes = _from_header(m, need.version)
     if need.what == VERSION:
-        return [d("capability.version", f"{spec.name} requires SPIR-V {format_version(need.version)} at minimum "
-                                         f"(the module targets {format_version(v)}){note}", _safe(fixes))]
+        return [
+            d(
+                "capability.version",
+                f"{spec.name} requires SPIR-V {format_version(need.version)} at minimum "
+                f"(the module targets {format_version(v)}){note}",
+                _safe(fixes),
+            )
+        ]
     exts = list(need.names)
     also = "" if need.version is None else f"SPIR-V {format_version(need.version)} or "
-    return [d("capability.extension", f"{spec.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
-              _ext_fixes(m, exts, safe=not fixes) + fixes)]
+    return [
+        d(
+            "capability.extension",
+            f"{spec.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
+            _ext_fixes(m, exts, safe=not fixes) + fixes,
+        )
+    ]
 
 
 def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
@@ -179,24 +214,38 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
             continue
         if need.what == CAPABILITY:
             caps = list(need.names)
-            out.append(d("capability.missing",
-                         f"{e.kind} {e.name} requires one of these capabilities: {', '.join(caps)} "
-                         "(SPIR-V 2.16.1)", _caps_fixes(m, caps)))
+            out.append(
+                d(
+                    "capability.missing",
+                    f"{e.kind} {e.name} requires one of these capabilities: {', '.join(caps)} (SPIR-V 2.16.1)",
+                    _caps_fixes(m, caps),
+                )
+            )
         elif need.what == LAST_VERSION:
-            out.append(d("capability.version",
-                         f"{e.kind} {e.name} requires SPIR-V {format_version(need.version)} or earlier"))
+            out.append(
+                d("capability.version", f"{e.kind} {e.name} requires SPIR-V {format_version(need.version)} or earlier")
+            )
         elif need.what == VERSION:
             note, fixes = _from_header(m, need.version)
-            out.append(d("capability.version",
-                         f"{e.kind} {e.name} requires SPIR-V {format_version(need.version)} or later "
-                         f"(the module targets {format_version(v)}){note}", _safe(fixes)))
+            out.append(
+                d(
+                    "capability.version",
+                    f"{e.kind} {e.name} requires SPIR-V {format_version(need.version)} or later "
+                    f"(the module targets {format_version(v)}){note}",
+                    _safe(fixes),
+                )
+            )
         else:
             exts = list(need.names)
             also = "" if need.version is None else f"SPIR-V {format_version(need.version)} or "
             note, fixes = _from_header(m, need.version)
-            out.append(d("capability.extension",
-                         f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
-                         _ext_fixes(m, exts, safe=not fixes) + fixes))
+            out.append(
+                d(
+                    "capability.extension",
+                    f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
+                    _ext_fixes(m, exts, safe=not fixes) + fixes,
+                )
+            )
     return out
 
 
@@ -219,9 +268,19 @@ def _sized(m: Module, inst: Inst) -> list[Diagnostic]:
     if inst.opname == "OpTypeFloat" and any(o.enumerants for o in inst.match.operands):
         return []  # an FP encoding (BFloat16KHR...) brings its own capability, checked with the enumerant
     article = "an" if key[1] == 8 else "a"
-    what = {"OpTypeInt": f"{article} {key[1]}-bit integer type",
-            "OpTypeFloat": f"{article} {key[1]}-bit floating-point type",
-            "OpTypeVector": f"a vector of {key[1]} components"}[inst.opname]
+    what = {
+        "OpTypeInt": f"{article} {key[1]}-bit integer type",
+        "OpTypeFloat": f"{article} {key[1]}-bit floating-point type",
+        "OpTypeVector": f"a vector of {key[1]} components",
+    }[inst.opname]
     code = _SIZED[inst.opname]
-    return [cited(inst.line, tok, code, f"{what} requires the {caps[0]} capability", _DECLARES[caps[0]],
-                  fixes=_caps_fixes(m, [caps[0]]))]
+    return [
+        cited(
+            inst.line,
+            tok,
+            code,
+            f"{what} requires the {caps[0]} capability",
+            _DECLARES[caps[0]],
+            fixes=_caps_fixes(m, [caps[0]]),
+        )
+    ]

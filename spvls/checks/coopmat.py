@@ -1,4 +1,5 @@
 """coopmat.*: SPV_KHR_cooperative_matrix."""
+
 from __future__ import annotations
 
 from ..model.facts import module_fact
@@ -13,50 +14,58 @@ RULES = {
     "coopmat.component-type": "Component Type must be a scalar numerical type.",
     "coopmat.type-operand": "Scope, Rows and Columns must be a constant instruction with scalar 32-bit integer type.",
     "coopmat.use": "Use must be a constant instruction scalar 32-bit integer type whose value corresponds to "
-                   "a Cooperative Matrix Use.",
+    "a Cooperative Matrix Use.",
     "coopmat.storage-class": "Cooperative matrix types (or types containing them) can only be allocated in "
-                             "Function or Private storage classes.",
+    "Function or Private storage classes.",
     "coopmat.vulkan-memory-model": "If the CooperativeMatrixKHR capability is declared then the "
-                                   "VulkanMemoryModel capability must be declared as well.",
+    "VulkanMemoryModel capability must be declared as well.",
     "coopmat.load-result": "Result Type is the type of the loaded object. It must be a cooperative matrix type.",
     "coopmat.store-object": "Object is the object to store. Its type must be an OpTypeCooperativeMatrixKHR.",
     "coopmat.pointer": "Pointer is a pointer. Its type must be an OpTypePointer whose Type operand is a scalar "
-                       "or vector type.",
+    "or vector type.",
     "coopmat.layout": "MemoryLayout ... must come from a 32-bit integer constant instruction whose value "
-                      "corresponds to a Cooperative Matrix Layout.",
+    "corresponds to a Cooperative Matrix Layout.",
     "coopmat.stride": "Stride ... must be a scalar integer type.",
     "coopmat.memory-operand": "MakePointerAvailable: not valid with OpLoad or OpCooperativeMatrixLoadKHR; "
-                              "MakePointerVisible: not valid with OpStore or OpCooperativeMatrixStoreKHR.",
+    "MakePointerVisible: not valid with OpStore or OpCooperativeMatrixStoreKHR.",
     "coopmat.length-result": "Result Type must be an OpTypeInt with 32-bit Width and 0 Signedness.",
     "coopmat.length-type": "Type is a cooperative matrix type.",
     "coopmat.muladd-use": "Result Type ... whose Use must be MatrixAccumulatorKHR. A ... whose Use must be "
-                          "MatrixAKHR. B ... whose Use must be MatrixBKHR. C ... whose Use must be "
-                          "MatrixAccumulatorKHR.",
+    "MatrixAKHR. B ... whose Use must be MatrixBKHR. C ... whose Use must be "
+    "MatrixAccumulatorKHR.",
     "coopmat.muladd-shape": "Result Type must be a cooperative matrix type with M rows and N columns; A ... M "
-                            "rows and K columns; B ... K rows and N columns; C ... M rows and N columns. The "
-                            "values of M, N, and K must be consistent across the result and operands.",
+    "rows and K columns; B ... K rows and N columns; C ... M rows and N columns. The "
+    "values of M, N, and K must be consistent across the result and operands.",
     "coopmat.muladd-scope": "A, B, C, and Result Type must have the same scope.",
     "coopmat.signed-components": "The Matrix{A,B,C,Result}SignedComponentsKHR Cooperative Matrix Operand can "
-                                 "only be used when the type of the corresponding matrix is an integer type.",
+    "only be used when the type of the corresponding matrix is an integer type.",
     "coopmat.conversion": "The result type and value type must have the same Scope, number of Rows, number of "
-                          "Columns, and Use.",
+    "Columns, and Use.",
     "coopmat.arithmetic": "OpF instructions can be used with cooperative matrix types whose Component Type is "
-                          "a floating-point type. OpI, OpS, and OpU instructions can be used with cooperative "
-                          "matrix types whose Component Type is an integer type. Binary arithmetic instructions "
-                          "operate on the individual elements of a pair of cooperative matrices whose type must "
-                          "match.",
+    "a floating-point type. OpI, OpS, and OpU instructions can be used with cooperative "
+    "matrix types whose Component Type is an integer type. Binary arithmetic instructions "
+    "operate on the individual elements of a pair of cooperative matrices whose type must "
+    "match.",
     "coopmat.constituent": "If the Result Type is a cooperative matrix type, then there must be only one "
-                           "Constituent and it is used to initialize all members.",
+    "Constituent and it is used to initialize all members.",
     "coopmat.encoding": "SPV_KHR_bfloat16 / SPV_EXT_float8: arithmetic instructions do not take BFloat16 or "
-                        "8-bit floating-point cooperative matrices; convert them first.",
+    "8-bit floating-point cooperative matrices; convert them first.",
     "coopmat.workgroup-size": "A Workgroup-scope cooperative matrix type needs the LocalSizeId constants to be "
-                              "defined before it (the workgroup size decides its layout).",
+    "defined before it (the workgroup size decides its layout).",
     "coopmat.non-uniform": "All dynamic instances of an instruction with an operand or result that is an object "
-                           "of this type must be executed such that all the invocations in the Scope instance "
-                           "are active or none of them are.",
+    "of this type must be executed such that all the invocations in the Scope instance "
+    "are active or none of them are.",
 }
-_CONVERSIONS = {"OpConvertFToU", "OpConvertFToS", "OpConvertSToF", "OpConvertUToF", "OpUConvert",
-                "OpSConvert", "OpFConvert", "OpBitcast"}
+_CONVERSIONS = {
+    "OpConvertFToU",
+    "OpConvertFToS",
+    "OpConvertSToF",
+    "OpConvertUToF",
+    "OpUConvert",
+    "OpSConvert",
+    "OpFConvert",
+    "OpBitcast",
+}
 _UNARY = {"OpSNegate", "OpFNegate"}
 _BINARY = {"OpIAdd", "OpFAdd", "OpISub", "OpFSub", "OpFMul", "OpIMul", "OpFDiv", "OpSDiv", "OpUDiv"}
 
@@ -67,7 +76,7 @@ def _uses(m: Module) -> dict:
 
 
 def _msg(code: str, lead: str) -> str:
-    return f"{EXTENSION}: {lead}. Spec: \"{RULES[code]}\""
+    return f'{EXTENSION}: {lead}. Spec: "{RULES[code]}"'
 
 
 class _Mat:
@@ -79,7 +88,7 @@ class _Mat:
         self.inst = t
         self.uses = _uses(m)
         self.component = m.definition(ids[0])
-        key = lambda i: (m.int_value(i) if m.int_value(i) is not None else i)  # noqa: E731
+        key = lambda i: m.int_value(i) if m.int_value(i) is not None else i  # noqa: E731
         self.scope, self.rows, self.cols, self.use = (key(i) for i in ids[1:5])
 
     def use_name(self) -> str:
@@ -124,8 +133,11 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             out.extend(_load_store(m, inst, load=False))
         elif op == "OpCooperativeMatrixLengthKHR":
             out.extend(_length(m, inst, inst.operand("Type")))
-        elif op == "OpSpecConstantOp" and inst.match.ext_inst and \
-                inst.match.ext_inst.name == "OpCooperativeMatrixLengthKHR":
+        elif (
+            op == "OpSpecConstantOp"
+            and inst.match.ext_inst
+            and inst.match.ext_inst.name == "OpCooperativeMatrixLengthKHR"
+        ):
             out.extend(_length(m, inst, inst.ids(skip_type=True)[0] if inst.ids(skip_type=True) else None))
         elif op == "OpCooperativeMatrixMulAddKHR":
             out.extend(_muladd(m, inst))
@@ -144,10 +156,19 @@ def _memory_model(m: Module) -> list[Diagnostic]:
     if cap is None or "Shader" not in m.declared_caps or "VulkanMemoryModel" in m.declared_caps:
         return []
     tok = cap.match.operands[0].token
-    return [at(cap.line, tok, ERROR, "coopmat.vulkan-memory-model",
-               _msg("coopmat.vulkan-memory-model", "with the Shader capability, CooperativeMatrixKHR needs "
-                    "the VulkanMemoryModel capability"),
-               fixes=(add_capability_fix(m, "VulkanMemoryModel"),))]
+    return [
+        at(
+            cap.line,
+            tok,
+            ERROR,
+            "coopmat.vulkan-memory-model",
+            _msg(
+                "coopmat.vulkan-memory-model",
+                "with the Shader capability, CooperativeMatrixKHR needs the VulkanMemoryModel capability",
+            ),
+            fixes=(add_capability_fix(m, "VulkanMemoryModel"),),
+        )
+    ]
 
 
 def _type(m: Module, inst: Inst) -> list[Diagnostic]:
@@ -156,24 +177,46 @@ def _type(m: Module, inst: Inst) -> list[Diagnostic]:
     if comp and comp.is_id:
         t = m.definition(comp.token.text)
         if t is not None and t.opname not in ("OpTypeInt", "OpTypeFloat"):
-            out.append(at(inst.line, comp.token, ERROR, "coopmat.component-type",
-                          _msg("coopmat.component-type", f"{comp.token.text} is {describe(m, t)}, not a scalar "
-                               "integer or floating-point type")))
+            out.append(
+                at(
+                    inst.line,
+                    comp.token,
+                    ERROR,
+                    "coopmat.component-type",
+                    _msg(
+                        "coopmat.component-type",
+                        f"{comp.token.text} is {describe(m, t)}, not a scalar integer or floating-point type",
+                    ),
+                )
+            )
     for op in (scope, rows, cols, use):
         if op is None or not op.is_id or m.definition(op.token.text) is None:
             continue
         if not _is_const_u32ish(m, op.token.text):
             code = "coopmat.use" if op is use else "coopmat.type-operand"
-            out.append(at(inst.line, op.token, ERROR, code,
-                          _msg(code, f"{op.spec.name} {op.token.text} is not a constant instruction of 32-bit "
-                               "integer type")))
+            out.append(
+                at(
+                    inst.line,
+                    op.token,
+                    ERROR,
+                    code,
+                    _msg(code, f"{op.spec.name} {op.token.text} is not a constant instruction of 32-bit integer type"),
+                )
+            )
     if use and use.is_id:
         v = m.int_value(use.token.text)
         uses = _uses(m)
         if v is not None and v not in uses:
             valid = ", ".join(f"{n} ({e.name})" for n, e in sorted(uses.items()))
-            out.append(at(inst.line, use.token, ERROR, "coopmat.use",
-                          _msg("coopmat.use", f"Use is {v}; a Cooperative Matrix Use is one of {valid}")))
+            out.append(
+                at(
+                    inst.line,
+                    use.token,
+                    ERROR,
+                    "coopmat.use",
+                    _msg("coopmat.use", f"Use is {v}; a Cooperative Matrix Use is one of {valid}"),
+                )
+            )
     if scope and scope.is_id and m.int_value(scope.token.text) == 2:  # Workgroup
         out.extend(_workgroup_size(m, inst, scope))
     return out
@@ -188,10 +231,20 @@ def _workgroup_size(m: Module, inst: Inst, scope) -> list[Diagnostic]:
             for op in mode.ids()[1:]:
                 d = m.definition(op.token.text)
                 if d is not None and d.line > inst.line:
-                    out.append(at(inst.line, scope.token, ERROR, "coopmat.workgroup-size",
-                                  _msg("coopmat.workgroup-size", f"this Workgroup-scope type comes before "
-                                       f"{op.token.text}, a LocalSizeId constant of {ep.name!r}"),
-                                  (related_at(d.line, d.src.result, f"{op.token.text} is defined here"),)))
+                    out.append(
+                        at(
+                            inst.line,
+                            scope.token,
+                            ERROR,
+                            "coopmat.workgroup-size",
+                            _msg(
+                                "coopmat.workgroup-size",
+                                f"this Workgroup-scope type comes before "
+                                f"{op.token.text}, a LocalSizeId constant of {ep.name!r}",
+                            ),
+                            (related_at(d.line, d.src.result, f"{op.token.text} is defined here"),),
+                        )
+                    )
                     return out
     return out
 
@@ -204,10 +257,18 @@ def _storage(m: Module, inst: Inst) -> list[Diagnostic]:
     sc = next((o for o in inst.match.operands if o.enumerants), None)
     if sc is None or sc.enumerants[0].name in ("Function", "Private") or not contains(m, pointee, COOPMAT):
         return []
-    return [at(inst.line, sc.token, ERROR, "coopmat.storage-class",
-               _msg("coopmat.storage-class", f"{inst.result} holds a cooperative matrix in "
-                    f"{sc.enumerants[0].name} storage"),
-               (related_at(ptr.line, ptr.src.result, f"{ptr.result} is {describe(m, ptr)}"),))]
+    return [
+        at(
+            inst.line,
+            sc.token,
+            ERROR,
+            "coopmat.storage-class",
+            _msg(
+                "coopmat.storage-class", f"{inst.result} holds a cooperative matrix in {sc.enumerants[0].name} storage"
+            ),
+            (related_at(ptr.line, ptr.src.result, f"{ptr.result} is {describe(m, ptr)}"),),
+        )
+    ]
 
 
 def _load_store(m: Module, inst: Inst, load: bool) -> list[Diagnostic]:
@@ -215,33 +276,75 @@ def _load_store(m: Module, inst: Inst, load: bool) -> list[Diagnostic]:
     if load:
         rt = inst.match.operands[0] if inst.match.operands else None
         if rt and rt.is_id and m.definition(rt.token.text) and _mat(m, rt.token.text) is None:
-            out.append(at(inst.line, rt.token, ERROR, "coopmat.load-result",
-                          _msg("coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type")))
+            out.append(
+                at(
+                    inst.line,
+                    rt.token,
+                    ERROR,
+                    "coopmat.load-result",
+                    _msg("coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type"),
+                )
+            )
     else:
         obj = inst.operand("Object")
         if obj and m.definition(obj.token.text) and _mat(m, obj.token.text) is None:
-            out.append(at(inst.line, obj.token, ERROR, "coopmat.store-object",
-                          _msg("coopmat.store-object", f"{obj.token.text} is not a cooperative matrix")))
+            out.append(
+                at(
+                    inst.line,
+                    obj.token,
+                    ERROR,
+                    "coopmat.store-object",
+                    _msg("coopmat.store-object", f"{obj.token.text} is not a cooperative matrix"),
+                )
+            )
     ptr = inst.operand("Pointer")
     pt = m.type_of(ptr.token.text) if ptr else None
     if ptr and pt is not None and pt.opname == "OpTypePointer":
         pointee = m.strip_pointer(pt)
         if pointee is not None and scalar_of(m, pointee) is None:
-            out.append(at(inst.line, ptr.token, ERROR, "coopmat.pointer",
-                          _msg("coopmat.pointer", f"{ptr.token.text} points to {describe(m, pointee)}")))
+            out.append(
+                at(
+                    inst.line,
+                    ptr.token,
+                    ERROR,
+                    "coopmat.pointer",
+                    _msg("coopmat.pointer", f"{ptr.token.text} points to {describe(m, pointee)}"),
+                )
+            )
     layout = inst.operand("MemoryLayout")
     if layout and layout.is_id and m.definition(layout.token.text) and not _is_const_u32ish(m, layout.token.text):
-        out.append(at(inst.line, layout.token, ERROR, "coopmat.layout",
-                      _msg("coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant")))
+        out.append(
+            at(
+                inst.line,
+                layout.token,
+                ERROR,
+                "coopmat.layout",
+                _msg("coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant"),
+            )
+        )
     stride = inst.operand("Stride")
     if stride and stride.is_id and m.definition(stride.token.text) and int_info(m.type_of(stride.token.text)) is None:
-        out.append(at(inst.line, stride.token, ERROR, "coopmat.stride",
-                      _msg("coopmat.stride", f"{stride.token.text} is not a scalar integer")))
+        out.append(
+            at(
+                inst.line,
+                stride.token,
+                ERROR,
+                "coopmat.stride",
+                _msg("coopmat.stride", f"{stride.token.text} is not a scalar integer"),
+            )
+        )
     bad = "MakePointerAvailable" if load else "MakePointerVisible"
     for op in inst.match.operands:
         if op.spec.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):
-            out.append(at(inst.line, op.token, ERROR, "coopmat.memory-operand",
-                          _msg("coopmat.memory-operand", f"{bad} is not valid on {inst.opname}")))
+            out.append(
+                at(
+                    inst.line,
+                    op.token,
+                    ERROR,
+                    "coopmat.memory-operand",
+                    _msg("coopmat.memory-operand", f"{bad} is not valid on {inst.opname}"),
+                )
+            )
     return out
 
 
@@ -250,28 +353,53 @@ def _length(m: Module, inst: Inst, type_op) -> list[Diagnostic]:
     rt = m.definition(inst.result_type)
     if rt is not None and int_info(rt) != (32, False):
         tok = inst.match.operands[0].token
-        out.append(at(inst.line, tok, ERROR, "coopmat.length-result",
-                      _msg("coopmat.length-result", f"{inst.result_type} is {describe(m, rt)}, not u32")))
+        out.append(
+            at(
+                inst.line,
+                tok,
+                ERROR,
+                "coopmat.length-result",
+                _msg("coopmat.length-result", f"{inst.result_type} is {describe(m, rt)}, not u32"),
+            )
+        )
     if type_op is not None and type_op.is_id:
         t = m.definition(type_op.token.text)
         if t is not None and t.opname != COOPMAT:
-            out.append(at(inst.line, type_op.token, ERROR, "coopmat.length-type",
-                          _msg("coopmat.length-type", f"{type_op.token.text} is not a cooperative matrix type")))
+            out.append(
+                at(
+                    inst.line,
+                    type_op.token,
+                    ERROR,
+                    "coopmat.length-type",
+                    _msg("coopmat.length-type", f"{type_op.token.text} is not a cooperative matrix type"),
+                )
+            )
     return out
 
 
 def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
     out = []
-    named = {"Result": inst.match.operands[0] if inst.match.operands else None,
-             "A": inst.operand("A"), "B": inst.operand("B"), "C": inst.operand("C")}
+    named = {
+        "Result": inst.match.operands[0] if inst.match.operands else None,
+        "A": inst.operand("A"),
+        "B": inst.operand("B"),
+        "C": inst.operand("C"),
+    }
     ops = {k: o for k, o in named.items() if o and o.is_id}
     mats = {k: _mat(m, o.token.text) for k, o in ops.items()}
     want = {"Result": "MatrixAccumulatorKHR", "A": "MatrixAKHR", "B": "MatrixBKHR", "C": "MatrixAccumulatorKHR"}
     for k, mat in mats.items():
         if mat is not None and isinstance(mat.use, int) and mat.use_name() != want[k]:
-            out.append(at(inst.line, ops[k].token, ERROR, "coopmat.muladd-use",
-                          _msg("coopmat.muladd-use", f"{k} has Use {mat.use_name()}, must be {want[k]}"),
-                          (related_at(mat.inst.line, mat.inst.src.result, "its type"),)))
+            out.append(
+                at(
+                    inst.line,
+                    ops[k].token,
+                    ERROR,
+                    "coopmat.muladd-use",
+                    _msg("coopmat.muladd-use", f"{k} has Use {mat.use_name()}, must be {want[k]}"),
+                    (related_at(mat.inst.line, mat.inst.src.result, "its type"),),
+                )
+            )
     r, a, b, c = (mats.get(k) for k in ("Result", "A", "B", "C"))
     # (operand, its dimension, what it must equal, name of the dimension)
     pairs = []
@@ -286,25 +414,52 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
     for k, got, expect, what in pairs:
         mat = mats[k]
         if got != expect and mat is not None:
-            out.append(at(inst.line, ops[k].token, ERROR, "coopmat.muladd-shape",
-                          _msg("coopmat.muladd-shape", f"{k} has {got} {what}, expected {expect}"),
-                          (related_at(mat.inst.line, mat.inst.src.result, "its type"),)))
+            out.append(
+                at(
+                    inst.line,
+                    ops[k].token,
+                    ERROR,
+                    "coopmat.muladd-shape",
+                    _msg("coopmat.muladd-shape", f"{k} has {got} {what}, expected {expect}"),
+                    (related_at(mat.inst.line, mat.inst.src.result, "its type"),),
+                )
+            )
     scopes = {k: v.scope for k, v in mats.items() if v is not None}
     if len(set(map(str, scopes.values()))) > 1:
         first = next(iter(scopes.values()))
         for k, s in scopes.items():
             if s != first:
-                out.append(at(inst.line, ops[k].token, ERROR, "coopmat.muladd-scope",
-                              _msg("coopmat.muladd-scope", f"{k} has scope {s}, the result has {first}")))
+                out.append(
+                    at(
+                        inst.line,
+                        ops[k].token,
+                        ERROR,
+                        "coopmat.muladd-scope",
+                        _msg("coopmat.muladd-scope", f"{k} has scope {s}, the result has {first}"),
+                    )
+                )
     for op in inst.match.operands:
         for e in op.enumerants:
-            which = {"MatrixASignedComponentsKHR": "A", "MatrixBSignedComponentsKHR": "B",
-                     "MatrixCSignedComponentsKHR": "C", "MatrixResultSignedComponentsKHR": "Result"}.get(e.name)
+            which = {
+                "MatrixASignedComponentsKHR": "A",
+                "MatrixBSignedComponentsKHR": "B",
+                "MatrixCSignedComponentsKHR": "C",
+                "MatrixResultSignedComponentsKHR": "Result",
+            }.get(e.name)
             mat = mats.get(which) if which else None
             if mat is not None and mat.component is not None and int_info(mat.component) is None:
-                out.append(at(inst.line, op.token, ERROR, "coopmat.signed-components",
-                              _msg("coopmat.signed-components", f"{e.name} given, but {which}'s components are "
-                                   f"{describe(m, mat.component)}")))
+                out.append(
+                    at(
+                        inst.line,
+                        op.token,
+                        ERROR,
+                        "coopmat.signed-components",
+                        _msg(
+                            "coopmat.signed-components",
+                            f"{e.name} given, but {which}'s components are {describe(m, mat.component)}",
+                        ),
+                    )
+                )
     return out
 
 
@@ -316,17 +471,36 @@ def _conversion(m: Module, inst: Inst) -> list[Diagnostic]:
     if res is None and val is None:
         return []
     if res is None or val is None:
-        return [at(inst.line, ops[0].token, ERROR, "coopmat.conversion",
-                   _msg("coopmat.conversion", "a cooperative matrix converts only to another cooperative matrix"))]
+        return [
+            at(
+                inst.line,
+                ops[0].token,
+                ERROR,
+                "coopmat.conversion",
+                _msg("coopmat.conversion", "a cooperative matrix converts only to another cooperative matrix"),
+            )
+        ]
     out = []
-    for what, a, b in (("Scope", val.scope, res.scope), ("Rows", val.rows, res.rows),
-                       ("Columns", val.cols, res.cols), ("Use", val.use, res.use)):
+    for what, a, b in (
+        ("Scope", val.scope, res.scope),
+        ("Rows", val.rows, res.rows),
+        ("Columns", val.cols, res.cols),
+        ("Use", val.use, res.use),
+    ):
         if a != b:
-            out.append(at(inst.line, ops[0].token, ERROR, "coopmat.conversion",
-                          _msg("coopmat.conversion", f"{what} differs: {ops[0].token.text} has {a}, "
-                               f"the Result Type {b}"),
-                          (related_at(res.inst.line, res.inst.src.result, "result type"),
-                           related_at(val.inst.line, val.inst.src.result, "operand type"))))
+            out.append(
+                at(
+                    inst.line,
+                    ops[0].token,
+                    ERROR,
+                    "coopmat.conversion",
+                    _msg("coopmat.conversion", f"{what} differs: {ops[0].token.text} has {a}, the Result Type {b}"),
+                    (
+                        related_at(res.inst.line, res.inst.src.result, "result type"),
+                        related_at(val.inst.line, val.inst.src.result, "operand type"),
+                    ),
+                )
+            )
     return out
 
 
@@ -344,20 +518,42 @@ def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
         float_op = op.startswith("OpF") or op == "OpMatrixTimesScalar"
         if float_op != is_float:
             kind = "floating-point" if float_op else "integer"
-            out.append(at(inst.line, inst.opcode, ERROR, "coopmat.arithmetic",
-                          _msg("coopmat.arithmetic", f"{op} needs {kind} components, the matrix has "
-                               f"{describe(m, comp)}")))
+            out.append(
+                at(
+                    inst.line,
+                    inst.opcode,
+                    ERROR,
+                    "coopmat.arithmetic",
+                    _msg("coopmat.arithmetic", f"{op} needs {kind} components, the matrix has {describe(m, comp)}"),
+                )
+            )
         enc = float_encoding(comp)
         if enc and op != "OpMatrixTimesScalar":
-            out.append(at(inst.line, inst.opcode, ERROR, "coopmat.encoding",
-                          _msg("coopmat.encoding", f"{op} does not take {enc} components")))
+            out.append(
+                at(
+                    inst.line,
+                    inst.opcode,
+                    ERROR,
+                    "coopmat.encoding",
+                    _msg("coopmat.encoding", f"{op} does not take {enc} components"),
+                )
+            )
     if op in _BINARY:
         for o, mat in mats:
-            if o.token.text and m.type_of(o.token.text) is not None and \
-                    m.definition(inst.result_type) is not m.type_of(o.token.text):
-                out.append(at(inst.line, o.token, ERROR, "coopmat.arithmetic",
-                              _msg("coopmat.arithmetic", f"{o.token.text} is not of the Result Type "
-                                   f"{inst.result_type}")))
+            if (
+                o.token.text
+                and m.type_of(o.token.text) is not None
+                and m.definition(inst.result_type) is not m.type_of(o.token.text)
+            ):
+                out.append(
+                    at(
+                        inst.line,
+                        o.token,
+                        ERROR,
+                        "coopmat.arithmetic",
+                        _msg("coopmat.arithmetic", f"{o.token.text} is not of the Result Type {inst.result_type}"),
+                    )
+                )
     return out
 
 
@@ -368,19 +564,43 @@ def _constituents(m: Module, inst: Inst) -> list[Diagnostic]:
     parts = inst.ids(skip_type=True)
     if len(parts) != 1:
         tok = parts[1].token if len(parts) > 1 else inst.opcode
-        return [at(inst.line, tok, ERROR, "coopmat.constituent",
-                   _msg("coopmat.constituent", f"{len(parts)} constituents given, a cooperative matrix takes one"))]
+        return [
+            at(
+                inst.line,
+                tok,
+                ERROR,
+                "coopmat.constituent",
+                _msg("coopmat.constituent", f"{len(parts)} constituents given, a cooperative matrix takes one"),
+            )
+        ]
     t = m.type_of(parts[0].token.text)
     if t is not None and res.component is not None and t is not res.component:
-        return [at(inst.line, parts[0].token, ERROR, "coopmat.constituent",
-                   _msg("coopmat.constituent", f"{parts[0].token.text} is {describe(m, t)}, the matrix's "
-                        f"component type is {describe(m, res.component)}"))]
+        return [
+            at(
+                inst.line,
+                parts[0].token,
+                ERROR,
+                "coopmat.constituent",
+                _msg(
+                    "coopmat.constituent",
+                    f"{parts[0].token.text} is {describe(m, t)}, the matrix's "
+                    f"component type is {describe(m, res.component)}",
+                ),
+            )
+        ]
     return []
 
 
 # -- beyond the validator: cooperative-matrix work under per-invocation control flow ---
-_PER_INVOCATION = {"LocalInvocationId", "LocalInvocationIndex", "GlobalInvocationId",
-                   "SubgroupLocalInvocationId", "FragCoord", "VertexIndex", "InstanceIndex"}
+_PER_INVOCATION = {
+    "LocalInvocationId",
+    "LocalInvocationIndex",
+    "GlobalInvocationId",
+    "SubgroupLocalInvocationId",
+    "FragCoord",
+    "VertexIndex",
+    "InstanceIndex",
+}
 
 
 def _uniformity(m: Module, scope) -> list[Diagnostic]:
@@ -390,7 +610,7 @@ def _uniformity(m: Module, scope) -> list[Diagnostic]:
     if not tainted:
         return []
     out = []
-    for fn in (m.functions if scope is None else [scope]):
+    for fn in m.functions if scope is None else [scope]:
         local = dict(tainted)
         for b in fn.blocks:
             for inst in b.insts:
@@ -446,8 +666,14 @@ def _guarded(m: Module, fn, tainted) -> list[Diagnostic]:
             continue
         header, stop = b, (b.merge.ids()[0].token.text if b.merge and b.merge.ids() else None)
         if stop is None:
-            loop = next((h for h in (fn.blocks[i] for i in range(k, -1, -1))
-                         if h.merge is not None and h.merge.opname == "OpLoopMerge"), None)
+            loop = next(
+                (
+                    h
+                    for h in (fn.blocks[i] for i in range(k, -1, -1))
+                    if h.merge is not None and h.merge.opname == "OpLoopMerge"
+                ),
+                None,
+            )
             if loop is None:
                 continue
             header, stop = loop, loop.merge.ids()[0].token.text
@@ -457,18 +683,32 @@ def _guarded(m: Module, fn, tainted) -> list[Diagnostic]:
                 if inst.line in reported or not _touches_coopmat(m, inst):
                     continue
                 reported.add(inst.line)
-                out.append(at(inst.line, inst.opcode, WARNING, "coopmat.non-uniform",
-                              _msg("coopmat.non-uniform", f"{inst.opname} on a cooperative matrix runs under a "
-                                   f"condition that depends on {builtin}, so some invocations of the scope may "
-                                   "be inactive"),
-                              (related_at(t.line, cond.token, "the per-invocation condition"),
-                               related_at(deco.line, deco.opcode, f"{builtin} is decorated here"))))
+                out.append(
+                    at(
+                        inst.line,
+                        inst.opcode,
+                        WARNING,
+                        "coopmat.non-uniform",
+                        _msg(
+                            "coopmat.non-uniform",
+                            f"{inst.opname} on a cooperative matrix runs under a "
+                            f"condition that depends on {builtin}, so some invocations of the scope may "
+                            "be inactive",
+                        ),
+                        (
+                            related_at(t.line, cond.token, "the per-invocation condition"),
+                            related_at(deco.line, deco.opcode, f"{builtin} is decorated here"),
+                        ),
+                    )
+                )
     return out
 
 
 def _touches_coopmat(m: Module, inst: Inst) -> bool:
     if inst.result_type and _mat(m, inst.result_type) is not None:
         return True
-    return any(_mat(m, o.token.text) is not None for o in inst.ids(skip_type=True)
-               if (d := m.definition(o.token.text)) is not None and not d.opname.startswith("OpType"))
-
+    return any(
+        _mat(m, o.token.text) is not None
+        for o in inst.ids(skip_type=True)
+        if (d := m.definition(o.token.text)) is not None and not d.opname.startswith("OpType")
+    )

@@ -1,4 +1,5 @@
 """The diagnostic every check produces; the CLI and the server only format it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -51,8 +52,15 @@ class Diagnostic:
         return self.code.split(".", 1)[0]
 
 
-def at(line: int, tok, severity: str, code: str, message: str,
-       related: tuple[Related, ...] = (), fixes: tuple[Fix, ...] = ()) -> Diagnostic:
+def at(
+    line: int,
+    tok,
+    severity: str,
+    code: str,
+    message: str,
+    related: tuple[Related, ...] = (),
+    fixes: tuple[Fix, ...] = (),
+) -> Diagnostic:
     """A diagnostic on one token (anything with .start and .end)."""
     return Diagnostic(line, tok.start, tok.end, severity, code, message, related, fixes)
 
@@ -61,7 +69,15 @@ def related_at(line: int, tok, message: str) -> Related:
     return Related(line, tok.start, tok.end, message)
 
 
-def cited(line: int, tok, code: str, lead: str, sentence: str, where: str = "SPIR-V",
-          related: tuple[Related, ...] = (), fixes: tuple[Fix, ...] = ()) -> Diagnostic:
+def cited(
+    line: int,
+    tok,
+    code: str,
+    lead: str,
+    sentence: str,
+    where: str = "SPIR-V",
+    related: tuple[Related, ...] = (),
+    fixes: tuple[Fix, ...] = (),
+) -> Diagnostic:
     """An error on one token that quotes the spec sentence its rule comes from."""
     return Diagnostic(line, tok.start, tok.end, ERROR, code, f'{lead}. {where}: "{sentence}"', related, fixes)

@@ -3,6 +3,7 @@
 Everything here is module-level; the interface rule reads which global variables each function
 names, which Module.update keeps in step (an in-place edit never changes it).
 """
+
 from __future__ import annotations
 
 from ..model.module import EntryPoint, Inst, Module
@@ -11,23 +12,23 @@ from .diagnostic import Diagnostic, cited, related_at
 
 RULES = {
     "entry.mode-target": "OpExecutionMode: Entry Point must be the Entry Point <id> operand of an OpEntryPoint "
-                         "instruction.",
+    "instruction.",
     "entry.origin": "Each OpEntryPoint with the Fragment Execution Model must have an OpExecutionMode for either the "
-                    "OriginLowerLeft or the OriginUpperLeft Execution Mode. (Exactly one of these is required.)",
+    "OriginLowerLeft or the OriginUpperLeft Execution Mode. (Exactly one of these is required.)",
     "entry.local-size": "For each compute shader entry point, either a LocalSize or LocalSizeId Execution Mode, or "
-                        "an object decorated with the WorkgroupSize decoration must be specified.",
+    "an object decorated with the WorkgroupSize decoration must be specified.",
     "entry.local-size-zero": "If the workgroup size is statically specified (using the LocalSize, LocalSizeId "
-                             "execution modes, or the WorkgroupSize BuiltIn), the product of all workgroup size "
-                             "dimensions must not be zero.",
+    "execution modes, or the WorkgroupSize BuiltIn), the product of all workgroup size "
+    "dimensions must not be zero.",
     "entry.interface": "The set of Interface <id> must be equal to or a superset of the global OpVariable Result <id> "
-                       "referenced by the entry point’s static call tree, within the interface’s storage classes. "
-                       "Before version 1.4, the interface’s storage classes are limited to the Input and Output "
-                       "storage classes. Starting with version 1.4, the interface’s storage classes are all storage "
-                       "classes used in declaring all global variables referenced by the entry point’s call tree.",
+    "referenced by the entry point’s static call tree, within the interface’s storage classes. "
+    "Before version 1.4, the interface’s storage classes are limited to the Input and Output "
+    "storage classes. Starting with version 1.4, the interface’s storage classes are all storage "
+    "classes used in declaring all global variables referenced by the entry point’s call tree.",
     "entry.interface-storage": "Before version 1.4, the interface’s storage classes are limited to the Input and "
-                               "Output storage classes.",
+    "Output storage classes.",
     "entry.interface-duplicate": "Interface <id> are forward references. Before version 1.4, duplication of these "
-                                 "<id> is tolerated. Starting with version 1.4, an <id> must not appear more than once.",
+    "<id> is tolerated. Starting with version 1.4, an <id> must not appear more than once.",
 }
 _MODES = ("OpExecutionMode", "OpExecutionModeId")
 
@@ -72,8 +73,14 @@ def _mode(m: Module, inst: Inst, workgroup_size: bool) -> list[Diagnostic]:
     target = ops[0].token
     d = m.definition(target.text)
     if d is not None and target.text not in m.entry_points:
-        return [_d(inst, target, "entry.mode-target",
-                   f"{target.text} is not the Entry Point of any OpEntryPoint (it is an {d.opname})")]
+        return [
+            _d(
+                inst,
+                target,
+                "entry.mode-target",
+                f"{target.text} is not the Entry Point of any OpEntryPoint (it is an {d.opname})",
+            )
+        ]
     mode = _mode_name(inst)
     if mode not in ("LocalSize", "LocalSizeId") or workgroup_size:
         return []  # a WorkgroupSize builtin overrides the mode's values
@@ -86,8 +93,14 @@ def _mode(m: Module, inst: Inst, workgroup_size: bool) -> list[Diagnostic]:
             values.append(m.int_value(o.token.text) if o.is_id else None)
     if len(values) == 3 and None not in values and 0 in values:
         zero = sizes[values.index(0)]
-        return [_d(inst, zero.token, "entry.local-size-zero",
-                   f"{mode} {' '.join(str(v) for v in values)} has a product of zero")]
+        return [
+            _d(
+                inst,
+                zero.token,
+                "entry.local-size-zero",
+                f"{mode} {' '.join(str(v) for v in values)} has a product of zero",
+            )
+        ]
     return []
 
 
@@ -95,13 +108,32 @@ def _required_modes(m: Module, ep: EntryPoint, workgroup_size: bool, local_size_
     modes = {_mode_name(i) for i in ep.modes}
     model = ep.inst.match.operands[0].token if ep.inst.match.operands else ep.inst.src.opcode
     if ep.model == "Fragment" and "Shader" in m.declared_caps and not modes & {"OriginUpperLeft", "OriginLowerLeft"}:
-        return [_d(ep.inst, model, "entry.origin",
-                   f"Fragment entry point {ep.name!r} has neither OriginUpperLeft nor OriginLowerLeft")]
-    if ep.model == "GLCompute" and is_vulkan(m.env) and "LocalSize" not in modes and not workgroup_size \
-            and not local_size_id and "TileShadingQCOM" not in m.declared_caps:
-        return [_d(ep.inst, model, "entry.local-size",
-                   f"under {m.env}, GLCompute entry point {ep.name!r} needs a LocalSize or LocalSizeId execution "
-                   "mode, or a variable decorated BuiltIn WorkgroupSize", where="Vulkan (VUID 10685)")]
+        return [
+            _d(
+                ep.inst,
+                model,
+                "entry.origin",
+                f"Fragment entry point {ep.name!r} has neither OriginUpperLeft nor OriginLowerLeft",
+            )
+        ]
+    if (
+        ep.model == "GLCompute"
+        and is_vulkan(m.env)
+        and "LocalSize" not in modes
+        and not workgroup_size
+        and not local_size_id
+        and "TileShadingQCOM" not in m.declared_caps
+    ):
+        return [
+            _d(
+                ep.inst,
+                model,
+                "entry.local-size",
+                f"under {m.env}, GLCompute entry point {ep.name!r} needs a LocalSize or LocalSizeId execution "
+                "mode, or a variable decorated BuiltIn WorkgroupSize",
+                where="Vulkan (VUID 10685)",
+            )
+        ]
     return []
 
 
@@ -122,18 +154,35 @@ def _interface_list(m: Module, ep: EntryPoint) -> list[Diagnostic]:
         var = m.definition(name)
         if name in seen and m.version >= (1, 4) and var is not None and var.src.result is not None:
             # On the variable, as spirv-val reports it; the second listing is related.
-            out.append(_d(var, var.src.result, "entry.interface-duplicate",
-                          f"{name} is listed twice in the interface of entry point {ep.name!r}",
-                          [related_at(ep.inst.line, o.token, "listed again here")]))
+            out.append(
+                _d(
+                    var,
+                    var.src.result,
+                    "entry.interface-duplicate",
+                    f"{name} is listed twice in the interface of entry point {ep.name!r}",
+                    [related_at(ep.inst.line, o.token, "listed again here")],
+                )
+            )
         seen.add(name)
         sc = _storage(var)
-        if sc is not None and m.version < (1, 4) and sc not in ("Input", "Output") and var is not None \
-                and var.src.result is not None:
+        if (
+            sc is not None
+            and m.version < (1, 4)
+            and sc not in ("Input", "Output")
+            and var is not None
+            and var.src.result is not None
+        ):
             # On the variable, as spirv-val reports it; the listing is related.
-            out.append(_d(var, var.src.result, "entry.interface-storage",
-                          f"{name} is a {sc} variable listed in the interface of entry point {ep.name!r}, and the "
-                          f"module is SPIR-V {m.version[0]}.{m.version[1]}",
-                          [related_at(ep.inst.line, o.token, "listed here")]))
+            out.append(
+                _d(
+                    var,
+                    var.src.result,
+                    "entry.interface-storage",
+                    f"{name} is a {sc} variable listed in the interface of entry point {ep.name!r}, and the "
+                    f"module is SPIR-V {m.version[0]}.{m.version[1]}",
+                    [related_at(ep.inst.line, o.token, "listed here")],
+                )
+            )
     return out
 
 
@@ -169,7 +218,14 @@ def _interfaces(m: Module) -> list[Diagnostic]:
             names = ", ".join(repr(ep.name) for ep, _ in missing)
             rel = [related_at(ep.inst.line, ep.inst.src.opcode, f"entry point {ep.name!r}") for ep, _ in missing]
             rel += [related_at(use.line, use.src.opcode, f"{inst.result} used here") for _, use in missing[:1]]
-            out.append(_d(inst, inst.src.result, "entry.interface",
-                          f"{inst.result} ({sc}) is used in the call tree of entry point {names} but is not in its "
-                          "interface list", rel))
+            out.append(
+                _d(
+                    inst,
+                    inst.src.result,
+                    "entry.interface",
+                    f"{inst.result} ({sc}) is used in the call tree of entry point {names} but is not in its "
+                    "interface list",
+                    rel,
+                )
+            )
     return out

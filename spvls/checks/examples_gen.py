@@ -7,6 +7,7 @@ line is kept and every other line is dropped, one at a time from the bottom, as 
 is still reported on the kept line and no code appears that was not there before: what is left
 is the smallest module (by this greedy measure) that breaks the rule.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,12 +35,15 @@ def minimize(lines: list[str], keep: int, code: str, env: str | None) -> tuple[l
         i = len(lines) - 1
         while i >= 0:
             if i != keep:
-                trial = lines[:i] + lines[i + 1:]
+                trial = lines[:i] + lines[i + 1 :]
                 k = keep - (i < keep)
                 got = _diagnostics(trial, env)
                 # Still broken the same way, and no new problem (an id left undefined, a new code).
-                if any(d.line == k and d.code == code for d in got) and len(got) <= count and \
-                        {d.code for d in got} <= allowed:
+                if (
+                    any(d.line == k and d.code == code for d in got)
+                    and len(got) <= count
+                    and {d.code for d in got} <= allowed
+                ):
                     lines, keep = trial, k
                     allowed, count = {d.code for d in got}, len(got)
             i -= 1
@@ -61,8 +65,13 @@ def build(rules: Path) -> dict[str, dict]:
                     continue
                 small, k = minimize(lines, n, code, env)
                 diag = next(d for d in _diagnostics(small, env) if d.code == code and d.line == k)
-                out[code] = {"env": env, "module": "\n".join(small) + "\n", "line": diag.line + 1,
-                             "message": diag.message, "from": path.name}
+                out[code] = {
+                    "env": env,
+                    "module": "\n".join(small) + "\n",
+                    "line": diag.line + 1,
+                    "message": diag.message,
+                    "from": path.name,
+                }
     return dict(sorted(out.items()))
 
 

@@ -1,4 +1,5 @@
 """id.*: undefined ids, ids defined twice, forward references SPIR-V forbids."""
+
 from __future__ import annotations
 
 from ..model.module import Inst, Module
@@ -9,14 +10,34 @@ from .syntax import VALID_ID
 
 # Operands (by word index, result type and result id counted) that may name an id
 # defined later: SPIR-V 2.4 "Logical Layout" allows forward references only in these.
-_ANY = frozenset({"OpExecutionMode", "OpExecutionModeId", "OpEntryPoint", "OpName", "OpMemberName",
-                  "OpSelectionMerge", "OpDecorate", "OpMemberDecorate", "OpDecorateId",
-                  "OpDecorateString", "OpMemberDecorateString", "OpBranch", "OpLoopMerge",
-                  "OpExtInstWithForwardRefsKHR"})
+_ANY = frozenset(
+    {
+        "OpExecutionMode",
+        "OpExecutionModeId",
+        "OpEntryPoint",
+        "OpName",
+        "OpMemberName",
+        "OpSelectionMerge",
+        "OpDecorate",
+        "OpMemberDecorate",
+        "OpDecorateId",
+        "OpDecorateString",
+        "OpMemberDecorateString",
+        "OpBranch",
+        "OpLoopMerge",
+        "OpExtInstWithForwardRefsKHR",
+    }
+)
 _NOT_FIRST = frozenset({"OpGroupDecorate", "OpGroupMemberDecorate", "OpBranchConditional", "OpSwitch"})
-_INDEX = {"OpFunctionCall": {2}, "OpEnqueueKernel": {8}, "OpGetKernelNDrangeSubGroupCount": {3},
-          "OpGetKernelNDrangeMaxSubGroupSize": {3}, "OpGetKernelWorkGroupSize": {2},
-          "OpGetKernelPreferredWorkGroupSizeMultiple": {2}, "OpTypeForwardPointer": {0}}
+_INDEX = {
+    "OpFunctionCall": {2},
+    "OpEnqueueKernel": {8},
+    "OpGetKernelNDrangeSubGroupCount": {3},
+    "OpGetKernelNDrangeMaxSubGroupSize": {3},
+    "OpGetKernelWorkGroupSize": {2},
+    "OpGetKernelPreferredWorkGroupSizeMultiple": {2},
+    "OpTypeForwardPointer": {0},
+}
 # Debug-info sets that predate the rule; NonSemantic sets allow none.
 _FORWARD_SETS = frozenset({"DebugInfo", "OpenCL.DebugInfo.100"})
 
@@ -96,11 +117,22 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         first = m.defs.get(tok.text) if tok else None
         if tok is None or first is None or first.src.result is None:
             continue  # a duplicate is a result defined before: both have result tokens
-        out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.duplicate",
-                              f"{inst.result} is already defined on line {first.line + 1}: "
-                              "each <id> is defined exactly once (SPIR-V 2.2.2)",
-                              (Related(first.line, first.src.result.start, first.src.result.end,
-                                       f"first definition of {inst.result}"),)))
+        out.append(
+            Diagnostic(
+                inst.line,
+                tok.start,
+                tok.end,
+                ERROR,
+                "id.duplicate",
+                f"{inst.result} is already defined on line {first.line + 1}: "
+                "each <id> is defined exactly once (SPIR-V 2.2.2)",
+                (
+                    Related(
+                        first.line, first.src.result.start, first.src.result.end, f"first definition of {inst.result}"
+                    ),
+                ),
+            )
+        )
     did_you_mean = _DidYouMean(m)
     for inst in m.scoped(scope):
         for pos, op in enumerate(inst.match.operands):
@@ -115,15 +147,31 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 sugg = did_you_mean(name, inst)
                 hint = f"; did you mean {sugg[0]}?" if sugg else ""
                 fixes = tuple(Fix(f"Change to {s}", (Edit(inst.line, tok.start, tok.end, s),)) for s in sugg[:3])
-                out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.undefined",
-                                      f"{name} is used but never defined{hint}", fixes=fixes))
+                out.append(
+                    Diagnostic(
+                        inst.line,
+                        tok.start,
+                        tok.end,
+                        ERROR,
+                        "id.undefined",
+                        f"{name} is used but never defined{hint}",
+                        fixes=fixes,
+                    )
+                )
             else:
                 if d.line > inst.line and d.src.result and not _may_forward(m, inst, _word_index(inst, pos)):
-                    out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "id.forward-reference",
-                                          f"{name} is used before its definition on line {d.line + 1}; "
-                                          f"{inst.opname} may not forward-reference this operand (SPIR-V 2.4)",
-                                          (Related(d.line, d.src.result.start, d.src.result.end,
-                                                   f"{name} is defined here"),)))
+                    out.append(
+                        Diagnostic(
+                            inst.line,
+                            tok.start,
+                            tok.end,
+                            ERROR,
+                            "id.forward-reference",
+                            f"{name} is used before its definition on line {d.line + 1}; "
+                            f"{inst.opname} may not forward-reference this operand (SPIR-V 2.4)",
+                            (Related(d.line, d.src.result.start, d.src.result.end, f"{name} is defined here"),),
+                        )
+                    )
                 # types.result-type and types.not-a-value (the rules are types.py's): judged in this
                 # walk, which already looks every operand up, rather than in a second one.
                 kind = kinds.get(name)

@@ -1,4 +1,5 @@
 """layout.*: the logical layout of a module (SPIR-V 2.4)."""
+
 from __future__ import annotations
 
 from ..model.module import Module
@@ -58,20 +59,44 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             continue
         if r == _FUNCTIONS:
             tok = inst.opcode
-            out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "layout.outside-function",
-                                  f"{inst.opname} must be inside a function (SPIR-V 2.4 Logical Layout)"))
+            out.append(
+                Diagnostic(
+                    inst.line,
+                    tok.start,
+                    tok.end,
+                    ERROR,
+                    "layout.outside-function",
+                    f"{inst.opname} must be inside a function (SPIR-V 2.4 Logical Layout)",
+                )
+            )
             continue
         if r < highest:
             tok = inst.opcode
-            out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "layout.order",
-                                  f"{inst.opname} belongs with {_NAMES[r]}, which must come before "
-                                  f"{_NAMES[highest]} (line {where + 1}) (SPIR-V 2.4 Logical Layout)"))
+            out.append(
+                Diagnostic(
+                    inst.line,
+                    tok.start,
+                    tok.end,
+                    ERROR,
+                    "layout.order",
+                    f"{inst.opname} belongs with {_NAMES[r]}, which must come before "
+                    f"{_NAMES[highest]} (line {where + 1}) (SPIR-V 2.4 Logical Layout)",
+                )
+            )
             continue
         if r > highest:
             highest, where = r, inst.line
     if m.insts and not any(i.opname == "OpMemoryModel" for i in m.insts):
         first = m.insts[0]
         tok = first.opcode
-        out.append(Diagnostic(first.line, tok.start, tok.end, ERROR, "layout.missing-memory-model",
-                              "the module has no OpMemoryModel: exactly one is required (SPIR-V 2.4)"))
+        out.append(
+            Diagnostic(
+                first.line,
+                tok.start,
+                tok.end,
+                ERROR,
+                "layout.missing-memory-model",
+                "the module has no OpMemoryModel: exactly one is required (SPIR-V 2.4)",
+            )
+        )
     return out

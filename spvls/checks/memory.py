@@ -1,4 +1,5 @@
 """memory.*: OpVariable's storage class and place, and the pointee types of OpLoad, OpStore and OpAccessChain."""
+
 from __future__ import annotations
 
 from bisect import bisect_right
@@ -9,22 +10,22 @@ from .diagnostic import Diagnostic, cited
 
 RULES = {
     "memory.variable-type": "OpVariable: Result Type must be an OpTypePointer. Its Type operand is the type of "
-                            "object in memory.",
+    "object in memory.",
     "memory.storage-class": "OpVariable: Storage Class is the Storage Class of the memory holding the object. It "
-                            "must not be Generic. It must be the same as the Storage Class operand of the Result "
-                            "Type.",
+    "must not be Generic. It must be the same as the Storage Class operand of the Result "
+    "Type.",
     "memory.function-storage": "All type declarations (OpTypeXXX instructions), all constant instructions, and all "
-                               "global variable declarations (all OpVariable instructions whose Storage Class is "
-                               "not Function).",
+    "global variable declarations (all OpVariable instructions whose Storage Class is "
+    "not Function).",
     "memory.pointer": "OpLoad, OpStore: Pointer is the pointer to load (store) through. OpAccessChain: Base must be "
-                      "a pointer, pointing to the base of a composite object.",
+    "a pointer, pointing to the base of a composite object.",
     "memory.load-type": "OpLoad: Pointer is the pointer to load through. Its type must be an OpTypePointer whose "
-                        "Type operand is the same as Result Type.",
+    "Type operand is the same as Result Type.",
     "memory.store-type": "OpStore: Pointer is the pointer to store through. Its type must be an OpTypePointer whose "
-                         "Type operand is the same as the type of Object.",
+    "Type operand is the same as the type of Object.",
     "memory.access-chain": "OpAccessChain: Result Type must be an OpTypePointer. Its Type operand must be the type "
-                           "reached by walking the Base’s type hierarchy down to the last provided index in Indexes, "
-                           "and its Storage Class operand must be the same as the Storage Class of Base.",
+    "reached by walking the Base’s type hierarchy down to the last provided index in Indexes, "
+    "and its Storage Class operand must be the same as the Storage Class of Base.",
 }
 _CHAINS = {"OpAccessChain", "OpInBoundsAccessChain"}
 
@@ -41,8 +42,7 @@ def _pointers(m: Module) -> dict[str, tuple[str, str | None]]:
         if t.opname == "OpTypePointer" and t.result:
             storage = next((o for o in t.match.operands if o.enumerants), None)
             ids = t.ids()
-            found[t.result] = ((storage.enumerants[0].name if storage else ""),
-                               (ids[0].token.text if ids else None))
+            found[t.result] = ((storage.enumerants[0].name if storage else ""), (ids[0].token.text if ids else None))
     return found
 
 
@@ -84,15 +84,33 @@ def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
         else:
             ptr = _pointer(m, rt.text)
             if ptr is not None and ptr[0] and ptr[0] != sc:
-                out.append(_d(inst, storage.token, "memory.storage-class",
-                              f"the variable's Storage Class is {sc}, its pointer type {rt.text} says {ptr[0]}"))
+                out.append(
+                    _d(
+                        inst,
+                        storage.token,
+                        "memory.storage-class",
+                        f"the variable's Storage Class is {sc}, its pointer type {rt.text} says {ptr[0]}",
+                    )
+                )
     inside = _inside(m, inst.line)
     if inside and sc != "Function":
-        out.append(_d(inst, storage.token, "memory.function-storage",
-                      f"a variable inside a function must have the Function storage class, not {sc}"))
+        out.append(
+            _d(
+                inst,
+                storage.token,
+                "memory.function-storage",
+                f"a variable inside a function must have the Function storage class, not {sc}",
+            )
+        )
     elif not inside and sc == "Function":
-        out.append(_d(inst, storage.token, "memory.function-storage",
-                      "a Function variable must be declared inside a function, at the start of its first block"))
+        out.append(
+            _d(
+                inst,
+                storage.token,
+                "memory.function-storage",
+                "a Function variable must be declared inside a function, at the start of its first block",
+            )
+        )
     return out
 
 
@@ -127,8 +145,9 @@ def _load(m: Module, inst: Inst) -> list[Diagnostic]:
     if ptr is None:
         return problem
     if ptr[1] != rt and m.definition(rt) is not None:
-        return [_d(inst, ops[0].token, "memory.load-type",
-                   f"the Result Type is {rt}, but {ptr_op.text} points to {ptr[1]}")]
+        return [
+            _d(inst, ops[0].token, "memory.load-type", f"the Result Type is {rt}, but {ptr_op.text} points to {ptr[1]}")
+        ]
     return []
 
 
@@ -142,7 +161,14 @@ def _store(m: Module, inst: Inst) -> list[Diagnostic]:
         return problem
     ot = _value_type(m, obj.text)
     if ot is not None and ot != ptr[1] and not _both_structs(m, ot, ptr[1]):
-        return [_d(inst, obj, "memory.store-type", f"Object {obj.text} is of type {ot}, but {ptr_op.text} points to {ptr[1]}")]
+        return [
+            _d(
+                inst,
+                obj,
+                "memory.store-type",
+                f"Object {obj.text} is of type {ot}, but {ptr_op.text} points to {ptr[1]}",
+            )
+        ]
     return []
 
 
@@ -174,12 +200,24 @@ def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
         return [_d(inst, rt_tok, "memory.access-chain", f"the Result Type {rt_tok.text} is {t.opname}, not a pointer")]
     out = []
     if rptr[0] != bptr[0]:
-        out.append(_d(inst, rt_tok, "memory.access-chain",
-                      f"the Result Type points into {rptr[0]}, but Base {base.text} points into {bptr[0]}"))
+        out.append(
+            _d(
+                inst,
+                rt_tok,
+                "memory.access-chain",
+                f"the Result Type points into {rptr[0]}, but Base {base.text} points into {bptr[0]}",
+            )
+        )
     reached = _walk(m, bptr[1], ops[2:])
     if reached is not None and reached != rptr[1]:
-        out.append(_d(inst, rt_tok, "memory.access-chain",
-                      f"the indexes reach {reached}, but the Result Type points to {rptr[1]}"))
+        out.append(
+            _d(
+                inst,
+                rt_tok,
+                "memory.access-chain",
+                f"the indexes reach {reached}, but the Result Type points to {rptr[1]}",
+            )
+        )
     return out
 
 
@@ -192,8 +230,14 @@ def _walk(m: Module, type_id: str | None, indexes) -> str | None:
             return None
         op = t.opname
         ids = t.ids()
-        if op in ("OpTypeVector", "OpTypeMatrix", "OpTypeArray", "OpTypeRuntimeArray",
-                  "OpTypeCooperativeMatrixKHR", "OpTypeCooperativeMatrixNV"):
+        if op in (
+            "OpTypeVector",
+            "OpTypeMatrix",
+            "OpTypeArray",
+            "OpTypeRuntimeArray",
+            "OpTypeCooperativeMatrixKHR",
+            "OpTypeCooperativeMatrixNV",
+        ):
             type_id = ids[0].token.text if ids else None
         elif op == "OpTypeStruct":
             k = m.int_value(o.token.text)
@@ -205,5 +249,10 @@ def _walk(m: Module, type_id: str | None, indexes) -> str | None:
     return type_id
 
 
-_HANDLERS = {"OpLoad": _load, "OpStore": _store, "OpAccessChain": _chain, "OpInBoundsAccessChain": _chain,
-             "OpVariable": _variable}
+_HANDLERS = {
+    "OpLoad": _load,
+    "OpStore": _store,
+    "OpAccessChain": _chain,
+    "OpInBoundsAccessChain": _chain,
+    "OpVariable": _variable,
+}

@@ -1,5 +1,6 @@
 """Each diagnostic on an instruction that carries a source location (OpLine, DebugLine) says where
 in the shader source that instruction came from."""
+
 from __future__ import annotations
 
 from dataclasses import replace

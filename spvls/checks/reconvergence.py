@@ -1,4 +1,5 @@
 """reconvergence.*: SPV_KHR_maximal_reconvergence."""
+
 from __future__ import annotations
 
 from ..model.cfg import cfg_of
@@ -9,17 +10,14 @@ from .diagnostic import ERROR, INFO, Diagnostic, at, related_at
 
 EXTENSION = "SPV_KHR_maximal_reconvergence"
 RULES = {
-    "reconvergence.multiple-predecessors":
-        "Any function in the static call tree of an entry point annotated with the MaximallyReconvergesKHR "
-        "execution mode must satisfy the following requirements: The only Basic Blocks that may have multiple "
-        "unique predecessors are: Any Basic Block containing an OpLoopMerge instruction; Any declared Merge "
-        "Block; Any declared Continue Target; Any Target or Default of an OpSwitch instruction.",
-    "reconvergence.same-labels":
-        "Starting with version 1.6, or in any function reachable from an entry point with the execution mode "
-        "MaximallyReconvergesKHR, True Label and False Label must not be the same <id>.",
-    "reconvergence.kill":
-        "It is recommended that shader authors use OpTerminateInvocation or OpDemoteToHelperInvocation "
-        "instead of OpKill whenever possible to produce more predictable behavior.",
+    "reconvergence.multiple-predecessors": "Any function in the static call tree of an entry point annotated with the MaximallyReconvergesKHR "
+    "execution mode must satisfy the following requirements: The only Basic Blocks that may have multiple "
+    "unique predecessors are: Any Basic Block containing an OpLoopMerge instruction; Any declared Merge "
+    "Block; Any declared Continue Target; Any Target or Default of an OpSwitch instruction.",
+    "reconvergence.same-labels": "Starting with version 1.6, or in any function reachable from an entry point with the execution mode "
+    "MaximallyReconvergesKHR, True Label and False Label must not be the same <id>.",
+    "reconvergence.kill": "It is recommended that shader authors use OpTerminateInvocation or OpDemoteToHelperInvocation "
+    "instead of OpKill whenever possible to produce more predictable behavior.",
 }
 
 
@@ -43,7 +41,7 @@ def _allowed_joins(fn: Function) -> set[str]:
     for b in fn.blocks:
         if b.merge is not None:
             ids = b.merge.ids()
-            allowed.update(o.token.text for o in ids[:2 if b.merge.opname == "OpLoopMerge" else 1])
+            allowed.update(o.token.text for o in ids[: 2 if b.merge.opname == "OpLoopMerge" else 1])
             if b.merge.opname == "OpLoopMerge":
                 allowed.add(b.label)
         if b.terminator is not None and b.terminator.opname == "OpSwitch":
@@ -65,7 +63,7 @@ def _reached(m: Module) -> dict[str, tuple[EntryPoint, tuple[Inst, Operand], dic
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     reached = _reached(m)
-    for fn in (m.functions if scope is None else [scope]):
+    for fn in m.functions if scope is None else [scope]:
         hit = reached.get(fn.id)
         if hit is None:
             if m.version >= (1, 6):
@@ -74,18 +72,32 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         ep, (mode, op), tree = hit
         path, earlier = m.call_path(tree, fn.id, MAX_PATH)
         why = [related_at(mode.line, op.token, f"entry point {ep.name!r} is MaximallyReconvergesKHR")]
-        why += [related_at(site.line, site.opcode, f"call into {site.ids(skip_type=True)[0].token.text}"
-                           + (f" (after {earlier} earlier calls)" if earlier and k == 0 else ""))
-                for k, site in enumerate(path)]
+        why += [
+            related_at(
+                site.line,
+                site.opcode,
+                f"call into {site.ids(skip_type=True)[0].token.text}"
+                + (f" (after {earlier} earlier calls)" if earlier and k == 0 else ""),
+            )
+            for k, site in enumerate(path)
+        ]
         out.extend(_same_labels(m, fn, why))
         out.extend(_joins(m, fn, why))
         for b in fn.blocks:
             t = b.terminator
             if t is not None and t.opname == "OpKill":
-                out.append(at(t.line, t.opcode, INFO, "reconvergence.kill",
-                              f"{EXTENSION}: OpKill may act as OpTerminateInvocation or as "
-                              "OpDemoteToHelperInvocation, so reconvergence after it is unpredictable. "
-                              + RULES["reconvergence.kill"], tuple(why)))
+                out.append(
+                    at(
+                        t.line,
+                        t.opcode,
+                        INFO,
+                        "reconvergence.kill",
+                        f"{EXTENSION}: OpKill may act as OpTerminateInvocation or as "
+                        "OpDemoteToHelperInvocation, so reconvergence after it is unpredictable. "
+                        + RULES["reconvergence.kill"],
+                        tuple(why),
+                    )
+                )
     return out
 
 
@@ -97,12 +109,22 @@ def _same_labels(m: Module, fn: Function, why) -> list[Diagnostic]:
             continue
         ids = t.ids()
         if len(ids) >= 3 and ids[1].token.text == ids[2].token.text:
-            reason = (f"{EXTENSION}: in functions reachable from a MaximallyReconvergesKHR entry point"
-                      if why else f"SPIR-V {m.version[0]}.{m.version[1]}")
-            out.append(at(t.line, ids[2].token, ERROR, "reconvergence.same-labels",
-                          f"{reason}, True Label and False Label must not be the same <id> "
-                          f"({ids[1].token.text} twice). {RULES['reconvergence.same-labels']}",
-                          tuple(why or ())))
+            reason = (
+                f"{EXTENSION}: in functions reachable from a MaximallyReconvergesKHR entry point"
+                if why
+                else f"SPIR-V {m.version[0]}.{m.version[1]}"
+            )
+            out.append(
+                at(
+                    t.line,
+                    ids[2].token,
+                    ERROR,
+                    "reconvergence.same-labels",
+                    f"{reason}, True Label and False Label must not be the same <id> "
+                    f"({ids[1].token.text} twice). {RULES['reconvergence.same-labels']}",
+                    tuple(why or ()),
+                )
+            )
     return out
 
 
@@ -116,11 +138,21 @@ def _joins(m: Module, fn: Function, why) -> list[Diagnostic]:
             continue
         preds = [cfg.blocks[p] for p in sources]
         rel = tuple(why) + tuple(
-            related_at(p.terminator.line, p.terminator.opcode, f"branch from {p.label}") for p in preds
-            if p.terminator is not None)
-        out.append(at(b.line, b.label_inst.src.result, ERROR, "reconvergence.multiple-predecessors",
-                      f"{EXTENSION}: block {label} has {len(preds)} unique predecessors "
-                      f"({', '.join(p.label for p in preds)}) but is not a loop header, a declared merge "
-                      f"block, a continue target or an OpSwitch target. "
-                      f"{RULES['reconvergence.multiple-predecessors']}", rel))
+            related_at(p.terminator.line, p.terminator.opcode, f"branch from {p.label}")
+            for p in preds
+            if p.terminator is not None
+        )
+        out.append(
+            at(
+                b.line,
+                b.label_inst.src.result,
+                ERROR,
+                "reconvergence.multiple-predecessors",
+                f"{EXTENSION}: block {label} has {len(preds)} unique predecessors "
+                f"({', '.join(p.label for p in preds)}) but is not a loop header, a declared merge "
+                f"block, a continue target or an OpSwitch target. "
+                f"{RULES['reconvergence.multiple-predecessors']}",
+                rel,
+            )
+        )
     return out

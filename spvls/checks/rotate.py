@@ -1,4 +1,5 @@
 """rotate.*: SPV_KHR_subgroup_rotate (OpGroupNonUniformRotateKHR)."""
+
 from __future__ import annotations
 
 from ..model.module import Inst, Module
@@ -9,13 +10,13 @@ from .diagnostic import ERROR, Diagnostic, at
 EXTENSION = "SPV_KHR_subgroup_rotate"
 RULES = {
     "rotate.result-type": "Result Type must be a scalar or vector of floating-point type, integer type, or "
-                          "Boolean type.",
+    "Boolean type.",
     "rotate.value-type": "The type of Value must be the same as Result Type.",
     "rotate.scope": "Execution is a Scope. It must be either Workgroup or Subgroup.",
     "rotate.delta": "Delta must be a scalar of integer type, whose Signedness operand is 0.",
     "rotate.cluster-size": "ClusterSize must be a scalar of integer type, whose Signedness operand is 0. "
-                           "ClusterSize must come from a constant instruction. Behavior is undefined unless "
-                           "ClusterSize is at least 1 and a power of 2.",
+    "ClusterSize must come from a constant instruction. Behavior is undefined unless "
+    "ClusterSize is at least 1 and a power of 2.",
 }
 # "Execution is the scope ... It must be either Workgroup or Subgroup" (prose): the names, whose
 # values the grammar gives.
@@ -23,7 +24,7 @@ _SCOPES = ("Workgroup", "Subgroup")
 
 
 def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
-    return at(inst.line, tok, ERROR, code, f"{EXTENSION}: {lead}. Spec: \"{RULES[code]}\"")
+    return at(inst.line, tok, ERROR, code, f'{EXTENSION}: {lead}. Spec: "{RULES[code]}"')
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
@@ -44,8 +45,14 @@ def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
     if value and rt is not None:
         vt = m.type_of(value.token.text)
         if vt is not None and vt is not rt:
-            out.append(_d(inst, value.token, "rotate.value-type",
-                          f"Value is {describe(m, vt)}, the Result Type is {describe(m, rt)}"))
+            out.append(
+                _d(
+                    inst,
+                    value.token,
+                    "rotate.value-type",
+                    f"Value is {describe(m, vt)}, the Result Type is {describe(m, rt)}",
+                )
+            )
     scope = inst.operand("Execution")
     if scope and scope.is_id and m.definition(scope.token.text):
         v = m.int_value(scope.token.text)
@@ -56,22 +63,34 @@ def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
         elif (name := m.grammar.kinds["Scope"].by_value.get(v)) is None or name.name not in _SCOPES:
             out.append(_d(inst, scope.token, "rotate.scope", f"Execution is {name.name if name else v}"))
         elif name.name == "Workgroup" and is_vulkan(m.env):
-            out.append(at(inst.line, scope.token, ERROR, "rotate.scope",
-                          f"{EXTENSION}: under a Vulkan target the Execution scope is limited to Subgroup "
-                          "(VUID-StandaloneSpirv-None-04642); this is Workgroup"))
+            out.append(
+                at(
+                    inst.line,
+                    scope.token,
+                    ERROR,
+                    "rotate.scope",
+                    f"{EXTENSION}: under a Vulkan target the Execution scope is limited to Subgroup "
+                    "(VUID-StandaloneSpirv-None-04642); this is Workgroup",
+                )
+            )
     delta = inst.operand("Delta")
     if delta and m.definition(delta.token.text):
         info = int_info(m.type_of(delta.token.text))
         if info is None or info[1]:
-            out.append(_d(inst, delta.token, "rotate.delta",
-                          f"Delta is {describe(m, m.type_of(delta.token.text))}"))
+            out.append(_d(inst, delta.token, "rotate.delta", f"Delta is {describe(m, m.type_of(delta.token.text))}"))
     cluster = inst.operand("ClusterSize")
     if cluster and m.definition(cluster.token.text):
         info = int_info(m.type_of(cluster.token.text))
         v = m.int_value(cluster.token.text)
         if info is None or info[1]:
-            out.append(_d(inst, cluster.token, "rotate.cluster-size",
-                          f"ClusterSize is {describe(m, m.type_of(cluster.token.text))}"))
+            out.append(
+                _d(
+                    inst,
+                    cluster.token,
+                    "rotate.cluster-size",
+                    f"ClusterSize is {describe(m, m.type_of(cluster.token.text))}",
+                )
+            )
         elif not m.is_constant(cluster.token.text):
             out.append(_d(inst, cluster.token, "rotate.cluster-size", "ClusterSize is not a constant instruction"))
         elif v is not None and (v < 1 or v & (v - 1)):

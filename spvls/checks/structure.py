@@ -1,4 +1,5 @@
 """structure.*: blocks, functions and structured control flow; OpPhi and the return instructions."""
+
 from __future__ import annotations
 
 from ..model.module import Block, Function, Inst, Module
@@ -9,24 +10,26 @@ RULES = {
     "structure.after-terminator": "Each block termination instruction must be the last instruction in a block.",
     "structure.function-end": "OpFunctionEnd: Last instruction of a function.",
     "structure.merge-position": "OpSelectionMerge: This instruction must immediately precede either an "
-                                "OpBranchConditional or OpSwitch instruction. That is, it must be the second-to-last "
-                                "instruction in its block. OpLoopMerge: This instruction must immediately precede "
-                                "either an OpBranch or OpBranchConditional instruction. That is, it must be the "
-                                "second-to-last instruction in its block.",
+    "OpBranchConditional or OpSwitch instruction. That is, it must be the second-to-last "
+    "instruction in its block. OpLoopMerge: This instruction must immediately precede "
+    "either an OpBranch or OpBranchConditional instruction. That is, it must be the "
+    "second-to-last instruction in its block.",
     "structure.unstructured": "Selections must be structured. That is, an OpSelectionMerge instruction is required "
-                              "to precede: an OpSwitch instruction, an OpBranchConditional instruction that has "
-                              "different True Label and False Label operands where neither are declared merge "
-                              "blocks or Continue Targets.",
+    "to precede: an OpSwitch instruction, an OpBranchConditional instruction that has "
+    "different True Label and False Label operands where neither are declared merge "
+    "blocks or Continue Targets.",
     "structure.phi-parents": "OpPhi: There must be exactly one Parent i for each parent block of the current block "
-                             "in the CFG.",
+    "in the CFG.",
     "structure.phi-type": "OpPhi: All Variables must have a type matching Result Type.",
     "structure.return": "OpReturn: Return with no value from a function with void return type.",
     "structure.return-value": "OpReturnValue: Value is the value returned, by copy, and must match the Return Type "
-                              "operand of the OpTypeFunction type of the OpFunction body this return instruction "
-                              "is in. Value must not have type OpTypeVoid.",
+    "operand of the OpTypeFunction type of the OpFunction body this return instruction "
+    "is in. Value must not have type OpTypeVoid.",
 }
-_MERGE_BEFORE = {"OpSelectionMerge": ("OpBranchConditional", "OpSwitch"),
-                 "OpLoopMerge": ("OpBranch", "OpBranchConditional")}
+_MERGE_BEFORE = {
+    "OpSelectionMerge": ("OpBranchConditional", "OpSwitch"),
+    "OpLoopMerge": ("OpBranch", "OpBranchConditional"),
+}
 # Instructions with no semantics that may sit anywhere (spirv-val skips them as well).
 _TRANSPARENT = {"OpLine", "OpNoLine", "OpNop"}
 _PHI_OR_LINE = _TRANSPARENT | {"OpPhi"}
@@ -39,7 +42,7 @@ def _d(inst: Inst, tok, code: str, lead: str, related=()) -> Diagnostic:
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     shader = "Shader" in m.declared_caps
-    for fn in (m.functions if scope is None else [scope]):
+    for fn in m.functions if scope is None else [scope]:
         if scope is None:
             out.extend(_function_end(m, fn))
         out.extend(_function(m, fn, shader))
@@ -107,10 +110,20 @@ def _function_end(m: Module, fn: Function) -> list[Diagnostic]:
     last = m.insts[m.insts.index(where) - 1] if nxt is not None else where
     if last.spec is None:
         return []  # an unknown opcode (operand.unknown-opcode) may be OpFunctionEnd, misspelt
-    lead = (f"function {fn.id} has no OpFunctionEnd before the next OpFunction" if nxt is not None
-            else f"function {fn.id} has no OpFunctionEnd at the end of the module")
-    return [_d(where, where.src.opcode, "structure.function-end", lead,
-               [related_at(fn.line, fn.inst.src.opcode, f"function {fn.id} starts here")])]
+    lead = (
+        f"function {fn.id} has no OpFunctionEnd before the next OpFunction"
+        if nxt is not None
+        else f"function {fn.id} has no OpFunctionEnd at the end of the module"
+    )
+    return [
+        _d(
+            where,
+            where.src.opcode,
+            "structure.function-end",
+            lead,
+            [related_at(fn.line, fn.inst.src.opcode, f"function {fn.id} starts here")],
+        )
+    ]
 
 
 def _unterminated(m: Module, fn: Function, k: int, b: Block) -> list[Diagnostic]:
@@ -122,10 +135,20 @@ def _unterminated(m: Module, fn: Function, k: int, b: Block) -> list[Diagnostic]
     if nxt is None:
         return []
     ends = "is followed by the next block" if nxt.opname == "OpLabel" else "ends"
-    rel = [related_at(b.line, b.label_inst.src.result or b.label_inst.src.opcode,
-                      f"block {b.label} starts here")] if b.label_inst else []
-    return [_d(nxt, nxt.src.result or nxt.src.opcode, "structure.terminator",
-               f"block {b.label} has no terminator (OpBranch, OpReturn...) where it {ends}", rel)]
+    rel = (
+        [related_at(b.line, b.label_inst.src.result or b.label_inst.src.opcode, f"block {b.label} starts here")]
+        if b.label_inst
+        else []
+    )
+    return [
+        _d(
+            nxt,
+            nxt.src.result or nxt.src.opcode,
+            "structure.terminator",
+            f"block {b.label} has no terminator (OpBranch, OpReturn...) where it {ends}",
+            rel,
+        )
+    ]
 
 
 def _misplaced(b: Block, t: Inst, merge: Inst, allowed) -> list[Diagnostic]:
@@ -133,18 +156,30 @@ def _misplaced(b: Block, t: Inst, merge: Inst, allowed) -> list[Diagnostic]:
     if len(body) >= 2 and body[-2] is merge and t.opname in allowed:
         return []
     after = "" if len(body) < 2 or body[-2] is merge else f" after {body[-2].opname}"
-    return [_d(merge, merge.src.opcode, "structure.merge-position",
-               f"{merge.opname} must come just before the block's {' or '.join(allowed)}; here the block ends "
-               f"with {t.opname}{after}")]
+    return [
+        _d(
+            merge,
+            merge.src.opcode,
+            "structure.merge-position",
+            f"{merge.opname} must come just before the block's {' or '.join(allowed)}; here the block ends "
+            f"with {t.opname}{after}",
+        )
+    ]
 
 
 def _after(m: Module, b: Block, t: Inst, stop: int) -> list[Diagnostic]:
     for line in range(t.line + 1, stop):
         inst = m.inst_at.get(line)
         if inst is not None and inst.opname not in ("OpFunctionEnd", "OpFunction") and inst.opname not in _TRANSPARENT:
-            return [_d(inst, inst.src.opcode, "structure.after-terminator",
-                       f"{inst.opname} follows {t.opname}, which ended block {b.label}: it is in no block "
-                       "(start one with OpLabel)")]
+            return [
+                _d(
+                    inst,
+                    inst.src.opcode,
+                    "structure.after-terminator",
+                    f"{inst.opname} follows {t.opname}, which ended block {b.label}: it is in no block "
+                    "(start one with OpLabel)",
+                )
+            ]
     return []
 
 
@@ -161,7 +196,7 @@ def _reachable(fn: Function) -> set[str]:
         targets = [t for t, _ in b.successors]
         if b.merge is not None:
             ids = b.merge.ids()
-            targets += [o.token.text for o in ids[:2 if b.merge.opname == "OpLoopMerge" else 1]]
+            targets += [o.token.text for o in ids[: 2 if b.merge.opname == "OpLoopMerge" else 1]]
         for t in targets:
             if t not in seen and t in by_label:
                 seen.add(t)
@@ -173,8 +208,12 @@ def _structured(fn: Function, suspects: list[Block]) -> list[Diagnostic]:
     """An OpBranchConditional or OpSwitch with no OpSelectionMerge before it. As lenient as spirv-val:
     a label counts as declared when any header of the function names it as merge or continue, or
     another conditional branch or switch targets it."""
-    merges = {o.token.text for b in fn.blocks if b.merge is not None
-              for o in b.merge.match.operands[:2 if b.merge.opname == "OpLoopMerge" else 1]}
+    merges = {
+        o.token.text
+        for b in fn.blocks
+        if b.merge is not None
+        for o in b.merge.match.operands[: 2 if b.merge.opname == "OpLoopMerge" else 1]
+    }
     # Labels some conditional branch or switch targets, by how many of them do.
     targeted: dict[str, int] | None = None
     reached = None
@@ -198,8 +237,10 @@ def _structured(fn: Function, suspects: list[Block]) -> list[Diagnostic]:
                 targeted = _targeted(fn)
             if targeted.get(a, 0) > 1 or targeted.get(c, 0) > 1:
                 continue  # another conditional branch or switch targets it
-            lead = (f"this OpBranchConditional goes to {a} or {c}, neither a declared merge block nor a "
-                    "continue target, so it needs an OpSelectionMerge just before it")
+            lead = (
+                f"this OpBranchConditional goes to {a} or {c}, neither a declared merge block nor a "
+                "continue target, so it needs an OpSelectionMerge just before it"
+            )
         if reached is None:
             reached = _reachable(fn)
         if b.label in reached:
@@ -227,8 +268,14 @@ def _returns(m: Module, fn: Function, returns: list[Inst]) -> list[Diagnostic]:
     void = rtype.opname == "OpTypeVoid"
     for t in returns:
         if t.opname == "OpReturn" and not void:
-            out.append(_d(t, t.src.opcode, "structure.return",
-                          f"OpReturn returns nothing, but function {fn.id} returns {rt}: use OpReturnValue"))
+            out.append(
+                _d(
+                    t,
+                    t.src.opcode,
+                    "structure.return",
+                    f"OpReturn returns nothing, but function {fn.id} returns {rt}: use OpReturnValue",
+                )
+            )
         elif t.opname == "OpReturnValue":
             value = t.ids()
             if not value:
@@ -238,11 +285,23 @@ def _returns(m: Module, fn: Function, returns: list[Inst]) -> list[Diagnostic]:
             if d is None or d.spec is None or not d.spec.has_result_type:
                 continue  # undefined, or not a value: id.* and types.* say so
             if void:
-                out.append(_d(t, tok, "structure.return-value",
-                              f"function {fn.id} returns void: use OpReturn, not OpReturnValue"))
+                out.append(
+                    _d(
+                        t,
+                        tok,
+                        "structure.return-value",
+                        f"function {fn.id} returns void: use OpReturn, not OpReturnValue",
+                    )
+                )
             elif d.result_type != rt:
-                out.append(_d(t, tok, "structure.return-value",
-                              f"{tok.text} has type {d.result_type}, but function {fn.id} returns {rt}"))
+                out.append(
+                    _d(
+                        t,
+                        tok,
+                        "structure.return-value",
+                        f"{tok.text} has type {d.result_type}, but function {fn.id} returns {rt}",
+                    )
+                )
     return out
 
 
@@ -271,18 +330,36 @@ def _phis(m: Module, fn: Function) -> list[Diagnostic]:
             for value, parent in zip(ids[::2], ids[1::2]):
                 d = m.definition(value.token.text)
                 if d is not None and d.spec is not None and d.spec.has_result_type and d.result_type != rt:
-                    out.append(_d(inst, value.token, "structure.phi-type",
-                                  f"{value.token.text} has type {d.result_type}, the OpPhi's Result Type is {rt}"))
+                    out.append(
+                        _d(
+                            inst,
+                            value.token,
+                            "structure.phi-type",
+                            f"{value.token.text} has type {d.result_type}, the OpPhi's Result Type is {rt}",
+                        )
+                    )
                 p = parent.token.text
                 if p in seen:
                     out.append(_d(inst, parent.token, "structure.phi-parents", f"parent {p} is listed twice"))
                 elif p not in names and m.definition(p) is not None:
-                    out.append(_d(inst, parent.token, "structure.phi-parents",
-                                  f"{p} is not a parent of block {b.label} (its parents: "
-                                  f"{', '.join(sorted(names)) or 'none'})"))
+                    out.append(
+                        _d(
+                            inst,
+                            parent.token,
+                            "structure.phi-parents",
+                            f"{p} is not a parent of block {b.label} (its parents: "
+                            f"{', '.join(sorted(names)) or 'none'})",
+                        )
+                    )
                 seen.add(p)
             missing = [n for n in sorted(names) if n not in seen]
             if missing:
-                out.append(_d(inst, inst.src.opcode, "structure.phi-parents",
-                              f"the OpPhi lists no value for parent block(s) {', '.join(missing)} of {b.label}"))
+                out.append(
+                    _d(
+                        inst,
+                        inst.src.opcode,
+                        "structure.phi-parents",
+                        f"the OpPhi lists no value for parent block(s) {', '.join(missing)} of {b.label}",
+                    )
+                )
     return out

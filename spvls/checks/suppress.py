@@ -6,6 +6,7 @@
 
 A name is a code (`rotate.cluster-size`) or a family (`rotate`). A suppression that silences
 nothing is itself reported (`suppression.unused`), so stale ones do not pile up."""
+
 from __future__ import annotations
 
 import re
@@ -70,8 +71,16 @@ def apply(texts: list[str], diags: list[Diagnostic]) -> list[Diagnostic]:
     for k in marks:
         for name in k.names:
             if name not in k.used:
-                col = k.start + texts[k.line][k.start:].find(name)
+                col = k.start + texts[k.line][k.start :].find(name)
                 where = "in this file" if k.target is None else f"on line {k.target + 1}"
-                kept.append(Diagnostic(k.line, col, col + len(name), WARNING, "suppression.unused",
-                                       f"unused suppression: no '{name}' diagnostic {where}"))
+                kept.append(
+                    Diagnostic(
+                        k.line,
+                        col,
+                        col + len(name),
+                        WARNING,
+                        "suppression.unused",
+                        f"unused suppression: no '{name}' diagnostic {where}",
+                    )
+                )
     return sorted(kept, key=lambda d: (d.line, d.start, d.code))

@@ -1,4 +1,5 @@
 """syntax.*: the text does not parse; operand.*: operands the grammar JSON rejects."""
+
 from __future__ import annotations
 
 import re
@@ -26,9 +27,17 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             continue
         for tok in (line.result, *line.operands):
             if tok is not None and tok.kind == "ID" and not VALID_ID.fullmatch(tok.text):
-                out.append(Diagnostic(n, tok.start, tok.end, ERROR, "syntax.bad-id",
-                                      f"invalid id {tok.text!r}: an id is '%' followed by letters, "
-                                      "digits and '_' (spirv-as accepts no other characters)"))
+                out.append(
+                    Diagnostic(
+                        n,
+                        tok.start,
+                        tok.end,
+                        ERROR,
+                        "syntax.bad-id",
+                        f"invalid id {tok.text!r}: an id is '%' followed by letters, "
+                        "digits and '_' (spirv-as accepts no other characters)",
+                    )
+                )
     for inst in m.scoped(scope):
         words = None  # the line's name operands by column, looked up once per line, not per problem
         for p in inst.match.problems:
@@ -60,9 +69,17 @@ def _word_count(inst: Inst) -> list[Diagnostic]:
             words += 1
     if words <= MAX_WORDS:
         return []
-    return [Diagnostic(inst.line, inst.opcode.start, inst.opcode.end, ERROR, "operand.too-long",
-                       f"{inst.opname} takes at least {words:,} words, but an instruction holds at most "
-                       f"{MAX_WORDS:,}: its word count is 16 bits (SPIR-V 2.3 Physical Layout)")]
+    return [
+        Diagnostic(
+            inst.line,
+            inst.opcode.start,
+            inst.opcode.end,
+            ERROR,
+            "operand.too-long",
+            f"{inst.opname} takes at least {words:,} words, but an instruction holds at most "
+            f"{MAX_WORDS:,}: its word count is 16 bits (SPIR-V 2.3 Physical Layout)",
+        )
+    ]
 
 
 _CONTEXT_DEPENDENT = {"OpConstant", "OpSpecConstant", "OpSwitch"}
@@ -75,8 +92,13 @@ def _constant_fixes(m: Module, inst: Inst, op) -> tuple[Fix, ...]:
     if value is None:
         return ()
     tok = op.token
-    same = [i for i, d in m.defs.items() if d.opname == "OpConstant" and m.int_value(i) == value
-            and (int_info(m.definition(d.result_type)) or (0,))[0] == 32]
+    same = [
+        i
+        for i, d in m.defs.items()
+        if d.opname == "OpConstant"
+        and m.int_value(i) == value
+        and (int_info(m.definition(d.result_type)) or (0,))[0] == 32
+    ]
     if same:
         return tuple(Fix(f"Change to {i}", (Edit(inst.line, tok.start, tok.end, i),)) for i in same[:3])
     u32 = next((d for d in m.defs.values() if int_info(d) == (32, False)), None)
@@ -86,9 +108,15 @@ def _constant_fixes(m: Module, inst: Inst, op) -> tuple[Fix, ...]:
     if new in m.defs:
         return ()
     indent = u32.src.text[: len(u32.src.text) - len(u32.src.text.lstrip())]
-    return (Fix(f"Define {new} = OpConstant {u32.result} {value} and use it",
-                (Edit(u32.line + 1, 0, 0, f"{indent}{new} = OpConstant {u32.result} {value}\n"),
-                 Edit(inst.line, tok.start, tok.end, new))),)
+    return (
+        Fix(
+            f"Define {new} = OpConstant {u32.result} {value} and use it",
+            (
+                Edit(u32.line + 1, 0, 0, f"{indent}{new} = OpConstant {u32.result} {value}\n"),
+                Edit(inst.line, tok.start, tok.end, new),
+            ),
+        ),
+    )
 
 
 def _int_range(width: int, signed: bool) -> tuple[int, int]:
@@ -100,7 +128,10 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
     """LiteralContextDependentNumber: the result type (or the selector) decides its form."""
     op = inst.opname
     if op in ("OpConstant", "OpSpecConstant"):
-        type_id, lits = inst.result_type, [o for o in inst.match.operands if o.spec.kind == "LiteralContextDependentNumber"]
+        type_id, lits = (
+            inst.result_type,
+            [o for o in inst.match.operands if o.spec.kind == "LiteralContextDependentNumber"],
+        )
     elif op == "OpSwitch":
         sel = inst.ids()
         t = m.type_of(sel[0].token.text) if sel else None
@@ -113,10 +144,18 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
         return []
     if op != "OpSwitch" and t.opname not in ("OpTypeInt", "OpTypeFloat") and t.opname.startswith("OpType"):
         tok = inst.match.operands[0].token
-        return [Diagnostic(inst.line, tok.start, tok.end, ERROR, "operand.constant-type",
-                           f"the type of {op} is {t.opname} {type_id}: spirv-as takes only a scalar integer or "
-                           "floating-point type here (for other types use OpConstantComposite, OpConstantTrue, "
-                           "OpConstantNull...)")]
+        return [
+            Diagnostic(
+                inst.line,
+                tok.start,
+                tok.end,
+                ERROR,
+                "operand.constant-type",
+                f"the type of {op} is {t.opname} {type_id}: spirv-as takes only a scalar integer or "
+                "floating-point type here (for other types use OpConstantComposite, OpConstantTrue, "
+                "OpConstantNull...)",
+            )
+        ]
     out = []
     widths = [o.token.text for o in t.match.operands if not o.is_id]
     for lit in lits:
@@ -125,8 +164,16 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
         if width is not None and 0 < width <= 64:  # a width of 2**40 would make a 2**40-bit bound
             signed = widths[1] == "1"
             if tok.kind != "INT":
-                out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "operand.literal-type",
-                                      f"{tok.text!r} is not an integer, but the type {t.result} is an integer type"))
+                out.append(
+                    Diagnostic(
+                        inst.line,
+                        tok.start,
+                        tok.end,
+                        ERROR,
+                        "operand.literal-type",
+                        f"{tok.text!r} is not an integer, but the type {t.result} is an integer type",
+                    )
+                )
                 continue
             lo, hi = _int_range(width, signed)
             value = int_value(tok.text)
@@ -134,6 +181,14 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
                 continue  # not a number at all: the operand matcher reports it
             if not lo <= value <= hi:
                 kind = "signed" if signed else "unsigned"
-                out.append(Diagnostic(inst.line, tok.start, tok.end, ERROR, "operand.literal-range",
-                                      f"{tok.text} does not fit a {width}-bit {kind} integer ({t.result})"))
+                out.append(
+                    Diagnostic(
+                        inst.line,
+                        tok.start,
+                        tok.end,
+                        ERROR,
+                        "operand.literal-range",
+                        f"{tok.text} does not fit a {width}-bit {kind} integer ({t.result})",
+                    )
+                )
     return out

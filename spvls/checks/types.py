@@ -1,6 +1,7 @@
 """types.*: the parameters of type declarations (widths, signedness, component counts), and <id> operands
 that must (or must not) name a type. The latter are judged in the id check's walk over every operand
 (ids.py calls kinds, accepts, not_a_type and not_a_value): one walk, not two."""
+
 from __future__ import annotations
 
 from ..model.facts import module_fact
@@ -9,26 +10,44 @@ from .diagnostic import Diagnostic, cited
 
 RULES = {
     "types.int-width": "Scalar integer types must be parameterized only as 32 bit, plus any additional sizes "
-                       "enabled by capabilities.",
+    "enabled by capabilities.",
     "types.float-width": "Scalar floating-point types must be parameterized only as 32 bit, plus any additional "
-                         "sizes enabled by capabilities.",
+    "sizes enabled by capabilities.",
     "types.signedness": "Signedness specifies whether there are signed semantics to preserve or validate. 0 "
-                        "indicates unsigned, or no signedness semantics. 1 indicates signed semantics.",
+    "indicates unsigned, or no signedness semantics. 1 indicates signed semantics.",
     "types.vector-size": "Vector types must be parameterized only with 2, 3, or 4 components, plus any additional "
-                         "sizes enabled by capabilities.",
+    "sizes enabled by capabilities.",
     "types.result-type": "Instruction: ... An instruction contains a word count, an opcode, an optional Result "
-                         "<id>, an optional <id> of the instruction’s type, and a variable list of operands.",
+    "<id>, an optional <id> of the instruction’s type, and a variable list of operands.",
     "types.not-a-value": "Object: An instantiation of a non-void type, either as the Result <id> of an operation, "
-                         "or created through OpVariable.",
+    "or created through OpVariable.",
 }
 # Instructions whose <id> operands may name a type, as spirv-val allows (besides type declarations,
 # debug and annotation instructions, and untyped-pointer instructions).
-_TAKE_TYPES = {"OpSizeOf", "OpCooperativeMatrixLengthNV", "OpCooperativeMatrixLengthKHR", "OpUntypedArrayLengthKHR",
-               "OpFunction", "OpAsmINTEL", "OpExtInst", "OpExtInstWithForwardRefsKHR", "OpSpecConstantOp",
-               "OpExecutionModeId"}  # (FPFastMathDefault's Target Type)
+_TAKE_TYPES = {
+    "OpSizeOf",
+    "OpCooperativeMatrixLengthNV",
+    "OpCooperativeMatrixLengthKHR",
+    "OpUntypedArrayLengthKHR",
+    "OpFunction",
+    "OpAsmINTEL",
+    "OpExtInst",
+    "OpExtInstWithForwardRefsKHR",
+    "OpSpecConstantOp",
+    "OpExecutionModeId",
+}  # (FPFastMathDefault's Target Type)
 # Instructions whose <id> operands may name something without a type (a label, a string, a set...).
-_TAKE_UNTYPED = _TAKE_TYPES | {"OpExtInstImport", "OpSelectionMerge", "OpLoopMerge", "OpPhi", "OpBranch",
-                               "OpBranchConditional", "OpSwitch", "OpEntryPoint", "OpExecutionMode"}
+_TAKE_UNTYPED = _TAKE_TYPES | {
+    "OpExtInstImport",
+    "OpSelectionMerge",
+    "OpLoopMerge",
+    "OpPhi",
+    "OpBranch",
+    "OpBranchConditional",
+    "OpSwitch",
+    "OpEntryPoint",
+    "OpExecutionMode",
+}
 _ANY_ID_CLASSES = {"Type-Declaration", "Debug", "Annotation"}
 
 
@@ -64,15 +83,25 @@ def not_a_type(inst: Inst, op, kind: str | None, d: Inst) -> Diagnostic | None:
         return None
     else:
         what = f"the result of {d.opname}"
-    return cited(inst.line, op.token, "types.result-type", f"the Result Type {op.token.text} is {what}, not a type",
-                 RULES["types.result-type"])
+    return cited(
+        inst.line,
+        op.token,
+        "types.result-type",
+        f"the Result Type {op.token.text} is {what}, not a type",
+        RULES["types.result-type"],
+    )
 
 
 def not_a_value(inst: Inst, op, kind: str) -> Diagnostic:
     name = f"'{op.spec.name}'" if op.spec.name else "the operand"
     what = "a type" if kind == "type" else f"an {kind}, which has no type"
-    return cited(inst.line, op.token, "types.not-a-value", f"{name} of {inst.opname} is an object, but {op.token.text} "
-                 f"is {what}", RULES["types.not-a-value"])
+    return cited(
+        inst.line,
+        op.token,
+        "types.not-a-value",
+        f"{name} of {inst.opname} is an object, but {op.token.text} is {what}",
+        RULES["types.not-a-value"],
+    )
 
 
 # Sizes some capability enables (capability.* says which one is missing).
@@ -96,11 +125,25 @@ def _int(inst: Inst) -> list[Diagnostic]:
     out = []
     lits = _lits(inst)
     if lits and int(lits[0].token.text) not in _INT_WIDTHS:
-        out.append(cited(inst.line, lits[0].token, "types.int-width",
-                         f"OpTypeInt has a Width of {lits[0].token.text} bits", RULES["types.int-width"]))
+        out.append(
+            cited(
+                inst.line,
+                lits[0].token,
+                "types.int-width",
+                f"OpTypeInt has a Width of {lits[0].token.text} bits",
+                RULES["types.int-width"],
+            )
+        )
     if len(lits) > 1 and lits[1].spec.name == "Signedness" and int(lits[1].token.text) not in (0, 1):
-        out.append(cited(inst.line, lits[1].token, "types.signedness",
-                         f"OpTypeInt has a Signedness of {lits[1].token.text}", RULES["types.signedness"]))
+        out.append(
+            cited(
+                inst.line,
+                lits[1].token,
+                "types.signedness",
+                f"OpTypeInt has a Signedness of {lits[1].token.text}",
+                RULES["types.signedness"],
+            )
+        )
     return out
 
 
@@ -112,16 +155,29 @@ def _float(inst: Inst) -> list[Diagnostic]:
     encoded = any(o.enumerants for o in inst.match.operands)
     if width in _FLOAT_WIDTHS or (width == 8 and encoded):
         return []
-    return [cited(inst.line, lits[0].token, "types.float-width",
-                  f"OpTypeFloat has a Width of {width} bits" + (" (8 bits need an FP encoding)" if width == 8 else ""),
-                  RULES["types.float-width"])]
+    return [
+        cited(
+            inst.line,
+            lits[0].token,
+            "types.float-width",
+            f"OpTypeFloat has a Width of {width} bits" + (" (8 bits need an FP encoding)" if width == 8 else ""),
+            RULES["types.float-width"],
+        )
+    ]
 
 
 def _vector(inst: Inst) -> list[Diagnostic]:
     lits = _lits(inst)
     if lits and int(lits[0].token.text) not in _VECTOR_SIZES:
-        return [cited(inst.line, lits[0].token, "types.vector-size",
-                      f"OpTypeVector has {lits[0].token.text} components", RULES["types.vector-size"])]
+        return [
+            cited(
+                inst.line,
+                lits[0].token,
+                "types.vector-size",
+                f"OpTypeVector has {lits[0].token.text} components",
+                RULES["types.vector-size"],
+            )
+        ]
     return []
 
 

@@ -5,6 +5,7 @@ The validator reports an instruction number (blank and comment lines not counted
 the assembler numbered them ('30[%30]'); both are mapped back through the parsed lines. Runs on
 a snapshot (the text and its parsed lines), so the server can run it off the main thread.
 """
+
 from __future__ import annotations
 
 import re
@@ -61,19 +62,24 @@ def env_for(target_env: str | None, version: tuple[int, int]) -> str:
 def href(code: str) -> str | None:
     """The page a code of this family links to (a VUID: its place in the Vulkan spec)."""
     if code.startswith(SOURCE + ".VUID-"):
-        return VUID_HREF.format(code[len(SOURCE) + 1:])
+        return VUID_HREF.format(code[len(SOURCE) + 1 :])
     if code.split(".", 1)[0] in (SOURCE, ASSEMBLER):
         return TOOLS_HREF
     return None
 
 
 def unavailable() -> Diagnostic:
-    return Diagnostic(0, 0, 0, INFO, SOURCE + ".unavailable",
-                      "spirv-val is not available, so only spvls' own checks ran: " + tools.HOW_TO_GET)
+    return Diagnostic(
+        0,
+        0,
+        0,
+        INFO,
+        SOURCE + ".unavailable",
+        "spirv-val is not available, so only spvls' own checks ran: " + tools.HOW_TO_GET,
+    )
 
 
-def run(text: str, lines: Sequence[Line], env: str,
-        options: tools.ValidatorOptions | None = None) -> list[Diagnostic]:
+def run(text: str, lines: Sequence[Line], env: str, options: tools.ValidatorOptions | None = None) -> list[Diagnostic]:
     """Assemble and validate the text; at most one diagnostic (the tools stop at the first error)."""
     be = backend()
     if be is None:
@@ -91,7 +97,7 @@ def assembler_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:
     line = lines[n] if lines else None
     text = line.text if line else ""
     # The assembler counts bytes; our columns count code points.
-    col = len(text.encode("utf-8")[:fail.column or 0].decode("utf-8", "ignore"))
+    col = len(text.encode("utf-8")[: fail.column or 0].decode("utf-8", "ignore"))
     tok = line.token_at(col) if line else None
     start, end = (tok.start, tok.end) if tok and tok.kind != "COMMENT" else (col, max(col, len(text.rstrip())))
     return Diagnostic(n, start, end, ERROR, ASSEMBLER, fail.message.strip())
@@ -108,7 +114,7 @@ def validator_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:
     vuid = _VUID.search(message)
     code = f"{SOURCE}.{vuid.group(1)}" if vuid else SOURCE
     if vuid:
-        message = (message[:vuid.start()] + message[vuid.end():]).strip()
+        message = (message[: vuid.start()] + message[vuid.end() :]).strip()
     if not at:
         return Diagnostic(0, 0, 0, ERROR, code, _rename(message, names))
     index = fail.index or 0
@@ -178,8 +184,7 @@ def _operand(message: str, line: Line, names: IdNames) -> Token | None:
     if spec is not None:
         for i, op in enumerate(spec.operands):
             label = "Result Type" if op.kind == "IdResultType" else op.name
-            if label and i < len(words) and words[i] is not None and \
-                    re.search(rf"\b{re.escape(label)}\b", message):
+            if label and i < len(words) and words[i] is not None and re.search(rf"\b{re.escape(label)}\b", message):
                 return words[i]
     return None
 
@@ -239,8 +244,8 @@ def merge(native: list[Diagnostic], found: list[Diagnostic]) -> list[Diagnostic]
         if j is None:
             out.append(d)
         elif d.code != ASSEMBLER:
-            out[j] = replace(out[j], related=out[j].related + (
-                Related(d.line, d.start, d.end, f"{d.code}: {d.message}"),))
+            out[j] = replace(
+                out[j], related=out[j].related + (Related(d.line, d.start, d.end, f"{d.code}: {d.message}"),)
+            )
     out.sort(key=lambda d: (d.line, d.start, d.code))
     return out
-

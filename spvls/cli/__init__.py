@@ -2,6 +2,7 @@
 
 Each subcommand is a module here with `register(subparsers)`, which adds its parser and sets
 `run=` to the function that carries it out; COMMANDS lists them in help order."""
+
 from __future__ import annotations
 
 import argparse
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command:
         return args.run(args)
     from ..server import serve
+
     return serve(tcp=args.tcp, host=args.host, port=args.port)
 
 

@@ -1,4 +1,5 @@
 """`spvls as`: text to a binary module, honouring the header comments `spvls dis` writes."""
+
 from __future__ import annotations
 
 import re
@@ -13,19 +14,31 @@ from .output import format_text
 def register(sub) -> None:
     p = sub.add_parser("as", help="assemble text into a binary module")
     p.add_argument("file", metavar="FILE", help="assembly text, or - for standard input")
-    p.add_argument("-o", dest="output", metavar="OUT", help="output file, - for stdout (default: FILE with .spv for its .spvasm/.spv.asm/.asm, "
-                        "else FILE.spv)")
-    p.add_argument("--target-env", choices=envs.NAMES, metavar="ENV",
-                   help="as for check; default: the text's '; Version:' header, else spv1.6")
-    p.add_argument("--ids-from", metavar="BINARY",
-                   help="number the names as this binary (the text's origin) numbered them")
+    p.add_argument(
+        "-o",
+        dest="output",
+        metavar="OUT",
+        help="output file, - for stdout (default: FILE with .spv for its .spvasm/.spv.asm/.asm, else FILE.spv)",
+    )
+    p.add_argument(
+        "--target-env",
+        choices=envs.NAMES,
+        metavar="ENV",
+        help="as for check; default: the text's '; Version:' header, else spv1.6",
+    )
+    p.add_argument(
+        "--ids-from", metavar="BINARY", help="number the names as this binary (the text's origin) numbered them"
+    )
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     """Nothing is written unless the text assembles; a file is replaced atomically."""
-    out = args.output or (files.STDIO if args.file == files.STDIO else re.sub(
-        r"(\.spv\.asm|\.spvasm|\.asm)?$", ".spv", args.file, count=1))
+    out = args.output or (
+        files.STDIO
+        if args.file == files.STDIO
+        else re.sub(r"(\.spv\.asm|\.spvasm|\.asm)?$", ".spv", args.file, count=1)
+    )
     try:
         text, problems = decode_source(files.read_bytes(args.file))
         if problems:

@@ -1,4 +1,5 @@
 """`spvls cfg`: draw a function's control-flow graph as Graphviz DOT or SVG (spvls.features.cfg)."""
+
 from __future__ import annotations
 
 import sys
@@ -14,11 +15,15 @@ from .output import format_text
 
 def register(sub) -> None:
     p = sub.add_parser("cfg", help="draw a function's control-flow graph (Graphviz DOT or SVG)")
-    p.add_argument("--function", metavar="NAME", help="a function's id (with or without %%) or name, or 'all'; "
-                   "default: the first entry point's")
+    p.add_argument(
+        "--function",
+        metavar="NAME",
+        help="a function's id (with or without %%) or name, or 'all'; default: the first entry point's",
+    )
     p.add_argument("--format", choices=("dot", "svg"), default="dot", help="svg needs Graphviz's dot on PATH")
-    p.add_argument("--target-env", choices=envs.NAMES, metavar="ENV",
-                   help="as for check: the env whose rules mark the picture")
+    p.add_argument(
+        "--target-env", choices=envs.NAMES, metavar="ENV", help="as for check: the env whose rules mark the picture"
+    )
     p.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
     p.add_argument("file", metavar="FILE")
     p.set_defaults(run=run)

@@ -1,4 +1,5 @@
 """`spvls check`: diagnostics for files, for people at a terminal and for CI."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -21,31 +22,64 @@ from .files import collect, read_source, terminated_lines
 
 def register(sub) -> None:
     p = sub.add_parser("check", help="check files and print diagnostics")
-    p.add_argument("--target-env", choices=envs.NAMES, metavar="ENV",
-                   help="spirv-val's target env (" + ", ".join(envs.NAMES) + "); "
-                        "default: the file's '; Version:' header, else spv1.6")
-    p.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
-                   help="text (default), json, github (workflow annotations), sarif (code scanning)")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colour and source lines with carets: auto (on a terminal, unless NO_COLOR is set), "
-                        "always, never")
-    p.add_argument("--fix", action="store_true",
-                   help="apply the quick fixes that are safe (the one way to meet the rule) and say which")
-    p.add_argument("--select", action="append", metavar="CODES",
-                   help="report only these comma-separated codes or families (e.g. rotate,id.undefined)")
-    p.add_argument("--ignore", action="append", metavar="CODES",
-                   help="do not report these comma-separated codes or families")
-    p.add_argument("--no-spirv-val", dest="spirv_val", action="store_false",
-                   help="run spvls' own checks only, without SPIRV-Tools' assembler and validator")
+    p.add_argument(
+        "--target-env",
+        choices=envs.NAMES,
+        metavar="ENV",
+        help="spirv-val's target env (" + ", ".join(envs.NAMES) + "); "
+        "default: the file's '; Version:' header, else spv1.6",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "github", "sarif"),
+        default="text",
+        help="text (default), json, github (workflow annotations), sarif (code scanning)",
+    )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour and source lines with carets: auto (on a terminal, unless NO_COLOR is set), always, never",
+    )
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the quick fixes that are safe (the one way to meet the rule) and say which",
+    )
+    p.add_argument(
+        "--select",
+        action="append",
+        metavar="CODES",
+        help="report only these comma-separated codes or families (e.g. rotate,id.undefined)",
+    )
+    p.add_argument(
+        "--ignore", action="append", metavar="CODES", help="do not report these comma-separated codes or families"
+    )
+    p.add_argument(
+        "--no-spirv-val",
+        dest="spirv_val",
+        action="store_false",
+        help="run spvls' own checks only, without SPIRV-Tools' assembler and validator",
+    )
     val = p.add_argument_group("spirv-val options (same meaning as spirv-val's flags)")
     for name, flag in tools.FLAGS.items():
         val.add_argument(flag, dest=name, action="store_true")
     for name in tools.LIMITS:
         val.add_argument("--" + name, dest=name.replace("-", "_"), type=int, metavar="N")
-    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                   help="check files on N processes (0: one per core); output stays in the files' order")
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="files (binary modules too), directories to search, or - for standard input")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="check files on N processes (0: one per core); output stays in the files' order",
+    )
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="files (binary modules too), directories to search, or - for standard input",
+    )
     p.set_defaults(run=run)
 
 
@@ -55,13 +89,17 @@ _last_analysis = None
 
 
 def validator_options(args) -> tools.ValidatorOptions:
-    limits = {n: getattr(args, n.replace("-", "_")) for n in tools.LIMITS
-              if getattr(args, n.replace("-", "_"), None) is not None}
+    limits = {
+        n: getattr(args, n.replace("-", "_"))
+        for n in tools.LIMITS
+        if getattr(args, n.replace("-", "_"), None) is not None
+    }
     return tools.ValidatorOptions(**{n: getattr(args, n, False) for n in tools.FLAGS}, limits=limits)
 
 
-def check_text(text: str, name: str, target_env: str | None, spirv_val: bool = True,
-               options: tools.ValidatorOptions | None = None) -> list[Diagnostic]:
+def check_text(
+    text: str, name: str, target_env: str | None, spirv_val: bool = True, options: tools.ValidatorOptions | None = None
+) -> list[Diagnostic]:
     """Native diagnostics, merged with spirv-as/spirv-val's first error unless spirv_val is off."""
     global _last_analysis
     _last_analysis = None
@@ -71,16 +109,16 @@ def check_text(text: str, name: str, target_env: str | None, spirv_val: bool = T
     diags = list(_last_analysis.diagnostics)
     if spirv_val:
         m = _last_analysis.module
-        diags = validator.merge(diags, validator.run(
-            text, m.doc.lines, validator.env_for(m.env, m.version), options))
+        diags = validator.merge(diags, validator.run(text, m.doc.lines, validator.env_for(m.env, m.version), options))
     return diags
 
 
 WordOffset = Callable[[int], "int | None"]
 
 
-def check_binary(name: str, target_env: str | None, spirv_val: bool = True,
-                 options: tools.ValidatorOptions | None = None) -> tuple[str, list[Diagnostic], WordOffset] | None:
+def check_binary(
+    name: str, target_env: str | None, spirv_val: bool = True, options: tools.ValidatorOptions | None = None
+) -> tuple[str, list[Diagnostic], WordOffset] | None:
     """For a binary module (by its magic number, whatever its name): the text `spvls dis` prints,
     its diagnostics at that text's lines, and the word offset of each line's instruction.
     None for any other file."""
@@ -104,16 +142,18 @@ def check_binary(name: str, target_env: str | None, spirv_val: bool = True,
     return dis.text, sorted(out, key=lambda d: (d.line, d.start)), dis.word_offset
 
 
-def check_file(path: Path, target_env: str | None, spirv_val: bool = True,
-               options: tools.ValidatorOptions | None = None) -> list[Diagnostic]:
+def check_file(
+    path: Path, target_env: str | None, spirv_val: bool = True, options: tools.ValidatorOptions | None = None
+) -> list[Diagnostic]:
     binary = check_binary(str(path), target_env, spirv_val, options)
     if binary is not None:
         return binary[1]
     text, problems = read_source(path)
     if any(d.severity == ERROR for d in problems) and not text:
         return problems
-    return sorted(problems + check_text(text, str(path), target_env, spirv_val, options),
-                  key=lambda d: (d.line, d.start))
+    return sorted(
+        problems + check_text(text, str(path), target_env, spirv_val, options), key=lambda d: (d.line, d.start)
+    )
 
 
 class Chooser:
@@ -125,8 +165,11 @@ class Chooser:
 
     def __call__(self, text: str, diags: list[Diagnostic]) -> list[Diagnostic]:
         diags = suppress.apply(terminated_lines(text) if text else [], diags)
-        return [d for d in diags if (not self.select or suppress.matches(d.code, self.select))
-                and not suppress.matches(d.code, self.ignore)]
+        return [
+            d
+            for d in diags
+            if (not self.select or suppress.matches(d.code, self.select)) and not suppress.matches(d.code, self.ignore)
+        ]
 
 
 class _Work:
@@ -145,8 +188,12 @@ class _Work:
         text, problems = read_source(Path(name))
         if any(d.severity == ERROR for d in problems) and not text:
             return text, problems, problems, None, False
-        diags = self.choose(text, sorted(problems + check_text(text, name, self.target_env, *self.tools_args),
-                                         key=lambda d: (d.line, d.start)))
+        diags = self.choose(
+            text,
+            sorted(
+                problems + check_text(text, name, self.target_env, *self.tools_args), key=lambda d: (d.line, d.start)
+            ),
+        )
         return text, problems, diags, None, False
 
 
@@ -176,12 +223,17 @@ def run(args) -> int:
     for (text, problems, diags, word_offset, binary), name in zip(progress.over(results), files):
         path = Path(name)
         if args.fix and text and diags and not binary:
+
             def recheck(t: str, name: str = name) -> list[Diagnostic]:
                 return choose(t, check_text(t, name, args.target_env, *tools_args))
+
             result = fixing.fix_file(path, text, diags, recheck)
             for d, fix in result.applied:
-                print(f"{paint('path', f'{name}:{d.line + 1}:{d.start + 1}:')} {paint('fixed', 'fixed:')} "
-                      f"{fix.title} {paint('code', f'[{d.code}]')}", file=side)
+                print(
+                    f"{paint('path', f'{name}:{d.line + 1}:{d.start + 1}:')} {paint('fixed', 'fixed:')} "
+                    f"{fix.title} {paint('code', f'[{d.code}]')}",
+                    file=side,
+                )
             if result.refused:
                 print(f"spvls: {name}: fixes not written: {result.refused}", file=sys.stderr)
             fixed_total += len(result.applied)
@@ -202,7 +254,9 @@ def run(args) -> int:
             else:
                 print(output.format_text(name, d, paint))
                 if pretty:
-                    for s in output.snippet(lines, d.line, d.start, d.end, paint, d.severity.replace("information", "info")):
+                    for s in output.snippet(
+                        lines, d.line, d.start, d.end, paint, d.severity.replace("information", "info")
+                    ):
                         print(s)
                 for note in output.format_related(name, d, paint):
                     print(note)
@@ -223,5 +277,6 @@ def run(args) -> int:
 def summary(files: int, counts: dict[str, int], fixed: int) -> str:
     def n(k: int, word: str) -> str:
         return f"{k} {word}{'' if k == 1 else 's'}"
+
     line = f"checked {n(files, 'file')}: {n(counts[ERROR], 'error')}, {n(counts[WARNING], 'warning')}"
     return line + (f", {fixed} fixed" if fixed else "")

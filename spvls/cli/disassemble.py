@@ -1,4 +1,5 @@
 """`spvls dis`: a binary module as the text the editor shows."""
+
 from __future__ import annotations
 
 from ..binary import convert, files
@@ -18,8 +19,9 @@ def register(sub) -> None:
 
 def run(args) -> int:
     """`path: error: …` and exit 1 on a binary it cannot read."""
-    opts = convert.Options(raw_id=args.raw_id, no_header=args.no_header, comment=args.comment,
-                           nested_indent=args.nested_indent)
+    opts = convert.Options(
+        raw_id=args.raw_id, no_header=args.no_header, comment=args.comment, nested_indent=args.nested_indent
+    )
     try:
         dis = convert.disassemble(files.read_bytes(args.file), opts)
         files.write_output(args.output, dis.text.encode("utf-8"))

@@ -1,4 +1,5 @@
 """`spvls doc NAME...`: what a name means, from the grammar and the text that defines it."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,12 @@ from ..features import lookup
 def register(sub) -> None:
     p = sub.add_parser("doc", help="explain an opcode, enumerant, extension, extended instruction or diagnostic code")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    p.add_argument("names", nargs="+", metavar="NAME",
-                   help="e.g. OpLoopMerge, Shader, SPV_KHR_quad_control, DebugLine, GLSL.std.450:Sin, rotate.delta")
+    p.add_argument(
+        "names",
+        nargs="+",
+        metavar="NAME",
+        help="e.g. OpLoopMerge, Shader, SPV_KHR_quad_control, DebugLine, GLSL.std.450:Sin, rotate.delta",
+    )
     p.set_defaults(run=run)
 
 

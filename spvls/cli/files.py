@@ -1,4 +1,5 @@
 """Reading the files the CLI is given: what a directory stands for, and text that never raises."""
+
 from __future__ import annotations
 
 import re
@@ -47,8 +48,16 @@ def report_failure(e: Exception, source: str, binary: str) -> int:
 
 def decode_source(data: bytes) -> tuple[str, list[Diagnostic]]:
     if words.is_binary(data):
-        return "", [Diagnostic(0, 0, 0, ERROR, "syntax.binary",
-                               "this is a SPIR-V binary module, not assembly text: `spvls dis` shows it as text")]
+        return "", [
+            Diagnostic(
+                0,
+                0,
+                0,
+                ERROR,
+                "syntax.binary",
+                "this is a SPIR-V binary module, not assembly text: `spvls dis` shows it as text",
+            )
+        ]
     if not data.strip():
         return "", [Diagnostic(0, 0, 0, WARNING, "syntax.empty", "the file is empty: no SPIR-V module here")]
     try:
@@ -71,14 +80,29 @@ def _encoding_problems(data: bytes) -> list[Diagnostic]:
             byte = raw[e.start]
         col = len(before)
         if _in_comment(before):
-            out.append(Diagnostic(n, col, col + 1, WARNING, "syntax.encoding",
-                                  f"byte 0x{byte:02x} in a comment is not UTF-8 (Latin-1?): spirv-as skips "
-                                  "comments, but editors and other tools read the file as UTF-8 "
-                                  "(shown here as U+FFFD)"))
+            out.append(
+                Diagnostic(
+                    n,
+                    col,
+                    col + 1,
+                    WARNING,
+                    "syntax.encoding",
+                    f"byte 0x{byte:02x} in a comment is not UTF-8 (Latin-1?): spirv-as skips "
+                    "comments, but editors and other tools read the file as UTF-8 "
+                    "(shown here as U+FFFD)",
+                )
+            )
         else:
-            out.append(Diagnostic(n, col, col + 1, ERROR, "syntax.encoding",
-                                  f"byte 0x{byte:02x} is not UTF-8: SPIR-V assembly is UTF-8 text "
-                                  "(shown here as U+FFFD)"))
+            out.append(
+                Diagnostic(
+                    n,
+                    col,
+                    col + 1,
+                    ERROR,
+                    "syntax.encoding",
+                    f"byte 0x{byte:02x} is not UTF-8: SPIR-V assembly is UTF-8 text (shown here as U+FFFD)",
+                )
+            )
         if len(out) >= 100:
             break
     return out

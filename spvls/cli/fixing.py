@@ -1,4 +1,5 @@
 """`spvls check --fix`: apply the safe quick fixes and rewrite the file, only if it got better."""
+
 from __future__ import annotations
 
 import re
@@ -30,8 +31,8 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
                 lines[-1] += nl
             lines.append("")
         body = lines[e.line].rstrip("\r\n")
-        term = lines[e.line][len(body):]
-        lines[e.line] = body[:e.start] + e.text.replace("\n", nl) + body[e.end:] + term
+        term = lines[e.line][len(body) :]
+        lines[e.line] = body[: e.start] + e.text.replace("\n", nl) + body[e.end :] + term
     return "".join(lines)
 
 

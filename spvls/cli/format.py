@@ -1,4 +1,5 @@
 """`spvls format`: lay files out as spirv-dis does, changing whitespace only."""
+
 from __future__ import annotations
 
 import difflib
@@ -17,10 +18,17 @@ def register(sub) -> None:
     p = sub.add_parser("format", help="lay files out as spirv-dis does (whitespace only)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
-    mode.add_argument("--diff", action="store_true",
-                      help="change nothing; print a unified diff of what would change, exit 1 if anything would")
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="files, directories to search, or - (standard input to standard output)")
+    mode.add_argument(
+        "--diff",
+        action="store_true",
+        help="change nothing; print a unified diff of what would change, exit 1 if anything would",
+    )
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="files, directories to search, or - (standard input to standard output)",
+    )
     p.set_defaults(run=run)
 
 
@@ -32,7 +40,7 @@ def formatted(path: Path, text: str) -> tuple[str, str, int, int]:
     changed = []
     for n, old, new in formatting.format_lines(Document(text)):
         if n < len(lines) and lines[n].startswith(old):
-            lines[n] = new + lines[n][len(old):]
+            lines[n] = new + lines[n][len(old) :]
             changed.append(n)
     return raw, "".join(lines), len(changed), (changed[0] if changed else -1)
 
@@ -60,10 +68,12 @@ def run(args) -> int:
             print(f"{name}: {count} line(s) not in spirv-dis layout (first: line {first + 1})")
             continue
         if args.diff:
-            diff = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        f"a/{name}", f"b/{name}")
-            out = "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
-                          for line in diff)
+            diff = difflib.unified_diff(
+                old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+            )
+            out = "".join(
+                line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in diff
+            )
             sys.stdout.flush()  # bytes, so that what is not UTF-8 shows as it is in the file
             sys.stdout.buffer.write(out.encode("utf-8", errors="surrogateescape"))
             continue

@@ -1,5 +1,6 @@
 """`spvls check` over many files: the per-file work on a process pool (-j), results in the order the
 files were given, and a progress bar on a terminal."""
+
 from __future__ import annotations
 
 import os

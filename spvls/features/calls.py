@@ -1,4 +1,5 @@
 """Call hierarchy: who calls a function, and what it calls (OpFunctionCall edges of the model)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ def _item(m: Module, fn: Function) -> CallItem:
     ep = m.entry_points.get(fn.id)
     detail = type_text(m, fn.id) or ""
     if ep is not None:
-        detail = f"{detail} · entry point {ep.model} \"{ep.name}\""
+        detail = f'{detail} · entry point {ep.model} "{ep.name}"'
     res = fn.inst.src.result or fn.inst.opcode  # an OpFunction missing its '%id =' still has callees
     return CallItem(fn.id, m.name_of(fn.id), detail, fn.line, fn.end_line, (fn.line, res.start, res.end))
 

@@ -4,6 +4,7 @@ A node per block (its name, then an abridged body), an arrow per branch target, 
 declarations dashed, structured constructs as nested clusters, unreachable blocks grey, and what
 an error (warning) points at red (orange) with the diagnostic's code.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,8 +21,10 @@ BODY_LINES = 6  # instructions shown per block besides its merge and terminator
 LINE_CHARS = 44
 COLOURS = {ERROR: "red", WARNING: "darkorange"}
 CLUSTER_COLOURS = {"selection": "#e8f0fe", "loop": "#e6f4ea", "continue": "#fef7e0", "case": "#f3e8fd"}
-SVG_HELP = ("Graphviz's `dot` is not on PATH: install Graphviz (Debian/Ubuntu: apt-get install graphviz; "
-            "macOS: brew install graphviz; Windows: winget install graphviz), or use --format dot")
+SVG_HELP = (
+    "Graphviz's `dot` is not on PATH: install Graphviz (Debian/Ubuntu: apt-get install graphviz; "
+    "macOS: brew install graphviz; Windows: winget install graphviz), or use --format dot"
+)
 
 
 @dataclass(slots=True)
@@ -107,13 +110,16 @@ def _text(inst) -> str:
     parts = [f"{src.result.text} =" if src.result else "", src.opcode.text if src.opcode else ""]
     parts += [t.text for t in src.operands]
     text = " ".join(p for p in parts if p)
-    return text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1] + "…"
+    return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
 
 
 def _body(block) -> list[str]:
     # Debug instructions (OpLine, OpNoLine) say where, not what: left out of the abridged body.
-    insts = [i for i in block.insts if i is not block.merge and i is not block.terminator
-             and not (i.spec is not None and i.spec.cls == "Debug")]
+    insts = [
+        i
+        for i in block.insts
+        if i is not block.merge and i is not block.terminator and not (i.spec is not None and i.spec.cls == "Debug")
+    ]
     out = [_text(i) for i in insts[:BODY_LINES]]
     if len(insts) > BODY_LINES:
         out.append(f"… {len(insts) - BODY_LINES} more")
@@ -133,16 +139,24 @@ def picture(m: Module, fn: Function, diagnostics: Sequence[Diagnostic] = (), pre
     nodes: dict[str, Node] = {}
     for k, b in enumerate(fn.blocks):
         if b.label not in nodes:
-            nodes[b.label] = Node(f"{prefix}b{k}", b.label, _name(m, b.label), b.line, _body(b),
-                                  reachable=b.label in cfg.reachable)
+            nodes[b.label] = Node(
+                f"{prefix}b{k}", b.label, _name(m, b.label), b.line, _body(b), reachable=b.label in cfg.reachable
+            )
     # (line, token start, token end) of each operand an arrow is drawn for, to place diagnostics.
     spans: list[tuple[int, int, int, Arrow]] = []
     arrows: list[Arrow] = []
 
     def target(label: str) -> str:
         if label not in nodes:
-            nodes[label] = Node(f"{prefix}x{len(nodes)}", label, _name(m, label), -1,
-                                ["(not a block of this function)"], reachable=False, missing=True)
+            nodes[label] = Node(
+                f"{prefix}x{len(nodes)}",
+                label,
+                _name(m, label),
+                -1,
+                ["(not a block of this function)"],
+                reachable=False,
+                missing=True,
+            )
         return nodes[label].id
 
     for e in cfg.edges:
@@ -230,8 +244,7 @@ def _node_dot(n: Node, indent: str) -> str:
     attrs = {"label": _label(lines)}
     tip = [f"{n.block}"] + [f"{d.severity} [{d.code}] {d.message}" for d in n.marks]
     if not n.reachable:
-        attrs.update(style='"filled,dashed"' if n.missing else "filled", fillcolor="lightgrey",
-                     fontcolor="gray35")
+        attrs.update(style='"filled,dashed"' if n.missing else "filled", fillcolor="lightgrey", fontcolor="gray35")
         tip.append("not a block of this function" if n.missing else "unreachable from the entry block")
     sev = _severity(n.marks)
     if sev:
@@ -240,8 +253,7 @@ def _node_dot(n: Node, indent: str) -> str:
         if n.reachable:
             attrs["fontcolor"] = COLOURS[sev]
     attrs["tooltip"] = quote("\n".join(tip))
-    attrs["class"] = quote(" ".join(["block"] + (["unreachable"] if not n.reachable else [])
-                                    + ([sev] if sev else [])))
+    attrs["class"] = quote(" ".join(["block"] + (["unreachable"] if not n.reachable else []) + ([sev] if sev else [])))
     return f"{indent}{n.id} [{', '.join(f'{k}={v}' for k, v in attrs.items())}];"
 
 
@@ -278,9 +290,13 @@ def _cluster_dot(top: Cluster, names: dict[str, str], indent: str) -> list[str]:
             out.append(f"{ind}}}")
             continue
         header = names.get(c.header, c.header)
-        out += [f"{ind}subgraph {c.id} {{",
-                (f"{ind}  label={quote(f'{c.kind} {header}')}; style=filled; color=gray60; "
-                 f"fillcolor={quote(CLUSTER_COLOURS[c.kind])}; class={quote('construct ' + c.kind)};")]
+        out += [
+            f"{ind}subgraph {c.id} {{",
+            (
+                f"{ind}  label={quote(f'{c.kind} {header}')}; style=filled; color=gray60; "
+                f"fillcolor={quote(CLUSTER_COLOURS[c.kind])}; class={quote('construct ' + c.kind)};"
+            ),
+        ]
         out += [f"{ind}  {n};" for n in c.nodes]
         inner = ind + "  " if len(ind) < 40 else ind
         stack.append((None, ind))
@@ -299,17 +315,19 @@ def _function_dot(p: Picture, indent: str) -> list[str]:
 
 def to_dot(pictures: list[Picture]) -> str:
     """One picture as a graph, several as clusters of one graph."""
-    out = ["digraph cfg {",
-           '  graph [fontname="Courier", fontsize=11, rankdir=TB, newrank=true];',
-           '  node [shape=box, fontname="Courier", fontsize=10, style=filled, fillcolor=white];',
-           '  edge [fontname="Courier", fontsize=9];']
+    out = [
+        "digraph cfg {",
+        '  graph [fontname="Courier", fontsize=11, rankdir=TB, newrank=true];',
+        '  node [shape=box, fontname="Courier", fontsize=10, style=filled, fillcolor=white];',
+        '  edge [fontname="Courier", fontsize=9];',
+    ]
     if len(pictures) == 1:
         p = pictures[0]
         out.append(f"  label={quote(_title(p))}; labelloc=t;")
         out += _function_dot(p, "  ")
     else:
         for i, p in enumerate(pictures):
-            out += [f"  subgraph cluster_f{i} {{", f"    label={quote(_title(p))}; color=black; class=\"function\";"]
+            out += [f"  subgraph cluster_f{i} {{", f'    label={quote(_title(p))}; color=black; class="function";']
             out += _function_dot(p, "    ")
             out.append("  }")
     out.append("}")
@@ -364,7 +382,10 @@ def view(m: Module, diagnostics: list[Diagnostic], line: int) -> View:
         return View(None, None, [], None, "the module has no function")
     p = picture(m, fn, diagnostics)
     ids = {n.block: n.id for n in p.nodes}
-    blocks = [(ids[b.label], b.label, (b.line, b.label_inst.src.result.start, b.label_inst.src.result.end))
-              for b in fn.blocks if b.label_inst is not None and b.label_inst.src.result is not None]
+    blocks = [
+        (ids[b.label], b.label, (b.line, b.label_inst.src.result.start, b.label_inst.src.result.end))
+        for b in fn.blocks
+        if b.label_inst is not None and b.label_inst.src.result is not None
+    ]
     at = [b.label for b in fn.blocks if b.line <= line] if fn.line <= line <= fn.end_line else []
     return View(p.id, to_dot([p]), blocks, ids[at[-1]] if at else None)

@@ -1,4 +1,5 @@
 """Completion driven by what the grammar expects at the cursor."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -59,8 +60,18 @@ def _snippet(inst: Instruction, with_result: bool) -> str:
 
 
 _LABEL_WORDS = ("Label", "Merge Block", "Continue Target", "Default", "Target", "Parent")
-_TYPE_OPERANDS = ("Type", "Component Type", "Element Type", "Result Type", "Pointer Type", "Return Type",
-                  "Sampled Type", "Image Type", "Column Type", "Object Type")
+_TYPE_OPERANDS = (
+    "Type",
+    "Component Type",
+    "Element Type",
+    "Result Type",
+    "Pointer Type",
+    "Return Type",
+    "Sampled Type",
+    "Image Type",
+    "Column Type",
+    "Object Type",
+)
 
 
 def complete(m: Module, line: int, col: int) -> list[Item]:
@@ -85,22 +96,43 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
             if place:
                 group, note = place(e.name)
                 detail += note
-            out.append(Item(e.name, "enum", detail, {"kind": kind.kind},
-                            sort_text=group + _rank(e.name, allowed), replace_start=c.start))
+            out.append(
+                Item(
+                    e.name,
+                    "enum",
+                    detail,
+                    {"kind": kind.kind},
+                    sort_text=group + _rank(e.name, allowed),
+                    replace_start=c.start,
+                )
+            )
         return out
     if c.inst and c.inst.name == "OpExtension" and spec.kind == "LiteralString":
-        return [Item(f'"{x}"', "text", "extension" + (" (documented here)" if x in docs.EXTENSIONS else ""),
-                     {"kind": "extension"}, sort_text=("0" if x in docs.EXTENSIONS else "1") + x, replace_start=c.start)
-                for x in m.grammar.extensions]
+        return [
+            Item(
+                f'"{x}"',
+                "text",
+                "extension" + (" (documented here)" if x in docs.EXTENSIONS else ""),
+                {"kind": "extension"},
+                sort_text=("0" if x in docs.EXTENSIONS else "1") + x,
+                replace_start=c.start,
+            )
+            for x in m.grammar.extensions
+        ]
     if spec.kind == "LiteralExtInstInteger" and c.ext_set:
         from ..spec.grammar import ext_set
+
         s = ext_set(m.grammar, c.ext_set)
-        return [Item(i.name, "function", c.ext_set, {"kind": "extinst", "set": c.ext_set},
-                     replace_start=c.start)
-                for i in (s.by_name.values() if s else [])]
+        return [
+            Item(i.name, "function", c.ext_set, {"kind": "extinst", "set": c.ext_set}, replace_start=c.start)
+            for i in (s.by_name.values() if s else [])
+        ]
     if spec.kind == "LiteralSpecConstantOpInteger":
-        return [Item(i.name[2:], "keyword", "opcode", {"name": i.name, "kind": "instruction"}, replace_start=c.start)
-                for i in m.grammar.by_opcode.values() if i.has_result and i.has_result_type]
+        return [
+            Item(i.name[2:], "keyword", "opcode", {"name": i.name, "kind": "instruction"}, replace_start=c.start)
+            for i in m.grammar.by_opcode.values()
+            if i.has_result and i.has_result_type
+        ]
     if spec.kind.startswith("Id"):
         return _ids(m, c, spec)
     return []
@@ -124,6 +156,7 @@ def _entry_place(m: Module, c, kind: str):
             if models.fits(m.grammar, kind, name, ep.model):
                 return "0", ""
             return "1", f" — not for {ep.model}"
+
         return mode
     if kind == "BuiltIn" and c.inst.name in ("OpDecorate", "OpMemberDecorate"):
         # The models of the entry points whose interface lists the variable; else every entry point's.
@@ -136,6 +169,7 @@ def _entry_place(m: Module, c, kind: str):
             if any(models.fits(m.grammar, kind, name, model) for model in wanted):
                 return "0", ""
             return "1", f" — not for {'/'.join(wanted)}"
+
         return builtin
     return None
 
@@ -148,8 +182,18 @@ def _opcodes(m: Module, c) -> list[Item]:
         with_result = inst.has_result and not c.has_result
         allowed = m.allows(inst)
         detail = f"{inst.cls or 'instruction'}{_ext_note(inst)}{'' if allowed else _needs(m, inst)}"
-        out.append(Item(inst.name, "keyword", detail, {"kind": "instruction"}, insert_text=_snippet(inst, with_result),
-                        snippet=True, sort_text=_rank(inst.name, allowed), replace_start=c.start))
+        out.append(
+            Item(
+                inst.name,
+                "keyword",
+                detail,
+                {"kind": "instruction"},
+                insert_text=_snippet(inst, with_result),
+                snippet=True,
+                sort_text=_rank(inst.name, allowed),
+                replace_start=c.start,
+            )
+        )
     return out
 
 
@@ -175,8 +219,7 @@ def _candidates(m: Module, c, want: str) -> list[str]:
         return pools[want]
     if want == "label":
         return [b.label for b in fn.blocks] if fn else []
-    local = [i.result for i in m.insts_in(fn) if i.result and i.opname not in ("OpLabel", "OpFunction")] \
-        if fn else []
+    local = [i.result for i in m.insts_in(fn) if i.result and i.opname not in ("OpLabel", "OpFunction")] if fn else []
     return pools["constant"] + pools["global"] + local
 
 
@@ -187,8 +230,11 @@ def _ids(m: Module, c, spec) -> list[Item]:
     name = spec.name
     inst = c.inst
     want = "value"
-    if spec.kind == "IdResultType" or name in _TYPE_OPERANDS or (inst and inst.cls == "Type-Declaration"
-                                                                 and name not in ("Rows", "Columns", "Length")):
+    if (
+        spec.kind == "IdResultType"
+        or name in _TYPE_OPERANDS
+        or (inst and inst.cls == "Type-Declaration" and name not in ("Rows", "Columns", "Length"))
+    ):
         want = "type"
     if any(w in name for w in _LABEL_WORDS) and spec.kind == "IdRef":
         want = "label"
@@ -196,8 +242,13 @@ def _ids(m: Module, c, spec) -> list[Item]:
         want = "function"
     if spec.kind in ("IdScope", "IdMemorySemantics") or name in ("Rows", "Columns", "Use", "MemoryLayout"):
         want = "constant"
-    coopmat_type = inst is not None and want == "type" and (
-        inst.name in ("OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixLengthKHR"))
+    coopmat_type = (
+        inst is not None
+        and want == "type"
+        and (
+            inst.name in ("OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixLengthKHR")
+        )
+    )
     prefix = c.prefix.lower()
     out = []
     for id_ in _candidates(m, c, want):
@@ -209,9 +260,16 @@ def _ids(m: Module, c, spec) -> list[Item]:
         is_type = d.opname.startswith("OpType")
         t = describe(m, d) if is_type else describe(m, m.definition(d.result_type))
         top = coopmat_type and d.opname == "OpTypeCooperativeMatrixKHR"
-        out.append(Item(id_, {"type": "type", "label": "label", "function": "function"}.get(want, "value"),
-                        t, {"kind": "id"}, sort_text=("0" if top else "1") + id_,
-                        replace_start=c.start))
+        out.append(
+            Item(
+                id_,
+                {"type": "type", "label": "label", "function": "function"}.get(want, "value"),
+                t,
+                {"kind": "id"},
+                sort_text=("0" if top else "1") + id_,
+                replace_start=c.start,
+            )
+        )
         if len(out) >= MAX_IDS:
             break
     return out
@@ -221,6 +279,7 @@ def resolve(label: str, data: dict | None, m: Module | None = None) -> str | Non
     """The Markdown documentation of a completion item, from its label and the data complete() gave
     it (without data, what the label names)."""
     from ..spec.grammar import ext_set, load
+
     g = m.grammar if m is not None else load()
     data = data if isinstance(data, dict) else {}
     name = data.get("name") or label.strip('"')

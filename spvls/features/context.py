@@ -1,4 +1,5 @@
 """What the grammar expects at a cursor: shared by completion and signature help."""
+
 from __future__ import annotations
 
 import re
@@ -40,12 +41,12 @@ def cursor(m: Module, line_no: int, col: int) -> Cursor | None:
     word = whole.rsplit("|", 1)[1] if "|" in whole else whole
     start = col - len(word)
     # In a mask (A|B|_) the slot is the mask's: look at what comes before the whole mask.
-    head = parse_line(text[:col - len(whole)])
+    head = parse_line(text[: col - len(whole)])
     has_result = head.result is not None or bool(re.match(r"\s*%\S*\s*=", text))
     if head.opcode is None:
         return Cursor(line_no, col, word, start, True, has_result, None, None, ())
     ops = tuple(t for t in head.operands)
-    probe = Line(text[:col - len(whole)], head.result, head.opcode, ops, None, None)
+    probe = Line(text[: col - len(whole)], head.result, head.opcode, ops, None, None)
     mt = match(m.grammar, probe, m.ext_imports)
     expected = mt.pending[0] if mt.pending else None
     ext = None

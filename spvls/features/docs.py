@@ -4,6 +4,7 @@ The four extensions spvls checks in depth are quoted from their full texts (spec
 other extension, and the non-semantic instruction sets, from the SPIR-V Registry's sources
 (spec/registry). Core names link to their place in the unified specification.
 """
+
 from __future__ import annotations
 
 import re
@@ -49,8 +50,10 @@ def about(doc: registry.Document) -> str:
 def _quote(g: Grammar, item) -> tuple[str, str, str]:
     """(markdown, source, url) of the extension text that defines a grammar item, or empty."""
     kind = getattr(item, "kind", "instruction")  # the four texts' entries carry their operand kind
-    entry = next((docs.index()[n] for n in (item.name, *item.aliases)
-                  if n in docs.index() and docs.index()[n].kind == kind), None)
+    entry = next(
+        (docs.index()[n] for n in (item.name, *item.aliases) if n in docs.index() and docs.index()[n].kind == kind),
+        None,
+    )
     if entry is not None:
         doc = registry.documents().get(entry.extension)
         url = doc.url if doc else ""
@@ -62,8 +65,7 @@ def _quote(g: Grammar, item) -> tuple[str, str, str]:
         if item.version is not None:
             return "", "", ""
         pages = [d for d in (registry.documents().get(e) for e in registry.extensions_of(g, item)) if d]
-        return ("".join(f"\n\n{about(d)}" for d in pages[:2]), pages[0].name, pages[0].url) if pages \
-            else ("", "", "")
+        return ("".join(f"\n\n{about(d)}" for d in pages[:2]), pages[0].name, pages[0].url) if pages else ("", "", "")
     doc = found.document
     spelt = f" (as `{found.name}`)" if found.name != item.name else ""
     return (f"\n\n**{doc.name}**{spelt}:\n\n{_blockquote(found.text)}\n\n{about(doc)}", doc.name, doc.url)
@@ -93,8 +95,10 @@ def instruction_doc(inst: Instruction, set_name: str | None = None, g: Grammar |
     head = f"```spvasm\n{inst.signature()}\n```"
     if set_name:
         return _ext_inst_doc(inst, set_name, head)
-    lines = [f"Opcode {inst.opcode}" + (f" · {inst.cls}" if inst.cls else ""),
-             *_requirements(inst.capabilities, inst.extensions, inst.version, inst.last_version)]
+    lines = [
+        f"Opcode {inst.opcode}" + (f" · {inst.cls}" if inst.cls else ""),
+        *_requirements(inst.capabilities, inst.extensions, inst.version, inst.last_version),
+    ]
     if inst.aliases:
         lines.append(f"Also spelt: {', '.join(inst.aliases)}")
     quote, source, url = _quote(g, inst)
@@ -114,8 +118,13 @@ def _ext_inst_doc(inst: Instruction, set_name: str, head: str) -> Doc:
     spec = registry.set_spec_url(set_name)
     if spec:
         md += f"\n\n[{set_name} specification]({spec})"
-    return Doc(inst.name, "extended instruction", md, doc.name if doc else set_name if spec else GRAMMAR,
-               doc.url if doc else spec or "")
+    return Doc(
+        inst.name,
+        "extended instruction",
+        md,
+        doc.name if doc else set_name if spec else GRAMMAR,
+        doc.url if doc else spec or "",
+    )
 
 
 def enumerant_doc(e: Enumerant, kind_category: str = "ValueEnum", g: Grammar | None = None) -> Doc:
@@ -124,8 +133,10 @@ def enumerant_doc(e: Enumerant, kind_category: str = "ValueEnum", g: Grammar | N
     params = " ".join(f"<{p.name or p.kind}>" for p in e.parameters)
     head = f"```spvasm\n{e.name}{' ' + params if params else ''}\n```"
     # A Capability's own "capabilities" are those it implicitly declares, not ones it needs.
-    lines = [f"{e.kind} {value}", *_requirements(e.capabilities, e.extensions, e.version, e.last_version,
-                                                   implicit=e.kind == "Capability")]
+    lines = [
+        f"{e.kind} {value}",
+        *_requirements(e.capabilities, e.extensions, e.version, e.last_version, implicit=e.kind == "Capability"),
+    ]
     if e.aliases:
         lines.append(f"Also spelt: {', '.join(e.aliases)}")
     quote, source, url = _quote(g, e)
@@ -151,6 +162,7 @@ def ext_set_doc(set_name: str) -> Doc | None:
     doc = registry.document_for_set(set_name)
     g = load()
     from ..spec.grammar import ext_set
+
     s = ext_set(g, set_name)
     if doc is None and s is None:
         return None
@@ -160,8 +172,13 @@ def ext_set_doc(set_name: str) -> Doc | None:
         md += (f"\n\n{_blockquote(doc.overview)}" if doc.overview else "") + f"\n\n{about(doc)}"
     elif spec:
         md += f"\n\n[{set_name} specification]({spec})"
-    return Doc(set_name, "extended instruction set", md, doc.name if doc else set_name if spec else GRAMMAR,
-               doc.url if doc else spec or "")
+    return Doc(
+        set_name,
+        "extended instruction set",
+        md,
+        doc.name if doc else set_name if spec else GRAMMAR,
+        doc.url if doc else spec or "",
+    )
 
 
 # The names other features import: Markdown only.

@@ -6,6 +6,7 @@ its column when the instruction still ends before it, so hand-aligned comments s
 Lines that do not parse, comment-only and blank lines, and strings spanning lines are left as
 they are.
 """
+
 from __future__ import annotations
 
 from ..syntax.document import Document

@@ -1,4 +1,5 @@
 """Hover: grammar facts and the extension's own text for names; definition and type for ids."""
+
 from __future__ import annotations
 
 import re
@@ -60,11 +61,14 @@ def _id(m: Module, id_: str) -> str:
     ep = m.entry_points.get(id_)
     if ep is not None:
         modes = ", ".join(_after(mode, 1) for mode in ep.modes)
-        parts.append(f"Entry point: {ep.model} \"{ep.name}\"" + (f"; modes: {modes}" if modes else ""))
+        parts.append(f'Entry point: {ep.model} "{ep.name}"' + (f"; modes: {modes}" if modes else ""))
     decorations = [_after(i, 1) for i in m.decorations.get(id_, [])]
     if decorations:
-        parts.append("Decorations: " + ", ".join(f"`{x}`" for x in decorations[:8])
-                     + (f" and {len(decorations) - 8} more" if len(decorations) > 8 else ""))
+        parts.append(
+            "Decorations: "
+            + ", ".join(f"`{x}`" for x in decorations[:8])
+            + (f" and {len(decorations) - 8} more" if len(decorations) > 8 else "")
+        )
     parts.append(f"References: {len(m.uses.get(id_, ()))}")
     return f"```spvasm\n{d.src.text.strip()}\n```\n\n" + "  \n".join(parts)
 
@@ -115,6 +119,7 @@ def _word(m: Module, inst, tok, col: int):
 
 def _term(comment: str, offset: int, base: int):
     from ..spec.docs import index
+
     for name, entry in index().items():
         if entry.kind != "term":
             continue

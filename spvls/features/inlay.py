@@ -1,4 +1,5 @@
 """Inlay hints: the type of each result id, and what a Scope or Memory Semantics <id> stands for."""
+
 from __future__ import annotations
 
 from ..model.module import Module

@@ -1,5 +1,6 @@
 """Look a name up: an opcode, an enumerant, an extension, an extended instruction (or its set), or a
 diagnostic code. What `spvls doc NAME` prints, and the same text hover shows."""
+
 from __future__ import annotations
 
 import re
@@ -65,8 +66,11 @@ def _registry_only(name: str) -> list[Doc]:
         if found is None:
             continue
         doc = found.document
-        md = (f"**{name}** — not in the installed SPIR-V grammar; **{doc.name}** defines it:\n\n"
-              + "\n".join(f"> {ln}" if ln else ">" for ln in found.text.split("\n")) + f"\n\n{about(doc)}")
+        md = (
+            f"**{name}** — not in the installed SPIR-V grammar; **{doc.name}** defines it:\n\n"
+            + "\n".join(f"> {ln}" if ln else ">" for ln in found.text.split("\n"))
+            + f"\n\n{about(doc)}"
+        )
         out.append(Doc(name, "registry name", md, doc.name, doc.url))
     return out
 
@@ -94,8 +98,11 @@ def plain(md: str) -> str:
             continue
         if line.startswith(">"):
             line = "    " + line[1:].lstrip()
-        line = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", lambda m: m.group(1) if m.group(1) == m.group(2)
-                      else f"{m.group(1)} <{m.group(2)}>", line)
+        line = re.sub(
+            r"\[([^\]]+)\]\(([^)]+)\)",
+            lambda m: m.group(1) if m.group(1) == m.group(2) else f"{m.group(1)} <{m.group(2)}>",
+            line,
+        )
         line = re.sub(r"\*\*(.+?)\*\*", r"\1", line)
         line = re.sub(r"(?<![\w*])\*([^\s*](?:[^*]*?[^\s*])?)\*(?![\w*])", r"\1", line)
         line = re.sub(r"`([^`]+)`", r"\1", line)

@@ -1,4 +1,5 @@
 """Definition, references, highlights and rename of ids."""
+
 from __future__ import annotations
 
 import re
@@ -30,9 +31,11 @@ def references(m: Module, line: int, col: int, include_declaration: bool = True)
         return []
     out: list[Span] = []
     if include_declaration:
-        out += [(d.line, d.src.result.start, d.src.result.end)
-                for d in [m.defs.get(tok.text), *[x for x in m.duplicates if x.result == tok.text]]
-                if d and d.src.result]
+        out += [
+            (d.line, d.src.result.start, d.src.result.end)
+            for d in [m.defs.get(tok.text), *[x for x in m.duplicates if x.result == tok.text]]
+            if d and d.src.result
+        ]
     out += [(inst.line, op.token.start, op.token.end) for inst, op in m.uses.get(tok.text, [])]
     return sorted(set(out))
 

@@ -3,6 +3,7 @@
 Rules and sentences come from each check family's RULES table; the examples from
 spvls/checks/examples.json (built from tests/data/rules by spvls.checks.examples_gen).
 """
+
 from __future__ import annotations
 
 import json
@@ -62,8 +63,10 @@ def code_doc(code: str) -> Doc:
         parts.append(f"Spec ({ext or 'SPIR-V'}):\n\n> {sentence}")
     ex = examples().get(code)
     if ex:
-        parts.append(f"Minimal failing module (target env {ex['env']}; reported on line {ex['line']}: "
-                     f"{ex['message']}):\n\n```spvasm\n{ex['module']}```")
+        parts.append(
+            f"Minimal failing module (target env {ex['env']}; reported on line {ex['line']}: "
+            f"{ex['message']}):\n\n```spvasm\n{ex['module']}```"
+        )
     parts.append(f"[{ext or 'SPIR-V specification'}]({url})")
     return Doc(code, "diagnostic", "\n\n".join(parts), ext or "SPIR-V specification", url)
 

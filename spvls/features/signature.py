@@ -1,4 +1,5 @@
 """Signature help: the instruction's operands, the one being typed highlighted."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

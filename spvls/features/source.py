@@ -1,6 +1,7 @@
 """From an instruction back to the shader source it came from: the file on disk, or the text the
 module embeds (written once to a cache file, which any editor opens read-only); hover text, the
 definition target and the source-line inlay hints."""
+
 from __future__ import annotations
 
 import hashlib
@@ -66,7 +67,8 @@ def embedded_body(text: str) -> str:
 
 def cache_dir() -> Path:
     base = os.environ.get("SPVLS_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "spvls")
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "spvls"
+    )
     return Path(base) / "embedded"
 
 
@@ -169,8 +171,7 @@ def hover_note(m: Module, line: int) -> str:
     if text is not None and text.strip():
         lang = _FENCE.get(Path(loc.file).suffix.lower(), "glsl")
         parts.append(f"```{lang}\n{text.rstrip()}\n```")
-    chain = [f"inlined into `{step.function}`" + (f" at {step.at}" if step.at else "")
-             for step in inlining(m, scope)]
+    chain = [f"inlined into `{step.function}`" + (f" at {step.at}" if step.at else "") for step in inlining(m, scope)]
     if chain:
         parts.append("  \n".join(chain))
     return "\n\n".join(parts)

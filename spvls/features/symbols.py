@@ -1,4 +1,5 @@
 """Document symbols, workspace symbols and folding ranges."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -52,8 +53,16 @@ def _document_symbols(m: Module) -> list[Symbol]:
         else:
             continue
         detail = describe(m, inst) if kind == "type" else describe(m, m.definition(inst.result_type))
-        out.append(Symbol(m.name_of(inst.result) if kind == "variable" else inst.result, kind, detail,
-                          inst.line, inst.line, _sel(inst)))
+        out.append(
+            Symbol(
+                m.name_of(inst.result) if kind == "variable" else inst.result,
+                kind,
+                detail,
+                inst.line,
+                inst.line,
+                _sel(inst),
+            )
+        )
     with_blocks = sum(len(f.blocks) for f in m.functions) <= MAX_BLOCK_SYMBOLS
     # Functions known only by a number (spirv-dis --raw-id, or no OpName) take their DebugFunction's name.
     source_names = function_names(m) if any(m.name_of(f.id)[1:].isdigit() for f in m.functions) else {}
@@ -62,7 +71,14 @@ def _document_symbols(m: Module) -> list[Symbol]:
         if not with_blocks:
             detail += f" · {len(f.blocks)} block" + ("" if len(f.blocks) == 1 else "s")
         name = m.name_of(f.id)
-        sym = Symbol(source_names.get(f.id, name) if name[1:].isdigit() else name, "function", detail, f.line, f.end_line, _sel(f.inst))
+        sym = Symbol(
+            source_names.get(f.id, name) if name[1:].isdigit() else name,
+            "function",
+            detail,
+            f.line,
+            f.end_line,
+            _sel(f.inst),
+        )
         if not with_blocks:
             out.append(sym)
             continue
@@ -101,10 +117,15 @@ def _folding_ranges(m: Module) -> list[tuple[int, int, str]]:
     run_start, run_kind, prev = -2, None, -2  # run_start is read only once a run has a kind
     for inst in m.insts:
         op = inst.opname
-        group = ("decorations" if inst.spec and inst.spec.cls == "Annotation" else
-                 "names" if op in ("OpName", "OpMemberName") else
-                 "types" if (op.startswith("OpType") or (inst.spec and inst.spec.cls == "Constant-Creation"))
-                 else None)
+        group = (
+            "decorations"
+            if inst.spec and inst.spec.cls == "Annotation"
+            else "names"
+            if op in ("OpName", "OpMemberName")
+            else "types"
+            if (op.startswith("OpType") or (inst.spec and inst.spec.cls == "Constant-Creation"))
+            else None
+        )
         if group != run_kind or inst.line != prev + 1:
             if run_kind and prev - run_start >= 2:
                 out.append((run_start, prev, "region"))

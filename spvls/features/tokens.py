@@ -1,12 +1,23 @@
 """Semantic tokens: what each token is, with a modifier for the four extensions' symbols."""
+
 from __future__ import annotations
 
 from ..model.facts import module_fact
 from ..model.module import Module
 from ..spec import docs
 
-TOKEN_TYPES = ["keyword", "variable", "type", "function", "namespace", "enumMember", "number", "string",
-               "comment", "parameter"]
+TOKEN_TYPES = [
+    "keyword",
+    "variable",
+    "type",
+    "function",
+    "namespace",
+    "enumMember",
+    "number",
+    "string",
+    "comment",
+    "parameter",
+]
 TOKEN_MODIFIERS = ["declaration", "extension"]  # extension: from one of the four documented extensions
 _NUM = {"INT": "number", "FLOAT": "number", "RAW": "number", "STRING": "string", "COMMENT": "comment"}
 
@@ -91,17 +102,20 @@ def delta(old: list[int], new: list[int], chunk: int = 4096) -> tuple[int, int, 
     are found a chunk at a time, so a keystroke in a 100k-line module costs milliseconds."""
     n = min(len(old), len(new))
     start = 0
-    while start + chunk <= n and old[start:start + chunk] == new[start:start + chunk]:
+    while start + chunk <= n and old[start : start + chunk] == new[start : start + chunk]:
         start += chunk
     while start < n and old[start] == new[start]:
         start += 1
     end = 0  # common suffix length, not overlapping the prefix
     room = n - start
-    while end + chunk <= room and old[len(old) - end - chunk:len(old) - end] == new[len(new) - end - chunk:len(new) - end]:
+    while (
+        end + chunk <= room
+        and old[len(old) - end - chunk : len(old) - end] == new[len(new) - end - chunk : len(new) - end]
+    ):
         end += chunk
     while end < room and old[len(old) - end - 1] == new[len(new) - end - 1]:
         end += 1
-    return start, len(old) - start - end, new[start:len(new) - end]
+    return start, len(old) - start - end, new[start : len(new) - end]
 
 
 class Sent:
@@ -115,8 +129,9 @@ class Sent:
         self.module, self.generation = module, module.doc.generation
 
 
-def encode(texts: list[str], toks, column, lo: int = 0, hi: int | None = None,
-           prev_line: int = 0) -> tuple[list[int], list[int]]:
+def encode(
+    texts: list[str], toks, column, lo: int = 0, hi: int | None = None, prev_line: int = 0
+) -> tuple[list[int], list[int]]:
     """LSP's relative encoding of the tokens of lines lo..hi-1 (the first relative to prev_line, the
     last line before lo with a token), and each line's token count. `column(text, col)` turns a
     code-point column into the negotiated units; it is called only on lines that are not ASCII."""
@@ -158,12 +173,11 @@ def splice(sent: Sent, m: Module, column) -> tuple[int, int, list[int]] | None:
     if lo + old_n > len(counts) or len(counts) - old_n + new_n != len(doc.lines):
         return None
     first = sum(counts[:lo])  # tokens before the edited lines
-    gone = sum(counts[lo:lo + old_n])
+    gone = sum(counts[lo : lo + old_n])
     p = lo - 1
     while p >= 0 and not counts[p]:
         p -= 1
-    fresh, fresh_counts = encode(doc.texts, semantic_tokens(m, lo, lo + new_n - 1), column, lo, lo + new_n,
-                                 max(p, 0))
+    fresh, fresh_counts = encode(doc.texts, semantic_tokens(m, lo, lo + new_n - 1), column, lo, lo + new_n, max(p, 0))
     after = first + gone  # the next token: its line delta now counts from another line
     if after * 5 < len(data):
         q = lo + old_n
@@ -174,11 +188,11 @@ def splice(sent: Sent, m: Module, column) -> tuple[int, int, list[int]] | None:
             last -= 1
         if last < lo:
             last = max(p, 0)
-        fresh += (q + new_n - old_n - last, *data[after * 5 + 1:after * 5 + 5])
+        fresh += (q + new_n - old_n - last, *data[after * 5 + 1 : after * 5 + 5])
         gone += 1
     start, deleted = first * 5, gone * 5
-    s, d, ins = delta(data[start:start + deleted], fresh)
-    data[start:start + deleted] = fresh
-    counts[lo:lo + old_n] = fresh_counts
+    s, d, ins = delta(data[start : start + deleted], fresh)
+    data[start : start + deleted] = fresh
+    counts[lo : lo + old_n] = fresh_counts
     sent.generation = doc.generation
     return start + s, d, ins

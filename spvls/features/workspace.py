@@ -1,4 +1,5 @@
 """Open documents and their analyses; no protocol types here."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -123,8 +124,12 @@ class Workspace:
         whole only when its lines moved, it had some, or an edited line has one: a keystroke in a
         100k-line file without any costs nothing (a whole search takes ~15 ms there)."""
         marked = self._marked.get(uri)
-        if touched is None or marked is None or marked or \
-                any("spvls:" in doc.texts[i] for i in touched if 0 <= i < len(doc.texts)):
+        if (
+            touched is None
+            or marked is None
+            or marked
+            or any("spvls:" in doc.texts[i] for i in touched if 0 <= i < len(doc.texts))
+        ):
             marked = self._marked[uri] = any("spvls:" in t for t in doc.texts)
         if not marked:
             return a

@@ -4,6 +4,7 @@ structured constructs of SPIR-V 2.11 ("Structured Control Flow"), computed on fi
 The spec defines each construct by dominance (quoted on `Construct.kind`'s values below); a block
 that is unreachable from the entry block has no dominators, so it belongs to no construct.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,13 +16,13 @@ from .module import Block, Function, Module
 # SPIR-V 2.11, the four kinds of structured construct.
 DEFINITIONS = {
     "selection": "a selection construct: the blocks dominated by a selection header, minus the blocks "
-                 "dominated by the header's merge block",
+    "dominated by the header's merge block",
     "continue": "a continue construct: the blocks dominated by an OpLoopMerge Continue Target and post "
-                "dominated by the corresponding back-edge block",
+    "dominated by the corresponding back-edge block",
     "loop": "a loop construct: the blocks dominated by a loop header, minus the blocks dominated by the "
-            "loop's merge block, minus the loop's corresponding continue construct",
+    "loop's merge block, minus the loop's corresponding continue construct",
     "case": "a case construct: the blocks dominated by an OpSwitch Target or Default, minus the blocks "
-            "dominated by the OpSwitch's merge block",
+    "dominated by the OpSwitch's merge block",
 }
 
 

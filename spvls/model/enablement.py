@@ -9,6 +9,7 @@ From the grammar JSON's requirements, in the order a user meets them (SPIR-V 2.1
    capability is what needs the extension), except OpTerminateInvocation, whose Shader capability
    every shader declares.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,7 +20,13 @@ from ..spec.grammar import Enumerant, Instruction, format_version
 if TYPE_CHECKING:
     from .module import Module
 
-CAPABILITY, LAST_VERSION, VERSION, EXTENSION, RESERVED = "capability", "last-version", "version", "extension", "reserved"
+CAPABILITY, LAST_VERSION, VERSION, EXTENSION, RESERVED = (
+    "capability",
+    "last-version",
+    "version",
+    "extension",
+    "reserved",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +45,7 @@ class Need:
         if self.what == CAPABILITY:
             return f"needs OpCapability {' or '.join(self.names[:2])}"
         if self.what == EXTENSION:
-            return f"needs OpExtension \"{self.names[0]}\""
+            return f'needs OpExtension "{self.names[0]}"'
         if self.what == VERSION:
             return f"needs SPIR-V {format_version(self.version)}"
         return "not in this SPIR-V version"

@@ -10,6 +10,7 @@ the Module's whole life, and is computed once per Module with `module_fact`.
 A fact that reads an instruction inside a function body must not be a module fact: it would go
 stale after an in-place edit. Checks re-run over the edited function instead (see `checks.Check`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -28,6 +29,7 @@ def module_fact(compute: Callable[Concatenate[Module, P], T]) -> Callable[Concat
     function's line, not the Function).
 
     `compute` may read only lines outside function bodies (see this module's docstring)."""
+
     @wraps(compute)
     def get(m: Module, *key: P.args, **kw: P.kwargs) -> T:
         slot = (compute, *key)
@@ -36,4 +38,5 @@ def module_fact(compute: Callable[Concatenate[Module, P], T]) -> Callable[Concat
             return facts[slot]  # type: ignore[return-value]
         value = facts[slot] = compute(m, *key, **kw)
         return value
+
     return get

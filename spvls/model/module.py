@@ -2,6 +2,7 @@
 
 Built from a document's parsed lines; no protocol types here.
 """
+
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
@@ -122,27 +123,61 @@ class EntryPoint:
     modes: list[Inst] = field(default_factory=list)
 
 
-TERMINATORS = {"OpBranch", "OpBranchConditional", "OpSwitch", "OpReturn", "OpReturnValue",
-               "OpKill", "OpUnreachable", "OpTerminateInvocation", "OpIgnoreIntersectionKHR",
-               "OpTerminateRayKHR", "OpEmitMeshTasksEXT"}
+TERMINATORS = {
+    "OpBranch",
+    "OpBranchConditional",
+    "OpSwitch",
+    "OpReturn",
+    "OpReturnValue",
+    "OpKill",
+    "OpUnreachable",
+    "OpTerminateInvocation",
+    "OpIgnoreIntersectionKHR",
+    "OpTerminateRayKHR",
+    "OpEmitMeshTasksEXT",
+}
 
 
 # Instructions whose edit changes more than their own line's facts: module header, names and
 # decorations, function and block structure, the call graph. Editing one rebuilds the model.
 STRUCTURAL = TERMINATORS | {
-    "OpCapability", "OpExtension", "OpExtInstImport", "OpMemoryModel", "OpEntryPoint", "OpExecutionMode",
-    "OpExecutionModeId", "OpName", "OpMemberName", "OpDecorate", "OpMemberDecorate", "OpDecorateId",
-    "OpDecorateString", "OpMemberDecorateString", "OpGroupDecorate", "OpGroupMemberDecorate",
-    "OpDecorationGroup", "OpFunction", "OpFunctionEnd", "OpFunctionParameter", "OpLabel", "OpFunctionCall",
-    "OpSelectionMerge", "OpLoopMerge", "OpVariable"}
+    "OpCapability",
+    "OpExtension",
+    "OpExtInstImport",
+    "OpMemoryModel",
+    "OpEntryPoint",
+    "OpExecutionMode",
+    "OpExecutionModeId",
+    "OpName",
+    "OpMemberName",
+    "OpDecorate",
+    "OpMemberDecorate",
+    "OpDecorateId",
+    "OpDecorateString",
+    "OpMemberDecorateString",
+    "OpGroupDecorate",
+    "OpGroupMemberDecorate",
+    "OpDecorationGroup",
+    "OpFunction",
+    "OpFunctionEnd",
+    "OpFunctionParameter",
+    "OpLabel",
+    "OpFunctionCall",
+    "OpSelectionMerge",
+    "OpLoopMerge",
+    "OpVariable",
+}
 
 
 def _declares(opname: str, spec: Instruction | None) -> bool:
     """Whether editing the instruction changes more than its own line's facts: structure (above),
     or what its result is to the semantic tokens and the folding of declaration runs (a type, a
     constant or an annotation, even misplaced inside a function)."""
-    return opname in STRUCTURAL or opname.startswith("OpType") or \
-        (spec is not None and spec.cls in ("Type-Declaration", "Constant-Creation", "Annotation"))
+    return (
+        opname in STRUCTURAL
+        or opname.startswith("OpType")
+        or (spec is not None and spec.cls in ("Type-Declaration", "Constant-Creation", "Annotation"))
+    )
 
 
 class Module:
@@ -276,7 +311,9 @@ class Module:
             if not lst:
                 continue
             if scope is not None:
-                lst = lst[bisect_left(lst, scope.line, key=_inst_line):bisect_right(lst, scope.end_line, key=_inst_line)]
+                lst = lst[
+                    bisect_left(lst, scope.line, key=_inst_line) : bisect_right(lst, scope.end_line, key=_inst_line)
+                ]
             out += lst
         if len(opnames) > 1:
             out.sort(key=_inst_line)
@@ -314,8 +351,7 @@ class Module:
                 return None
             fn = f
             old, new = self.inst_at.get(n), self.doc.lines[n]
-            if self.doc.span[n] != 1 or (old and _declares(old.opname, old.spec)) or \
-                    self._declares_line(new):
+            if self.doc.span[n] != 1 or (old and _declares(old.opname, old.spec)) or self._declares_line(new):
                 return None
             # DebugFunctionDefinition names a function for the outline, which is kept for the model's life.
             if "DebugFunctionDefinition" in self.doc.texts[n] or (old and "DebugFunctionDefinition" in old.src.text):
@@ -360,8 +396,10 @@ class Module:
         uses = self.uses.get(id_)
         if not uses or (f.line <= uses[0][0].line and uses[-1][0].line <= f.end_line):
             return False  # uses are in line order: none outside
-        return any(not f.line <= i.line <= f.end_line and (names_read or i.spec is None or i.spec.cls != "Debug")
-                   for i, _ in uses)
+        return any(
+            not f.line <= i.line <= f.end_line and (names_read or i.spec is None or i.spec.cls != "Debug")
+            for i, _ in uses
+        )
 
     def _block_at(self, fn: Function, n: int) -> Block | None:
         i = bisect_right(fn.blocks, n, key=lambda b: b.line) - 1

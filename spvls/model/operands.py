@@ -4,6 +4,7 @@ The result says, token by token, which grammar operand it fills (so ids,
 enumerants and literals are known), what is still expected after the last
 token (for completion and signature help), and any mismatch found.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -111,8 +112,9 @@ class _Matcher:
                 if required:
                     names = ", ".join(_label(s) for s in required)
                     who = self.m.ext_inst.name if self.m.ext_inst else inst.name
-                    self.problem("operand.missing", self.end_span(),
-                                 f"{who} expects {len(required)} more operand(s): {names}")
+                    self.problem(
+                        "operand.missing", self.end_span(), f"{who} expects {len(required)} more operand(s): {names}"
+                    )
                 return self.m
             inserted = self.take(spec)
             if spec.kind == "LiteralExtInstInteger" and self.m.ext_inst:
@@ -138,8 +140,9 @@ class _Matcher:
             for base in kind.bases:
                 if self.pos >= len(self.tokens):
                     self.m.pending = [OperandSpec(base, spec.name, "")]
-                    self.problem("operand.missing", self.end_span(),
-                                 f"{_label(spec)} comes in pairs: the pair is incomplete")
+                    self.problem(
+                        "operand.missing", self.end_span(), f"{_label(spec)} comes in pairs: the pair is incomplete"
+                    )
                     return None
                 self.take(OperandSpec(base, spec.name, ""))
             return out
@@ -154,16 +157,21 @@ class _Matcher:
             if tok.kind != "ID":
                 value = named_value(self.g, spec.kind, tok.text)
                 if value is not None:  # as the subgroup-rotate proposal's example writes it
-                    msg = (f"{_label(spec)} of {self.inst.name} is the <id> of a 32-bit integer constant, "
-                           f"not the name {tok.text} itself: {tok.text} is {value}, "
-                           f"e.g. %c{value} = OpConstant %uint {value}")
+                    msg = (
+                        f"{_label(spec)} of {self.inst.name} is the <id> of a 32-bit integer constant, "
+                        f"not the name {tok.text} itself: {tok.text} is {value}, "
+                        f"e.g. %c{value} = OpConstant %uint {value}"
+                    )
                 else:
                     msg = f"{_label(spec)} of {self.inst.name} is an <id> (e.g. %name), not {tok.text!r}"
                 self.problem("operand.expected-id", tok, msg)
             return None
         if tok.kind == "ID":
-            self.problem("operand.expected-literal", tok,
-                         f"{_label(spec)} of {self.inst.name} is a literal ({spec.kind}), not an <id>")
+            self.problem(
+                "operand.expected-literal",
+                tok,
+                f"{_label(spec)} of {self.inst.name} is a literal ({spec.kind}), not an <id>",
+            )
             return None
         if cat in ("ValueEnum", "BitEnum"):
             return self.enum(op, kind, tok)
@@ -173,13 +181,17 @@ class _Matcher:
         if tok.kind == "INT" and kind.category == "BitEnum":
             return None
         if tok.kind != "WORD":
-            self.problem("operand.expected-enumerant", tok,
-                         f"{_label(op.spec)} of {self.inst.name} is a {kind.kind} name, not {tok.text!r}")
+            self.problem(
+                "operand.expected-enumerant",
+                tok,
+                f"{_label(op.spec)} of {self.inst.name} is a {kind.kind} name, not {tok.text!r}",
+            )
             return None
         parts = tok.text.split("|")
         if len(parts) > 1 and kind.category != "BitEnum":
-            self.problem("operand.expected-enumerant", tok,
-                         f"{kind.kind} is not a mask: give one name, not {tok.text!r}")
+            self.problem(
+                "operand.expected-enumerant", tok, f"{kind.kind} is not a mask: give one name, not {tok.text!r}"
+            )
             return None
         found = []
         col = tok.start
@@ -188,8 +200,9 @@ class _Matcher:
             if e is None:
                 sugg = suggest(part, kind.enumerants.keys())
                 hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
-                self.problem("operand.unknown-enumerant", (col, col + len(part)),
-                             f"unknown {kind.kind} {part!r}{hint}", sugg)
+                self.problem(
+                    "operand.unknown-enumerant", (col, col + len(part)), f"unknown {kind.kind} {part!r}{hint}", sugg
+                )
             else:
                 found.append(e)
             col += len(part) + 1
@@ -207,16 +220,23 @@ class _Matcher:
                 self.problem("operand.expected-string", tok, f"{_label(spec)} of {inst_name} is a quoted string")
         elif k == "LiteralInteger":
             if tok.kind != "INT":
-                self.problem("operand.expected-integer", tok,
-                             f"{_label(spec)} of {inst_name} is an integer literal, not {tok.text!r}")
+                self.problem(
+                    "operand.expected-integer",
+                    tok,
+                    f"{_label(spec)} of {inst_name} is an integer literal, not {tok.text!r}",
+                )
             elif tok.text.startswith("-") and inst_name != "OpSwitch":  # OpSwitch's follow its selector's type
-                self.problem("operand.negative-literal", tok,
-                             f"{_label(spec)} of {inst_name} is an unsigned literal: spirv-as puts no negative "
-                             f"number ({tok.text}) in it")
+                self.problem(
+                    "operand.negative-literal",
+                    tok,
+                    f"{_label(spec)} of {inst_name} is an unsigned literal: spirv-as puts no negative "
+                    f"number ({tok.text}) in it",
+                )
         elif k in ("LiteralFloat", "LiteralContextDependentNumber"):
             if tok.kind not in ("INT", "FLOAT"):
-                self.problem("operand.expected-number", tok,
-                             f"{_label(spec)} of {inst_name} is a number, not {tok.text!r}")
+                self.problem(
+                    "operand.expected-number", tok, f"{_label(spec)} of {inst_name} is a number, not {tok.text!r}"
+                )
         elif k == "LiteralExtInstInteger":
             return self.ext_instruction(tok)
         elif k == "LiteralSpecConstantOpInteger":
@@ -239,8 +259,9 @@ class _Matcher:
         elif tok.kind == "WORD":
             inst = ext.by_name.get(tok.text)
         if inst is None:
-            self.unknown("operand.unknown-extinst", tok, f"{tok.text!r} is not an instruction of {set_name}",
-                         ext.by_name.keys())
+            self.unknown(
+                "operand.unknown-extinst", tok, f"{tok.text!r} is not an instruction of {set_name}", ext.by_name.keys()
+            )
             return None
         self.m.ext_inst = inst
         self.m.operands[-1] = self.m.operands[-1]._replace(spec=OperandSpec("LiteralExtInstInteger", inst.name, ""))
@@ -249,9 +270,12 @@ class _Matcher:
     def spec_constant_op(self, tok: Token) -> list[OperandSpec] | None:
         inst = self.g.instruction("Op" + tok.text) if tok.kind == "WORD" else None
         if inst is None:
-            self.unknown("operand.unknown-opcode", tok,
-                         f"OpSpecConstantOp takes an opcode name without 'Op', not {tok.text!r}",
-                         [n[2:] for n in self.g.instructions])
+            self.unknown(
+                "operand.unknown-opcode",
+                tok,
+                f"OpSpecConstantOp takes an opcode name without 'Op', not {tok.text!r}",
+                [n[2:] for n in self.g.instructions],
+            )
             return None
         self.m.ext_inst = inst
         return [o for o in inst.operands if o.kind not in ("IdResultType", "IdResult")]
@@ -273,14 +297,19 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
         template = _templates.get((grammar, shape))
         if template is not None:
             inst, slots, pending, ext_inst = template
-            return Match(inst, [_new(Operand, (t, s, e)) for t, (s, e) in zip(line.operands, slots)], [],
-                         pending, ext_inst)
+            return Match(
+                inst, [_new(Operand, (t, s, e)) for t, (s, e) in zip(line.operands, slots)], [], pending, ext_inst
+            )
     m = _match(grammar, line, line.opcode, ext_imports)
     if shape is not None and not m.problems and m.inst is not None and not _by_set(m.inst):
         if len(_templates) >= _MAX_TEMPLATES:
             _templates.clear()
-        _templates[(grammar, shape)] = (m.inst, tuple((o.spec, o.enumerants) for o in m.operands),
-                                        tuple(m.pending), m.ext_inst)
+        _templates[(grammar, shape)] = (
+            m.inst,
+            tuple((o.spec, o.enumerants) for o in m.operands),
+            tuple(m.pending),
+            m.ext_inst,
+        )
     return m
 
 
@@ -301,20 +330,33 @@ def _match(grammar: Grammar, line: Line, opcode: Token, ext_imports: dict[str, s
         sugg = _opcode_suggestions(grammar, opcode.text)
         hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
         m = Match(None)
-        m.problems.append(Problem("operand.unknown-opcode", opcode.start, opcode.end,
-                                  f"unknown instruction {opcode.text!r}{hint}", tuple(sugg)))
+        m.problems.append(
+            Problem(
+                "operand.unknown-opcode",
+                opcode.start,
+                opcode.end,
+                f"unknown instruction {opcode.text!r}{hint}",
+                tuple(sugg),
+            )
+        )
         return m
     ops = line.operands
     plain = inst.plain_ids
-    if plain is not None and len(plain) == len(ops) and (line.result is not None) == inst.has_result \
-            and all(t.kind == "ID" for t in ops):
+    if (
+        plain is not None
+        and len(plain) == len(ops)
+        and (line.result is not None) == inst.has_result
+        and all(t.kind == "ID" for t in ops)
+    ):
         # The common case (OpIAdd %t %a %b, OpLoad %t %p, ...): every operand an <id>, all present.
         return Match(inst, [Operand(t, s) for t, s in zip(ops, plain)])
     matcher = _Matcher(grammar, line, ext_imports or {}, inst)
     if inst.has_result and line.result is None:
-        matcher.problem("operand.missing-result", opcode,
-                        f"{inst.name} produces a result: write '%name = {inst.name} ...'")
+        matcher.problem(
+            "operand.missing-result", opcode, f"{inst.name} produces a result: write '%name = {inst.name} ...'"
+        )
     elif line.result is not None and not inst.has_result:
-        matcher.problem("operand.unexpected-result", line.result,
-                        f"{inst.name} produces no result: remove '{line.result.text} ='")
+        matcher.problem(
+            "operand.unexpected-result", line.result, f"{inst.name} produces no result: remove '{line.result.text} ='"
+        )
     return matcher.run()

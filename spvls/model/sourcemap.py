@@ -10,6 +10,7 @@ Nothing is computed until asked, and nothing kept can go stale: the module-level
 texts, the state entering each function) are memoized because the edits a model takes in place
 only touch function bodies; a location inside a body is found by walking back to its block's start.
 """
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """Types in readable form, e.g. coopmat<f16, Subgroup, 16×16, MatrixAKHR>."""
+
 from __future__ import annotations
 
 from ..syntax.parser import int_value
@@ -46,8 +47,11 @@ def describe(m: Module, t: Inst | None, depth: int = 0) -> str:
     if op == "OpTypePointer" and lits:
         return f"ptr<{lits[0]}, {sub(0)}>"
     if op == "OpTypeStruct":
-        return "struct " + (m.names.get(t.result or "") or t.result or "") if depth else \
-            "struct {" + ", ".join(describe(m, m.definition(i), depth + 1) for i in ids) + "}"
+        return (
+            "struct " + (m.names.get(t.result or "") or t.result or "")
+            if depth
+            else "struct {" + ", ".join(describe(m, m.definition(i), depth + 1) for i in ids) + "}"
+        )
     if op == "OpTypeFunction":
         return f"fn({', '.join(describe(m, m.definition(i), depth + 1) for i in ids[1:])}) -> {sub(0)}"
     if op == "OpTypeCooperativeMatrixKHR" and len(ids) >= 5:

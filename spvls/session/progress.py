@@ -1,4 +1,5 @@
 """LSP work-done progress ($/progress) around work that takes long enough to notice."""
+
 from __future__ import annotations
 
 import itertools

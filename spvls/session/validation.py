@@ -6,6 +6,7 @@ dropped, never published (as rust-analyzer drops a stale flycheck). The snapshot
 lines, env, options) is taken on the event loop's thread, where edits happen; the worker only
 reads it. All state here is touched on the loop's thread alone.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -50,16 +51,28 @@ def snapshot(ws: Workspace, uri: str, generation: int) -> Job | None:
     if doc is None or a is None:
         return None
     m = a.module
-    return Job(uri, doc.version, generation, doc.text, list(doc.lines),
-               validator.env_for(m.env, m.version), ws.settings.validator_options())
+    return Job(
+        uri,
+        doc.version,
+        generation,
+        doc.text,
+        list(doc.lines),
+        validator.env_for(m.env, m.version),
+        ws.settings.validator_options(),
+    )
 
 
 class Validation:
     """Per document: the last validator diagnostics, the pending timer, the run in flight."""
 
-    def __init__(self, ws: Workspace, on_result: Callable[[str], None], delay: float = DELAY,
-                 runner: Callable[[Job], list[Diagnostic]] = run_job,
-                 note: Callable[[str], None] = log.debug):
+    def __init__(
+        self,
+        ws: Workspace,
+        on_result: Callable[[str], None],
+        delay: float = DELAY,
+        runner: Callable[[Job], list[Diagnostic]] = run_job,
+        note: Callable[[str], None] = log.debug,
+    ):
         self.ws = ws
         self.on_result = on_result  # called on the loop's thread when a document's results change
         self.note = note  # one line per run started and ended, for the client's log
@@ -97,8 +110,9 @@ class Validation:
         keep the last one's diagnostics off the edited lines and move those below with the text."""
         found = self.results.get(uri)
         if found:
-            self.results[uri] = [d if d.line < first else replace(d, line=d.line + delta)
-                                 for d in found if not first <= d.line <= last]
+            self.results[uri] = [
+                d if d.line < first else replace(d, line=d.line + delta) for d in found if not first <= d.line <= last
+            ]
 
     def diagnostics(self, uri: str, native: list[Diagnostic], lines: int) -> list[Diagnostic]:
         """The native diagnostics merged with the validator's latest (kept until replaced)."""
@@ -136,8 +150,16 @@ class Validation:
             found = future.result()
         except Exception as e:
             log.exception("spirv-val failed on %s", uri)
-            found = [Diagnostic(0, 0, 0, ERROR, validator.SOURCE + ".internal",
-                                f"spvls could not run spirv-val on this document ({e!r}); see the server log")]
+            found = [
+                Diagnostic(
+                    0,
+                    0,
+                    0,
+                    ERROR,
+                    validator.SOURCE + ".internal",
+                    f"spvls could not run spirv-val on this document ({e!r}); see the server log",
+                )
+            ]
         self.note(f"spirv-val: {uri} version {job.version} done in {took}: {len(found)} problem(s)")
         self.results[uri] = found
         self.on_result(uri)

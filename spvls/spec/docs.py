@@ -4,6 +4,7 @@ Symbols come from the grammar (instructions and enumerants tied to an extension,
 directly or through the capability it adds); their text is quoted from the
 extension's specification in texts/.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,12 +14,18 @@ from importlib import resources
 
 from .grammar import Grammar, load
 
-EXTENSIONS = ("SPV_KHR_maximal_reconvergence", "SPV_KHR_cooperative_matrix",
-              "SPV_KHR_subgroup_rotate", "SPV_KHR_shader_ballot")
+EXTENSIONS = (
+    "SPV_KHR_maximal_reconvergence",
+    "SPV_KHR_cooperative_matrix",
+    "SPV_KHR_subgroup_rotate",
+    "SPV_KHR_shader_ballot",
+)
 # Lines that end a symbol's description in these texts.
-_STOP = re.compile(r"^(Capability:|\d+( \+ variable|\+variable)?$|0x[0-9a-fA-F]+$|<id>|Result <id>|Optional|New |"
-                   r"Issues$|Revision History|Token Number|\d+\.\d+|3\.X |Modify |Add |Changes to |"
-                   r"Instructions added|Builtin variables)")
+_STOP = re.compile(
+    r"^(Capability:|\d+( \+ variable|\+variable)?$|0x[0-9a-fA-F]+$|<id>|Result <id>|Optional|New |"
+    r"Issues$|Revision History|Token Number|\d+\.\d+|3\.X |Modify |Add |Changes to |"
+    r"Instructions added|Builtin variables)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +54,16 @@ def symbols(g: Grammar, ext: str) -> list[tuple[str, tuple[str, ...], str]]:
             out.append((inst.name, inst.aliases, "instruction"))
     for kind in g.kinds.values():
         for e in kind.canonical():
-            tied = ext in e.extensions or (e.capabilities and set(e.capabilities) & caps and
-                                           kind.kind != "Capability")
+            tied = ext in e.extensions or (e.capabilities and set(e.capabilities) & caps and kind.kind != "Capability")
             # Enumerants of operand kinds the extension adds (e.g. CooperativeMatrixUse) carry no
             # capability in the grammar: the text naming them on a line of their own ties them.
-            own = kind.category in ("ValueEnum", "BitEnum") and e.version is None and \
-                not e.capabilities and not e.extensions and e.name in lines
+            own = (
+                kind.category in ("ValueEnum", "BitEnum")
+                and e.version is None
+                and not e.capabilities
+                and not e.extensions
+                and e.name in lines
+            )
             if tied or own:
                 out.append((e.name, e.aliases, kind.kind))
     return out
@@ -65,7 +76,7 @@ def _describe(lines: list[str], names: tuple[str, ...]) -> str | None:
         for name in names:
             if s == name or (s.startswith(name + "\n")):
                 body: list[str] = []
-                for nxt in lines[i + 1:]:
+                for nxt in lines[i + 1 :]:
                     t = nxt.strip()
                     if not t:
                         if body:
@@ -80,7 +91,9 @@ def _describe(lines: list[str], names: tuple[str, ...]) -> str | None:
                 prev = next((p.strip() for p in reversed(lines[:i]) if p.strip()), "")
                 if prev.endswith("."):  # "This extension introduces a new capability."
                     return prev
-                table = next((p.strip() for p in reversed(lines[:i]) if p.strip().endswith(" Enabling Capabilities")), "")
+                table = next(
+                    (p.strip() for p in reversed(lines[:i]) if p.strip().endswith(" Enabling Capabilities")), ""
+                )
                 if table:  # a table row with no description: name its table and value
                     title = table.removesuffix(" Enabling Capabilities")
                     return f"{name}: a value ({prev}) of the {title} table added by this extension."
@@ -101,7 +114,7 @@ _CAPABILITIES: set[str] = set()
 def _section(lines: list[str], title: str, limit: int = 14) -> str:
     for i, line in enumerate(lines):
         if line.strip() == title:
-            body = [t.strip() for t in lines[i + 1:i + 1 + limit * 2] if t.strip()]
+            body = [t.strip() for t in lines[i + 1 : i + 1 + limit * 2] if t.strip()]
             return "\n".join(body[:limit])
     return ""
 
@@ -116,7 +129,7 @@ def _rules_naming(lines: list[str], names: tuple[str, ...], already: str) -> str
         if "must" not in t or t.startswith(("Starting with", "Change", "To:")):
             continue
         block = [t]
-        for nxt in lines[i + 1:i + 16]:
+        for nxt in lines[i + 1 : i + 16]:
             if nxt.startswith("  ") and nxt.strip().startswith("•"):
                 block.append(nxt.rstrip())
             elif nxt.strip():
@@ -129,7 +142,7 @@ def _terms(lines: list[str], ext: str) -> list[DocEntry]:
     out = []
     for i, line in enumerate(lines):
         if "new terms" in line.lower():
-            for t in lines[i + 1:i + 12]:
+            for t in lines[i + 1 : i + 12]:
                 m = re.match(r"^([A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)*): (.{20,})$", t.strip())
                 if m:
                     out.append(DocEntry(m.group(1), ext, t.strip(), "term"))
@@ -145,8 +158,9 @@ def index() -> dict[str, DocEntry]:
     _CAPABILITIES.update(g.kinds["Capability"].enumerants)
     _ALL_NAMES.update(n for syms in per_ext.values() for name, aliases, _ in syms for n in (name, *aliases))
     for ext, syms in per_ext.items():
-        lines = _text(ext).replace(". ", ".\n").split("\n") if ext == "SPV_KHR_shader_ballot" else \
-            _text(ext).split("\n")
+        lines = (
+            _text(ext).replace(". ", ".\n").split("\n") if ext == "SPV_KHR_shader_ballot" else _text(ext).split("\n")
+        )
         if ext == "SPV_KHR_shader_ballot":
             # This text glues each builtin's capability to the end of its description.
             lines = [re.sub(r"(\.)(SubgroupBallotKHR)$", r"\1", ln) for ln in lines]
@@ -176,6 +190,6 @@ def extension_text(ext: str) -> str:
     lines = _text(ext).split("\n")
     for i, line in enumerate(lines):
         if line.strip() == "Overview":
-            body = [t.strip() for t in lines[i + 1:i + 12] if t.strip()]
+            body = [t.strip() for t in lines[i + 1 : i + 12] if t.strip()]
             return "\n\n".join(body[:3])
     return ""

@@ -1,14 +1,17 @@
 """Target environments, named as spirv-val names them, and the SPIR-V version each implies
 (SPIRV-Tools' spvVersionForTargetEnv; tests/unit/test_env.py compares every name with spirv-as)."""
+
 from __future__ import annotations
 
 _VERSIONS = {
-    **{f"vulkan{v}": s for v, s in {"1.0": (1, 0), "1.1": (1, 3), "1.2": (1, 5), "1.3": (1, 6),
-                                     "1.4": (1, 6)}.items()},
+    **{f"vulkan{v}": s for v, s in {"1.0": (1, 0), "1.1": (1, 3), "1.2": (1, 5), "1.3": (1, 6), "1.4": (1, 6)}.items()},
     "vulkan1.1spv1.4": (1, 4),
     **{f"spv1.{i}": (1, i) for i in range(7)},
-    **{f"opencl{v}{e}": (1, 2) if v == "2.2" else (1, 0)
-       for v in ("1.2", "2.0", "2.1", "2.2") for e in ("", "embedded")},
+    **{
+        f"opencl{v}{e}": (1, 2) if v == "2.2" else (1, 0)
+        for v in ("1.2", "2.0", "2.1", "2.2")
+        for e in ("", "embedded")
+    },
     **{f"opengl4.{i}": (1, 0) for i in (0, 1, 2, 3, 5)},  # spirv-val has no opengl4.4
     # Older spvls names, kept so settings that use them still work (spirv-val does not take them).
     **{f"universal1.{i}": (1, i) for i in range(7)},

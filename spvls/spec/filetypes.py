@@ -1,6 +1,7 @@
 """Which files are SPIR-V assembly: the names every editor set-up and `spvls check DIR` recognise.
 
 The editor configurations (editors/) spell the same lists; tests/test_filetypes.py holds them to it."""
+
 from __future__ import annotations
 
 import re
@@ -8,8 +9,22 @@ import re
 LANGUAGE_ID = "spvasm"
 SUFFIXES = (".spvasm", ".spv.asm", ".spirv")
 # SPIRV-Cross names its assembly tests NAME.asm[.TAGS].STAGE, e.g. foo.asm.vk.nocompat.frag.
-STAGES = ("comp", "frag", "vert", "geom", "tesc", "tese", "rgen", "rchit", "rmiss", "rahit", "rint",
-          "rcall", "mesh", "task")
+STAGES = (
+    "comp",
+    "frag",
+    "vert",
+    "geom",
+    "tesc",
+    "tese",
+    "rgen",
+    "rchit",
+    "rmiss",
+    "rahit",
+    "rint",
+    "rcall",
+    "mesh",
+    "task",
+)
 _CROSS = re.compile(r"\.asm(\.[\w-]+)*\.(" + "|".join(STAGES) + r")$")
 FIRST_LINE = "; SPIR-V"
 

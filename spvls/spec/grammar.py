@@ -3,6 +3,7 @@
 Nothing here is hand-typed: opcodes, operand kinds, enumerants, their
 capabilities, extensions and versions all come from the JSON files.
 """
+
 from __future__ import annotations
 
 import json
@@ -103,10 +104,7 @@ class ExtInstSet:
 
 
 def _operand_specs(raw: list[dict]) -> tuple[OperandSpec, ...]:
-    return tuple(
-        OperandSpec(o["kind"], o.get("name", "").strip("'"), o.get("quantifier", ""))
-        for o in raw
-    )
+    return tuple(OperandSpec(o["kind"], o.get("name", "").strip("'"), o.get("quantifier", "")) for o in raw)
 
 
 def _instruction(raw: dict) -> Instruction:
@@ -142,8 +140,7 @@ class Grammar:
                 self.instructions.setdefault(name, inst)
         self.kinds: dict[str, OperandKind] = {}
         for raw in core["operand_kinds"]:
-            kind = OperandKind(raw["kind"], raw["category"], raw.get("doc", ""),
-                               tuple(raw.get("bases", ())))
+            kind = OperandKind(raw["kind"], raw["category"], raw.get("doc", ""), tuple(raw.get("bases", ())))
             for e in raw.get("enumerants", []):
                 en = Enumerant(
                     kind=kind.kind,
@@ -243,8 +240,7 @@ _EXTINST_FILES = {
     "SPV_AMD_shader_ballot": "extinst.spv-amd-shader-ballot.grammar.json",
     "SPV_AMD_gcn_shader": "extinst.spv-amd-gcn-shader.grammar.json",
     "SPV_AMD_shader_trinary_minmax": "extinst.spv-amd-shader-trinary-minmax.grammar.json",
-    "SPV_AMD_shader_explicit_vertex_parameter":
-        "extinst.spv-amd-shader-explicit-vertex-parameter.grammar.json",
+    "SPV_AMD_shader_explicit_vertex_parameter": "extinst.spv-amd-shader-explicit-vertex-parameter.grammar.json",
     "TOSA.001000.1": "extinst.tosa.001000.1.grammar.json",
     "Arm.MotionEngine.100": "extinst.arm.motion-engine.100.grammar.json",
 }

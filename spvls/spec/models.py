@@ -8,6 +8,7 @@ unrelated one (LocalSize, Xfb) goes: for those the tables below carry the SPIR-V
 (section 3.6 Execution Mode, 3.21 BuiltIn; SPIRV-Tools' validate_mode_setting and
 validate_builtins agree). tests/unit/test_models.py holds them to the JSON: they speak only where
 its capabilities cannot."""
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -19,16 +20,38 @@ _WORKGROUP = ("GLCompute", "Kernel", "TaskNV", "MeshNV", "TaskEXT", "MeshEXT")
 _PRE_RASTER = ("Vertex", "TessellationControl", "TessellationEvaluation", "Geometry", "MeshNV", "MeshEXT")
 
 MODES: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("PixelCenterInteger", "OriginUpperLeft", "OriginLowerLeft", "EarlyFragmentTests",
-                     "DepthReplacing", "DepthGreater", "DepthLess", "DepthUnchanged",
-                     "EarlyAndLateFragmentTestsAMD", "PostDepthCoverage", "StencilRefReplacingEXT",
-                     "StencilRefUnchangedFrontAMD", "StencilRefGreaterFrontAMD", "StencilRefLessFrontAMD",
-                     "StencilRefUnchangedBackAMD", "StencilRefGreaterBackAMD", "StencilRefLessBackAMD",
-                     "PixelInterlockOrderedEXT", "PixelInterlockUnorderedEXT", "SampleInterlockOrderedEXT",
-                     "SampleInterlockUnorderedEXT", "ShadingRateInterlockOrderedEXT",
-                     "ShadingRateInterlockUnorderedEXT", "NonCoherentColorAttachmentReadEXT",
-                     "NonCoherentDepthAttachmentReadEXT", "NonCoherentStencilAttachmentReadEXT",
-                     "RequireFullQuadsKHR"), _FRAGMENT),
+    **dict.fromkeys(
+        (
+            "PixelCenterInteger",
+            "OriginUpperLeft",
+            "OriginLowerLeft",
+            "EarlyFragmentTests",
+            "DepthReplacing",
+            "DepthGreater",
+            "DepthLess",
+            "DepthUnchanged",
+            "EarlyAndLateFragmentTestsAMD",
+            "PostDepthCoverage",
+            "StencilRefReplacingEXT",
+            "StencilRefUnchangedFrontAMD",
+            "StencilRefGreaterFrontAMD",
+            "StencilRefLessFrontAMD",
+            "StencilRefUnchangedBackAMD",
+            "StencilRefGreaterBackAMD",
+            "StencilRefLessBackAMD",
+            "PixelInterlockOrderedEXT",
+            "PixelInterlockUnorderedEXT",
+            "SampleInterlockOrderedEXT",
+            "SampleInterlockUnorderedEXT",
+            "ShadingRateInterlockOrderedEXT",
+            "ShadingRateInterlockUnorderedEXT",
+            "NonCoherentColorAttachmentReadEXT",
+            "NonCoherentDepthAttachmentReadEXT",
+            "NonCoherentStencilAttachmentReadEXT",
+            "RequireFullQuadsKHR",
+        ),
+        _FRAGMENT,
+    ),
     "LocalSize": _WORKGROUP,
     "LocalSizeId": _WORKGROUP,
     "Xfb": ("Vertex", "TessellationEvaluation", "Geometry"),
@@ -38,13 +61,40 @@ MODES: dict[str, tuple[str, ...]] = {
 }
 
 BUILTINS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("FragCoord", "PointCoord", "FrontFacing", "SampleMask", "FragDepth", "HelperInvocation",
-                     "SampleId", "SamplePosition", "FragStencilRefEXT", "FullyCoveredEXT", "BaryCoordKHR",
-                     "BaryCoordNoPerspKHR", "FragSizeEXT", "FragInvocationCountEXT", "ShadingRateKHR"), _FRAGMENT),
-    **dict.fromkeys(("NumWorkgroups", "WorkgroupSize", "WorkgroupId", "LocalInvocationId", "GlobalInvocationId",
-                     "LocalInvocationIndex"), _WORKGROUP),
-    **dict.fromkeys(("VertexId", "InstanceId", "VertexIndex", "InstanceIndex", "BaseVertex", "BaseInstance"),
-                    ("Vertex",)),
+    **dict.fromkeys(
+        (
+            "FragCoord",
+            "PointCoord",
+            "FrontFacing",
+            "SampleMask",
+            "FragDepth",
+            "HelperInvocation",
+            "SampleId",
+            "SamplePosition",
+            "FragStencilRefEXT",
+            "FullyCoveredEXT",
+            "BaryCoordKHR",
+            "BaryCoordNoPerspKHR",
+            "FragSizeEXT",
+            "FragInvocationCountEXT",
+            "ShadingRateKHR",
+        ),
+        _FRAGMENT,
+    ),
+    **dict.fromkeys(
+        (
+            "NumWorkgroups",
+            "WorkgroupSize",
+            "WorkgroupId",
+            "LocalInvocationId",
+            "GlobalInvocationId",
+            "LocalInvocationIndex",
+        ),
+        _WORKGROUP,
+    ),
+    **dict.fromkeys(
+        ("VertexId", "InstanceId", "VertexIndex", "InstanceIndex", "BaseVertex", "BaseInstance"), ("Vertex",)
+    ),
     **dict.fromkeys(("Position", "PointSize"), _PRE_RASTER),
     **dict.fromkeys(("ClipDistance", "CullDistance"), (*_PRE_RASTER, "Fragment")),
 }

@@ -1,4 +1,5 @@
 """Did-you-mean for misspelt or half-typed opcode, enumerant, extension and id names."""
+
 from __future__ import annotations
 
 import difflib
@@ -62,14 +63,14 @@ class _Index:
         self.sorted = sorted(self.lower)  # lowercase, for prefix search
         self.pairs: dict[str, list[int]] = {}
         for i, c in enumerate(pool):
-            for p in {c[k:k + 2] for k in range(len(c) - 1)}:
+            for p in {c[k : k + 2] for k in range(len(c) - 1)}:
                 self.pairs.setdefault(p, []).append(i)
 
     def suggest(self, word: str, n: int) -> list[str]:
         w = word.lower()
         if w in self.lower:
             return [self.lower[w]]
-        counts = Counter(chain.from_iterable(self.pairs.get(word[k:k + 2], ()) for k in range(len(word) - 1)))
+        counts = Counter(chain.from_iterable(self.pairs.get(word[k : k + 2], ()) for k in range(len(word) - 1)))
         short = [self.pool[i] for i, _ in counts.most_common(_SHORTLIST)]
         close = difflib.get_close_matches(word, short, n=n, cutoff=0.6)
         if len(word) < 3:

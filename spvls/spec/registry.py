@@ -4,6 +4,7 @@ The grammar decides what a name is: an opcode or enumerant is found under its ca
 any alias the grammar gives it (a text written before a rename or promotion uses the old one),
 and its text is taken from a document of an extension that the grammar ties it to.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -51,8 +52,10 @@ def _raw() -> dict:
 
 @lru_cache(maxsize=1)
 def documents() -> dict[str, Document]:
-    return {k: Document(k, v["title"], v["path"], v["url"], v["status"], v["dependencies"], v["overview"])
-            for k, v in _raw().items()}
+    return {
+        k: Document(k, v["title"], v["path"], v["url"], v["status"], v["dependencies"], v["overview"])
+        for k, v in _raw().items()
+    }
 
 
 @lru_cache(maxsize=1)
@@ -92,8 +95,12 @@ def document_for_set(set_name: str) -> Document | None:
 
 
 # Extended instruction sets with a specification of their own beside the core one.
-_SET_SPECS = {"GLSL.std.450": "GLSL.std.450.html", "OpenCL.std": "OpenCL.ExtendedInstructionSet.100.html",
-              "OpenCL.DebugInfo.100": "OpenCL.DebugInfo.100.html", "DebugInfo": "DebugInfo.html"}
+_SET_SPECS = {
+    "GLSL.std.450": "GLSL.std.450.html",
+    "OpenCL.std": "OpenCL.ExtendedInstructionSet.100.html",
+    "OpenCL.DebugInfo.100": "OpenCL.DebugInfo.100.html",
+    "DebugInfo": "DebugInfo.html",
+}
 
 
 def set_spec_url(set_name: str) -> str | None:
@@ -143,8 +150,8 @@ def _renamed(names) -> tuple[str, ...]:
         m = _SUFFIX.search(n)
         if m:
             if m.group(1) in _RENAMED:
-                out.append(n[:m.start()] + _RENAMED[m.group(1)])
-            out.append(n[:m.start()])
+                out.append(n[: m.start()] + _RENAMED[m.group(1)])
+            out.append(n[: m.start()])
         if n.startswith("SPV_INTEL_"):
             out.append("SPV_ALTERA_" + n.removeprefix("SPV_INTEL_"))
     return tuple(x for x in out if x and x not in names)

@@ -9,6 +9,7 @@ name — the paragraph(s) after it, as Markdown. Names are kept as the text spel
 decides at look-up which spelling (canonical or alias) a name goes by. Nothing here reads the
 grammar, so the file depends only on the registry.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -44,8 +45,12 @@ def _read(path: Path) -> str:
     text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
     text = re.sub(r"^/{4,}\s*\n.*?^/{4,}\s*$", "", text, flags=re.MULTILINE | re.DOTALL)  # comment blocks
     text = re.sub(r"^//(?!/).*\n", "", text, flags=re.MULTILINE)  # comment lines
-    text = _INCLUDE.sub(lambda m: (path.parent / m.group(1)).read_text(encoding="utf-8")
-                        if (path.parent / m.group(1)).is_file() else "", text)
+    text = _INCLUDE.sub(
+        lambda m: (
+            (path.parent / m.group(1)).read_text(encoding="utf-8") if (path.parent / m.group(1)).is_file() else ""
+        ),
+        text,
+    )
     return _attributes(text)
 
 
@@ -100,8 +105,9 @@ def _sections(lines: list[str]) -> list[tuple[int, str, int]]:
     out = []
     in_listing = False
     for i, line in enumerate(lines):
-        if re.match(r"^-{4,}\s*$", line) and (i == 0 or not lines[i - 1].strip()
-                                              or len(line.strip()) != len(lines[i - 1].strip())):
+        if re.match(r"^-{4,}\s*$", line) and (
+            i == 0 or not lines[i - 1].strip() or len(line.strip()) != len(lines[i - 1].strip())
+        ):
             in_listing = not in_listing
             continue
         if in_listing:
@@ -110,8 +116,13 @@ def _sections(lines: list[str]) -> list[tuple[int, str, int]]:
         if m and not _TABLE_FENCE.match(line) and not line.startswith("===="):
             out.append((i, m.group(2), len(m.group(1)) - 1))
             continue
-        if i and _HEADING_UNDERLINE.match(line) and lines[i - 1].strip() and \
-                abs(len(line.strip()) - len(lines[i - 1].strip())) <= 3 and not lines[i - 1].startswith(("|", "[")):
+        if (
+            i
+            and _HEADING_UNDERLINE.match(line)
+            and lines[i - 1].strip()
+            and abs(len(line.strip()) - len(lines[i - 1].strip())) <= 3
+            and not lines[i - 1].startswith(("|", "["))
+        ):
             out.append((i - 1, lines[i - 1].strip(), 1 if line[0] in "-=" else 2))
     return out
 
@@ -160,7 +171,7 @@ def _table_cells(lines: list[str]):
             j = i + 1
             while j < len(lines) and not _TABLE_FENCE.match(lines[j]):
                 j += 1
-            body = "\n".join(lines[i + 1:j])
+            body = "\n".join(lines[i + 1 : j])
             parts = _CELL.split(body)
             yield [p.strip() for p in parts[1:]]
             i = j + 1
@@ -177,10 +188,10 @@ def _names_in_tables(lines: list[str]) -> tuple[dict[str, str], list[str]]:
             m = _CELL_NAME.match(cell)
             if not m:
                 continue
-            desc = cell[m.end():].strip()
+            desc = cell[m.end() :].strip()
             # A name alone in its cell: its description is a later cell of the row (after the
             # enabling capability, say), before the next row's value.
-            for nxt in cells[k + 1:k + 4] if not desc else ():
+            for nxt in cells[k + 1 : k + 4] if not desc else ():
                 if re.fullmatch(r"\d+|0x[0-9a-fA-F]+", nxt):
                     break
                 if len(nxt) > 20 and not nxt.startswith(("*", "_")) and not re.match(r"^\d", nxt):
@@ -211,7 +222,9 @@ def _names_in_headings(lines: list[str], heads) -> dict[str, str]:
 
 # How older documents list new tokens: "|CapabilityStencilExportEXT|5013" rows and "Name = 5014" or
 # bare-name lines in listing blocks; the prefix is the C header's enum name.
-_TOKEN_ROW = re.compile(rf"^\|\s*\*?({_NAME})\*?\s*\|\s*(?:0x)?[0-9a-fA-F]+\s*$|^({_NAME})\s*=\s*(?:0x)?[0-9a-fA-F]+\s*$|^(Op{_NAME})\s*$")
+_TOKEN_ROW = re.compile(
+    rf"^\|\s*\*?({_NAME})\*?\s*\|\s*(?:0x)?[0-9a-fA-F]+\s*$|^({_NAME})\s*=\s*(?:0x)?[0-9a-fA-F]+\s*$|^(Op{_NAME})\s*$"
+)
 _PREFIXES = "Capability|BuiltIn|ExecutionMode|Decoration|StorageClass|ExecutionModel"
 _ENUM_PREFIX = re.compile(rf"^({_PREFIXES})(?=[A-Z])")
 

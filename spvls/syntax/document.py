@@ -1,4 +1,5 @@
 """A document as a list of parsed lines; an edit re-parses only the lines it touches."""
+
 from __future__ import annotations
 
 import re
@@ -47,6 +48,7 @@ def _split(text: str) -> tuple[list[str], list[str]]:
 
 
 _LOG_MAX = 4096  # edits remembered between analyses; past it, the next analysis is whole
+
 
 class Document:
     def __init__(self, text: str = "", uri: str = "", version: int = 0):
@@ -99,12 +101,12 @@ class Document:
         if self.breaks[el]:  # raw ends with the last line's own break: nothing after it is ours
             fresh.pop()
             breaks.pop()
-        quoted = '"' in new_text or any('"' in t for t in self.texts[sl:el + 1])
-        old_span = self.span[sl:el + 1]
-        self.texts[sl:el + 1] = fresh
-        self.breaks[sl:el + 1] = breaks
-        self.lines[sl:el + 1] = [_UNPARSED] * len(fresh)
-        self.span[sl:el + 1] = [1] * len(fresh)
+        quoted = '"' in new_text or any('"' in t for t in self.texts[sl : el + 1])
+        old_span = self.span[sl : el + 1]
+        self.texts[sl : el + 1] = fresh
+        self.breaks[sl : el + 1] = breaks
+        self.lines[sl : el + 1] = [_UNPARSED] * len(fresh)
+        self.span[sl : el + 1] = [1] * len(fresh)
         top = sl
         k = sl - 1
         while k >= 0 and self.span[k] == 0:
@@ -157,7 +159,7 @@ class Document:
 
     def _log(self, first: int, removed: int, added: int) -> None:
         if len(self.edits) >= self._MAX_EDITS:
-            del self.edits[:self._MAX_EDITS // 2]
+            del self.edits[: self._MAX_EDITS // 2]
         self.edits.append((self.generation, first, removed, added))
 
     def changed_since(self, generation: int) -> tuple[int, int, int] | None:
@@ -175,7 +177,7 @@ class Document:
             return None  # a generation this document never logged (e.g. a later one)
         _, lo, removed, added = edits[i]
         old_end, new_end = lo + removed, lo + added
-        for _, f, removed, added in edits[i + 1:]:
+        for _, f, removed, added in edits[i + 1 :]:
             # The union of what earlier edits made and what this one replaces, before this one...
             a, b = min(lo, f), max(new_end, f + removed)
             old_end += b - new_end  # lines above lo never moved
@@ -199,7 +201,7 @@ class Document:
             if last == i:
                 self.lines[i] = parse_line(self.texts[i])
             else:
-                self.lines[i] = parse_line("\n".join(self.texts[i:last + 1]))
+                self.lines[i] = parse_line("\n".join(self.texts[i : last + 1]))
             self.span[i] = last - i + 1
             for k in range(i + 1, last + 1):
                 self.lines[k] = _blank(self.texts[k])
@@ -236,8 +238,7 @@ class Document:
 
     def position(self, line: int, offset: int) -> tuple[int, int]:
         """(line, column) of an offset into the instruction that starts at `line`."""
-        while line < len(self.texts) - 1 and offset > len(self.texts[line]) and \
-                (self.span[line + 1] == 0):
+        while line < len(self.texts) - 1 and offset > len(self.texts[line]) and (self.span[line + 1] == 0):
             offset -= len(self.texts[line]) + 1
             line += 1
         return line, offset

@@ -4,6 +4,7 @@ A parsed line keeps every token with its exact column range (code points,
 0-based, end exclusive). A line that does not parse still yields its tokens,
 so ids it defines and uses stay visible to the rest of the tools.
 """
+
 from __future__ import annotations
 
 import re
@@ -79,8 +80,7 @@ class _ToLine(Transformer):
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     text = resources.files("spvls.grammar").joinpath("spvasm.lark").read_text(encoding="utf-8")
-    return Lark(text, start="line", parser="lalr", lexer="contextual",
-                transformer=_ToLine(), maybe_placeholders=False)
+    return Lark(text, start="line", parser="lalr", lexer="contextual", transformer=_ToLine(), maybe_placeholders=False)
 
 
 # Fallback tokenizer for lines Lark rejects: same token shapes, plus anything else.
@@ -110,8 +110,10 @@ def _fallback(text: str, problem: SyntaxProblem) -> Line:
 
 
 _INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|[0-9]+)")
-_FLOAT = re.compile(r"[-+]?(0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][-+]?[0-9]+"
-                    r"|([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)")
+_FLOAT = re.compile(
+    r"[-+]?(0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][-+]?[0-9]+"
+    r"|([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)"
+)
 
 
 def int_value(text: str) -> int | None:
@@ -154,8 +156,12 @@ def _problem(text: str, err: UnexpectedInput) -> SyntaxProblem:
         if bad.startswith('"'):
             return SyntaxProblem(start, len(text), "unterminated string literal: add the closing '\"'")
         if bad.isspace():
-            return SyntaxProblem(start, start + 1, f"{_CONTROL_NAMES.get(bad[0]) or unicodedata.name(bad[0], repr(bad[0])).lower()} "
-                                 f"(U+{ord(bad[0]):04X}) is not whitespace for spirv-as: use a space or a tab")
+            return SyntaxProblem(
+                start,
+                start + 1,
+                f"{_CONTROL_NAMES.get(bad[0]) or unicodedata.name(bad[0], repr(bad[0])).lower()} "
+                f"(U+{ord(bad[0]):04X}) is not whitespace for spirv-as: use a space or a tab",
+            )
         if bad.startswith("!"):
             return SyntaxProblem(start, end, f"invalid raw word {bad!r}: write !<integer>, e.g. !5")
         return SyntaxProblem(start, end, f"unexpected {bad!r}: not an id, name, number or string")
@@ -237,8 +243,9 @@ def _reshape(template: tuple[bool, tuple], text: str, shape: str, ids: list[str]
 def _parse(text: str) -> Line:
     Stats.parses += 1
     if len(text) > 20000 and "\x00" in text:
-        return Line(text, None, None, (), None,
-                    SyntaxProblem(0, len(text), "binary data: this is not SPIR-V assembly text"))
+        return Line(
+            text, None, None, (), None, SyntaxProblem(0, len(text), "binary data: this is not SPIR-V assembly text")
+        )
     if "\x00" in text:
         pos = text.index("\x00")
         return _fallback(text, SyntaxProblem(pos, pos + 1, "NUL character: this is not SPIR-V assembly text"))
@@ -265,13 +272,21 @@ def _glued(text: str, result: Token | None, opcode: Token, operands: tuple[Token
     """spirv-as splits a line into words at whitespace only (and ';'): 'OpName%x' or '%a=' is
     one word to it, which Lark alone would read as two tokens."""
     if result is not None and not _EQ.fullmatch(text, result.end, opcode.start):
-        return SyntaxProblem(result.start, opcode.end, "write spaces around '=': spirv-as reads "
-                             f"{next(w for w in text[result.start:opcode.end].split() if '=' in w)!r} as one word")
+        return SyntaxProblem(
+            result.start,
+            opcode.end,
+            "write spaces around '=': spirv-as reads "
+            f"{next(w for w in text[result.start : opcode.end].split() if '=' in w)!r} as one word",
+        )
     prev = opcode
     for tok in operands:
         if tok.start == prev.end:
-            return SyntaxProblem(prev.start, tok.end, f"put a space between {prev.text!r} and {tok.text!r}: "
-                                 f"spirv-as reads {text[prev.start:tok.end]!r} as one word")
+            return SyntaxProblem(
+                prev.start,
+                tok.end,
+                f"put a space between {prev.text!r} and {tok.text!r}: "
+                f"spirv-as reads {text[prev.start : tok.end]!r} as one word",
+            )
         prev = tok
     return None
 
