@@ -38,9 +38,9 @@ from .features import (
     symbols,
     tokens,
 )
-from .features.workspace import Workspace
 from .session import progress
 from .session.validation import OFF, ON_SAVE, ON_TYPE, Validation
+from .session.workspace import Workspace
 
 log = logging.getLogger("spvls")
 _SEVERITY = {

@@ -287,7 +287,7 @@ def test_corpus_and_cases_get_spirv_vals_verdict_on_its_instruction(shared: Path
 def test_editors_offer_the_servers_settings() -> None:
     """The VS Code contribution, its initialization options and the Neovim module list the same
     validator settings as the server reads (Settings.KEYS)."""
-    from spvls.features.workspace import Settings
+    from spvls.session.workspace import Settings
     from spvls.session.validation import MODES
 
     root = Path(__file__).resolve().parents[1] / "editors"

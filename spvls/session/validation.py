@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 from ..binding.spirv_tools import ValidatorOptions
 from ..checks import validator
 from ..checks.diagnostic import ERROR, Diagnostic
-from ..features.workspace import Workspace
 from ..syntax.parser import Line
+from .workspace import Workspace
 
 log = logging.getLogger("spvls")
 

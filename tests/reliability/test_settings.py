@@ -1,7 +1,7 @@
 """Issues 14.18 and 15.10/15.13: settings of any shape; the valid ones are taken, the rest reported."""
 import pytest
 
-from spvls.features.workspace import Settings
+from spvls.session.workspace import Settings
 
 
 @pytest.mark.parametrize("raw", [{"spvls": []}, {"spvls": 5}, 5, "x", [], {"spvls": None}, None, {}])

@@ -6,8 +6,8 @@ import asyncio
 import threading
 
 from spvls.checks.diagnostic import ERROR, Diagnostic
-from spvls.features.workspace import Workspace
 from spvls.session.validation import Job, Validation, run_job
+from spvls.session.workspace import Workspace
 
 TEXT = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
 
