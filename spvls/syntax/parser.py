@@ -11,6 +11,7 @@ import re
 import unicodedata
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import NamedTuple
 
 from lark import Lark, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -77,9 +78,19 @@ class _ToLine(Transformer):
         return inst, comment
 
 
+def grammar_text() -> str:
+    """The project's grammar/spvasm.lark: read from the source tree, or from spvls/grammar/ in an installed
+    wheel (pyproject.toml maps the package spvls.grammar to grammar/)."""
+    for path in (Path(__file__).resolve().parents[2] / "grammar", resources.files("spvls") / "grammar"):
+        lark = path / "spvasm.lark"
+        if lark.is_file():
+            return lark.read_text(encoding="utf-8")
+    raise FileNotFoundError("grammar/spvasm.lark")
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    text = resources.files("spvls.grammar").joinpath("spvasm.lark").read_text(encoding="utf-8")
+    text = grammar_text()
     return Lark(text, start="line", parser="lalr", lexer="contextual", transformer=_ToLine(), maybe_placeholders=False)
 
 
