@@ -18,6 +18,7 @@ from . import (
     ids,
     layout,
     memory,
+    operands,
     reconvergence,
     rotate,
     structure,
@@ -45,6 +46,7 @@ class Check(Protocol):
 
 FAMILIES: tuple[Check, ...] = (
     syntax,
+    operands,
     ids,
     capabilities,
     types,

@@ -1,14 +1,11 @@
-"""syntax.*: the text does not parse; operand.*: operands the grammar JSON rejects."""
+"""syntax.*: the text does not parse."""
 
 from __future__ import annotations
 
 import re
 
-from ..model.module import Inst, Module
-from ..model.operands import named_value
-from ..model.types import int_info
-from ..syntax.parser import int_value
-from .diagnostic import ERROR, Diagnostic, Edit, Fix
+from ..model.module import Module
+from .diagnostic import ERROR, Diagnostic
 
 VALID_ID = re.compile(r"%[A-Za-z0-9_]+")  # what spirv-as accepts as an id
 # In a line with a shape (no strings or comments) every '%' starts an id: one search clears them all.
@@ -36,159 +33,6 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                         "syntax.bad-id",
                         f"invalid id {tok.text!r}: an id is '%' followed by letters, "
                         "digits and '_' (spirv-as accepts no other characters)",
-                    )
-                )
-    for inst in m.scoped(scope):
-        words = None  # the line's name operands by column, looked up once per line, not per problem
-        for p in inst.match.problems:
-            if words is None:
-                words = {o.token.start: o for o in inst.match.operands if o.token.kind == "WORD"}
-            fixes = tuple(
-                Fix(f"Change to '{s}'", (Edit(inst.line, p.start, p.end, s),)) for s in p.suggestions[:3]
-            ) or _constant_fixes(m, inst, words.get(p.start))
-            out.append(Diagnostic(inst.line, p.start, p.end, ERROR, p.code, p.message, fixes=fixes))
-        if inst.opname in _CONTEXT_DEPENDENT:
-            out.extend(_literal_values(m, inst))
-        if len(inst.src.text) > 2 * MAX_WORDS:  # every word takes at least two characters of text
-            out.extend(_word_count(inst))
-    return out
-
-
-MAX_WORDS = 0xFFFF  # "The 16 high-order bits are the WordCount of the instruction" (SPIR-V 2.3)
-
-
-def _word_count(inst: Inst) -> list[Diagnostic]:
-    """An instruction too long for its 16-bit word count (spirv-as rejects it). Counted from below:
-    one word per token, a string's bytes and its NUL in words of four."""
-    words = 1 + (inst.src.result is not None)
-    for tok in inst.src.operands:
-        if tok.kind == "STRING":  # the bytes between the quotes, each escape one byte, then a NUL
-            body = tok.text[1:-1]
-            words += (len(body.encode("utf-8", "replace")) - body.count("\\")) // 4 + 1
-        else:
-            words += 1
-    if words <= MAX_WORDS:
-        return []
-    return [
-        Diagnostic(
-            inst.line,
-            inst.opcode.start,
-            inst.opcode.end,
-            ERROR,
-            "operand.too-long",
-            f"{inst.opname} takes at least {words:,} words, but an instruction holds at most "
-            f"{MAX_WORDS:,}: its word count is 16 bits (SPIR-V 2.3 Physical Layout)",
-        )
-    ]
-
-
-_CONTEXT_DEPENDENT = {"OpConstant", "OpSpecConstant", "OpSwitch"}
-
-
-def _constant_fixes(m: Module, inst: Inst, op) -> tuple[Fix, ...]:
-    """A Scope or Memory Semantics written by name where its <id> belongs: use a constant that holds
-    the value, or define one after the 32-bit unsigned integer type."""
-    value = named_value(m.grammar, op.spec.kind, op.token.text) if op else None
-    if value is None:
-        return ()
-    tok = op.token
-    same = [
-        i
-        for i, d in m.defs.items()
-        if d.opname == "OpConstant"
-        and m.int_value(i) == value
-        and (int_info(m.definition(d.result_type)) or (0,))[0] == 32
-    ]
-    if same:
-        return tuple(Fix(f"Change to {i}", (Edit(inst.line, tok.start, tok.end, i),)) for i in same[:3])
-    u32 = next((d for d in m.defs.values() if int_info(d) == (32, False)), None)
-    if u32 is None:
-        return ()
-    new = f"%{tok.text.split('|')[0].lower()}_{value}"
-    if new in m.defs:
-        return ()
-    indent = u32.src.text[: len(u32.src.text) - len(u32.src.text.lstrip())]
-    return (
-        Fix(
-            f"Define {new} = OpConstant {u32.result} {value} and use it",
-            (
-                Edit(u32.line + 1, 0, 0, f"{indent}{new} = OpConstant {u32.result} {value}\n"),
-                Edit(inst.line, tok.start, tok.end, new),
-            ),
-        ),
-    )
-
-
-def _int_range(width: int, signed: bool) -> tuple[int, int]:
-    # spirv-as takes any bit pattern of the width for signed types, written as hex or positive.
-    return (-(1 << (width - 1)) if signed else 0), (1 << width) - 1
-
-
-def _literal_values(m: Module, inst) -> list[Diagnostic]:
-    """LiteralContextDependentNumber: the result type (or the selector) decides its form."""
-    op = inst.opname
-    if op in ("OpConstant", "OpSpecConstant"):
-        type_id, lits = (
-            inst.result_type,
-            [o for o in inst.match.operands if o.spec.kind == "LiteralContextDependentNumber"],
-        )
-    elif op == "OpSwitch":
-        sel = inst.ids()
-        t = m.type_of(sel[0].token.text) if sel else None
-        type_id = t.result if t else None
-        lits = [o for o in inst.match.operands if o.spec.kind == "LiteralInteger" and o.token.kind != "RAW"]
-    else:
-        return []
-    t = m.definition(type_id)
-    if t is None or not lits:
-        return []
-    if op != "OpSwitch" and t.opname not in ("OpTypeInt", "OpTypeFloat") and t.opname.startswith("OpType"):
-        tok = inst.match.operands[0].token
-        return [
-            Diagnostic(
-                inst.line,
-                tok.start,
-                tok.end,
-                ERROR,
-                "operand.constant-type",
-                f"the type of {op} is {t.opname} {type_id}: spirv-as takes only a scalar integer or "
-                "floating-point type here (for other types use OpConstantComposite, OpConstantTrue, "
-                "OpConstantNull...)",
-            )
-        ]
-    out = []
-    widths = [o.token.text for o in t.match.operands if not o.is_id]
-    for lit in lits:
-        tok = lit.token
-        width = int_value(widths[0]) if t.opname == "OpTypeInt" and len(widths) >= 2 else None
-        if width is not None and 0 < width <= 64:  # a width of 2**40 would make a 2**40-bit bound
-            signed = widths[1] == "1"
-            if tok.kind != "INT":
-                out.append(
-                    Diagnostic(
-                        inst.line,
-                        tok.start,
-                        tok.end,
-                        ERROR,
-                        "operand.literal-type",
-                        f"{tok.text!r} is not an integer, but the type {t.result} is an integer type",
-                    )
-                )
-                continue
-            lo, hi = _int_range(width, signed)
-            value = int_value(tok.text)
-            if value is None:
-                continue  # not a number at all: the operand matcher reports it
-            if not lo <= value <= hi:
-                kind = "signed" if signed else "unsigned"
-                out.append(
-                    Diagnostic(
-                        inst.line,
-                        tok.start,
-                        tok.end,
-                        ERROR,
-                        "operand.literal-range",
-                        f"{tok.text} does not fit a {width}-bit {kind} integer ({t.result})",
                     )
                 )
     return out

@@ -25,7 +25,7 @@ def _family(code: str):
     for family in FAMILIES:
         if code in getattr(family, "RULES", {}):
             return family
-    for family in FAMILIES:  # syntax.py also holds operand.*: its docstring names both
+    for family in FAMILIES:  # a family without a RULES table names its prefix in its docstring
         if (family.__doc__ or "").startswith(f"{prefix}.*") or f"; {prefix}.*" in (family.__doc__ or ""):
             return family
     return None
