@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from ..spec.grammar import Enumerant, Grammar, Instruction
 from ..syntax.document import Document
+from ..syntax.heap import building
 from ..syntax.parser import Line, Token, int_value
 from .enablement import lacks
 from .facts import module_fact
@@ -203,7 +204,8 @@ class Module:
         self.facts: dict[tuple, object] = {}  # see model.facts: kept across in-place updates
         self.generation: int | None = None  # the document generation checked; None while updating
         self._by_op: dict[str, list[Inst]] | None = None  # built on first use, then kept current
-        self._build()
+        with building():
+            self._build()
         self.declared_caps = grammar.implied_capabilities(self.capabilities)
 
     # -- building ---------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from .heap import building
 from .parser import Line, parse_line, version_from_comment
 
 # spirv-as lets a string run over several lines, in any instruction (in practice it is embedded
@@ -147,10 +148,11 @@ class Document:
 
     def set_text(self, text: str) -> None:
         removed = len(self.texts)
-        self.texts, self.breaks = _split(text)
-        self.lines = [_UNPARSED] * len(self.texts)
-        self.span = [1] * len(self.texts)
-        self._regroup(0, len(self.texts))
+        with building():
+            self.texts, self.breaks = _split(text)
+            self.lines = [_UNPARSED] * len(self.texts)
+            self.span = [1] * len(self.texts)
+            self._regroup(0, len(self.texts))
         self.generation += 1
         self._restart_log()
         self._log(0, removed, len(self.texts))

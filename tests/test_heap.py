@@ -1,0 +1,27 @@
+"""Documents and models are built with the cycle collector paused and then frozen
+(spvls/syntax/heap.py); sound because they hold no reference cycles (tests/unit/test_cycles.py)."""
+
+import gc
+import sys
+from pathlib import Path
+
+from spvls.checks import analyze
+from spvls.syntax.document import Document
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from generate import module  # noqa: E402
+
+
+def test_a_rebuilt_model_frees_the_frozen_one():
+    text = module(3000)
+    gc.freeze()
+    before = gc.get_freeze_count()
+    d = Document(text)
+    a = analyze(d, "vulkan1.3")
+    one = gc.get_freeze_count() - before
+    assert one > 5 * len(d.lines)  # the document and its model were frozen
+    for _ in range(3):
+        d.set_text(text)
+        a = analyze(d, "vulkan1.3", a)
+    # Each rebuild froze a new document and model; reference counting freed the old ones.
+    assert gc.get_freeze_count() - before < one * 1.5
