@@ -790,7 +790,7 @@ def _full_tokens(ls: SpvServer, uri: str) -> tokens.Sent | None:
     m, doc = _module(ls, uri)
     if m is None:
         return None
-    data, counts = tokens.encode(doc.texts, tokens.semantic_tokens(m), _from_cp)
+    data, counts = tokens.encode(doc.texts, tokens.iter_tokens(m), _from_cp)
     ls.tokens_sent[uri] = sent = tokens.Sent(str(next(_result_ids)), data, counts, m)
     return sent
 

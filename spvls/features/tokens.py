@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..model.facts import module_fact
+from array import array
+from collections.abc import Iterator, Sequence
+
 from ..model.module import Module
 from ..spec import docs
 
@@ -46,24 +48,18 @@ SemToken = tuple[int, int, int, int, int]
 
 def semantic_tokens(m: Module, first: int = 0, last: int | None = None) -> list[SemToken]:
     """Every token's meaning, in document order."""
-    out: list[SemToken] = []
+    return list(iter_tokens(m, first, last))
+
+
+def iter_tokens(m: Module, first: int = 0, last: int | None = None) -> Iterator[SemToken]:
+    """semantic_tokens one line at a time: a 100k-line module has ~400k tokens, and a list of them
+    all (or a cache of each line's) held ~35 MB that the encoded answer does not need."""
     lines = m.doc.lines
     last = len(lines) - 1 if last is None else min(last, len(lines) - 1)
-    # Per line, kept while the line object is the same: what an id is (type, function, label,
-    # parameter, value) is a module fact, so lines an in-place edit did not touch keep their tokens.
-    cache = _line_tokens_cache(m)
     for n in range(max(first, 0), last + 1):
         line = lines[n]
-        hit = cache.get(n)
-        if hit is None or hit[0] is not line:
-            hit = cache[n] = (line, _line_tokens(m, n, line))
-        out.extend(hit[1])
-    return out
-
-
-@module_fact
-def _line_tokens_cache(m: Module) -> dict[int, tuple[object, tuple[SemToken, ...]]]:
-    return {}
+        if line.opcode is not None or line.result is not None or line.comment is not None or line.operands:
+            yield from _line_tokens(m, n, line)
 
 
 def _line_tokens(m: Module, n: int, line) -> tuple[SemToken, ...]:
@@ -97,7 +93,7 @@ def _line_tokens(m: Module, n: int, line) -> tuple[SemToken, ...]:
     return tuple(out)
 
 
-def delta(old: list[int], new: list[int], chunk: int = 4096) -> tuple[int, int, list[int]]:
+def delta(old: Sequence[int], new: Sequence[int], chunk: int = 4096) -> tuple[int, int, list[int]]:
     """One edit turning old into new: (start, how many to delete, what to insert). The common ends
     are found a chunk at a time, so a keystroke in a 100k-line module costs milliseconds."""
     n = min(len(old), len(new))
@@ -115,17 +111,18 @@ def delta(old: list[int], new: list[int], chunk: int = 4096) -> tuple[int, int, 
         end += chunk
     while end < room and old[len(old) - end - 1] == new[len(new) - end - 1]:
         end += 1
-    return start, len(old) - start - end, new[start : len(new) - end]
+    return start, len(old) - start - end, list(new[start : len(new) - end])
 
 
 class Sent:
     """Tokens as last sent for a document, LSP-encoded, with each line's token count: after an edit
-    the model took in place, only the edited lines are encoded again and spliced in."""
+    the model took in place, only the edited lines are encoded again and spliced in. The data is
+    kept as 32-bit integers: half a list's size (2M integers at 100k lines)."""
 
     __slots__ = ("counts", "data", "generation", "module", "result_id")
 
-    def __init__(self, result_id: str, data: list[int], counts: list[int], module: Module):
-        self.result_id, self.data, self.counts = result_id, data, counts
+    def __init__(self, result_id: str, data: Sequence[int], counts: list[int], module: Module):
+        self.result_id, self.data, self.counts = result_id, array("i", data), counts
         self.module, self.generation = module, module.doc.generation
 
 
@@ -191,8 +188,9 @@ def splice(sent: Sent, m: Module, column) -> tuple[int, int, list[int]] | None:
         fresh += (q + new_n - old_n - last, *data[after * 5 + 1 : after * 5 + 5])
         gone += 1
     start, deleted = first * 5, gone * 5
-    s, d, ins = delta(data[start : start + deleted], fresh)
-    data[start : start + deleted] = fresh
+    packed = array("i", fresh)
+    s, d, ins = delta(data[start : start + deleted], packed)
+    data[start : start + deleted] = packed
     counts[lo : lo + old_n] = fresh_counts
     sent.generation = doc.generation
     return start + s, d, ins
