@@ -286,6 +286,9 @@ class _Matcher:
 _templates: dict[tuple[Grammar, str], tuple] = {}
 _MAX_TEMPLATES = 65536
 _new = tuple.__new__  # an Operand without the NamedTuple's Python-level __new__
+# The problems of every clean match, shared (100k lines held 100k empty lists): only the matches
+# _Matcher and _match make for themselves are ever appended to.
+_CLEAN: list[Problem] = []
 
 
 def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = None) -> Match:
@@ -298,7 +301,7 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
         if template is not None:
             inst, slots, pending, ext_inst = template
             return Match(
-                inst, [_new(Operand, (t, s, e)) for t, (s, e) in zip(line.operands, slots)], [], pending, ext_inst
+                inst, [_new(Operand, (t, s, e)) for t, (s, e) in zip(line.operands, slots)], _CLEAN, pending, ext_inst
             )
     m = _match(grammar, line, line.opcode, ext_imports)
     if shape is not None and not m.problems and m.inst is not None and not _by_set(m.inst):
@@ -349,7 +352,7 @@ def _match(grammar: Grammar, line: Line, opcode: Token, ext_imports: dict[str, s
         and all(t.kind == "ID" for t in ops)
     ):
         # The common case (OpIAdd %t %a %b, OpLoad %t %p, ...): every operand an <id>, all present.
-        return Match(inst, [Operand(t, s) for t, s in zip(ops, plain)])
+        return Match(inst, [Operand(t, s) for t, s in zip(ops, plain)], _CLEAN)
     matcher = _Matcher(grammar, line, ext_imports or {}, inst)
     if inst.has_result and line.result is None:
         matcher.problem(

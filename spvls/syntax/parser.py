@@ -7,7 +7,9 @@ so ids it defines and uses stay visible to the rest of the tools.
 
 from __future__ import annotations
 
+import gc
 import re
+import sys
 import unicodedata
 from functools import lru_cache
 from importlib import resources
@@ -91,7 +93,9 @@ def grammar_text() -> str:
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     text = grammar_text()
-    return Lark(text, start="line", parser="lalr", lexer="contextual", transformer=_ToLine(), maybe_placeholders=False)
+    lark = Lark(text, start="line", parser="lalr", lexer="contextual", transformer=_ToLine(), maybe_placeholders=False)
+    gc.collect(0)  # Lark's construction leaves cycles; while a document is built the collector is paused
+    return lark
 
 
 # Fallback tokenizer for lines Lark rejects: same token shapes, plus anything else.
@@ -209,43 +213,54 @@ class Stats:
 _ID = re.compile(r'%[^\s;="]*')
 
 
-@lru_cache(maxsize=65536)
 def parse_line(text: str) -> Line:
-    """Parse one line (without its newline). Identical lines are parsed once."""
+    """Parse one line (without its newline)."""
     if '"' in text or ";" in text or "%" not in text:
-        return _parse(text)
+        return _parse_whole(text)
     shape = _ID.sub("%", text)
     template = _template(shape)
     if template is None:
-        return _parse(text)
-    return _reshape(template, text, shape, _ID.findall(text))
+        return _parse_whole(text)
+    return _reshape(template, text, _ID.findall(text))
 
 
 _new = tuple.__new__  # builds a Token or Line without the NamedTuple's Python-level __new__
 
 
+@lru_cache(maxsize=4096)
+def _parse_whole(text: str) -> Line:
+    """Lark's parse of a line the shapes do not cover. Kept per text: lines without ids repeat
+    (OpReturn, OpFunctionEnd), and share one Line."""
+    return _parse(text)
+
+
 @lru_cache(maxsize=16384)
-def _template(shape: str) -> tuple[bool, tuple] | None:
-    """A clean shape's tokens as (is id, kind, text, column), or None when the shape has an error."""
+def _template(shape: str) -> tuple[bool, tuple, str] | None:
+    """A clean shape's tokens as (is id, kind, text, column), or None when the shape has an error;
+    and the shape itself, which every line of that shape shares."""
     line = _parse(shape)
     if line.error is not None or line.opcode is None:
         return None
     toks = ([line.result] if line.result else []) + [line.opcode, *line.operands]
-    return line.result is not None, tuple((t.kind == "ID", t.kind, t.text, t.start) for t in toks)
+    return line.result is not None, tuple((t.kind == "ID", t.kind, t.text, t.start) for t in toks), shape
 
 
-def _reshape(template: tuple[bool, tuple], text: str, shape: str, ids: list[str]) -> Line:
+_intern = sys.intern  # an id is written many times: each use shares one string
+
+
+def _reshape(template: tuple[bool, tuple, str], text: str, ids: list[str]) -> Line:
     """The shape's tokens, moved over the real ids (each '%' in the shape is one id)."""
-    has_result, toks = template
+    has_result, toks, shape = template
     shift = k = 0
     out = []
+    append = out.append
     for is_id, kind, tok_text, start in toks:
         start += shift
         if is_id:
-            tok_text = ids[k]
+            tok_text = _intern(ids[k])
             k += 1
             shift += len(tok_text) - 1
-        out.append(_new(Token, (kind, tok_text, start, start + len(tok_text))))
+        append(_new(Token, (kind, tok_text, start, start + len(tok_text))))
     if has_result:
         return _new(Line, (text, out[0], out[1], tuple(out[2:]), None, None, shape))
     return _new(Line, (text, None, out[0], tuple(out[1:]), None, None, shape))
