@@ -100,7 +100,8 @@ def _parser() -> Lark:
 
 # Fallback tokenizer for lines Lark rejects: same token shapes, plus anything else.
 _FALLBACK = re.compile(
-    r'(?P<COMMENT>;.*)|(?P<STRING>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?)|(?P<ID>%[^\s;="]*)'
+    r'(?P<COMMENT>;.*)|(?P<STRING>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+'
+    r'(?:"(?:[^\s;"\\]*+(?:\\[\s\S][^\s;"\\]*+)*+"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+")*+)?)|(?P<ID>%[^\s;="]*)'
     r"|(?P<OPNAME>Op[A-Za-z0-9_]*)|(?P<RAW>!\w+)"
     r"|(?P<NUM>[-+]?[0-9.][0-9A-Za-z.+-]*)|(?P<WORD>[A-Za-z_][\w|]*)|(?P<EQ>=)|(?P<OTHER>\S+)"
 )

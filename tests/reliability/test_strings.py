@@ -67,3 +67,35 @@ def test_tokens_spirv_as_reads_as_one_word(line):
     assert _assembled(text) is None
     assert [d.line for d in analyze(Document(text)).diagnostics if d.code == "syntax.parse"] == [3]
     assert _assembled(_formatted(text)) is None
+
+
+# Issue 14: what spirv-as does with glued strings and comma-separated ids, asked of the real
+# assembler; `check` must report a syntax or operand problem exactly when it rejects the line.
+GLUED = ['"x""y"', '"a"b"c"', '"x"\\ "y"', '"x";c', '"x"y', '"x"y"', '"x" "y"', '"x"%y"', '"x""y"z"', '"x""']
+COMMAS = ["%i32,%i32", "%i32, %i32", "%i32 ,%i32"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [f"OpName %void {s}" for s in GLUED]
+    + [f"%s = OpString {s}" for s in GLUED[:3]]
+    + [f"%st = OpTypeStruct {ids}" for ids in COMMAS],
+)
+def test_check_rejects_exactly_what_spirv_as_rejects(line):
+    text = HEAD + "%i32 = OpTypeInt 32 1\n" + line + "\n" + FN
+    accepted = _assembled(text) is not None
+    found = [
+        d for d in analyze(Document(text)).diagnostics if d.line == 4 and d.code.startswith(("syntax.", "operand."))
+    ]
+    assert accepted == (not found), found
+    if accepted:
+        assert _assembled(_formatted(text)) == _assembled(text)
+
+
+def test_a_glued_string_is_one_token_with_spirv_as_value():
+    from spvls.model.sourcemap import unquote
+    from spvls.syntax.parser import parse_line
+
+    line = parse_line('%s = OpString "x""y" ; c')
+    assert [t.text for t in line.operands] == ['"x""y"'] and line.error is None
+    assert unquote(line.operands[0].text) == 'x""y'  # as spirv-dis shows what spirv-as made: "x\"\"y"
