@@ -235,36 +235,62 @@ def _parse_whole(text: str) -> Line:
     return _parse(text)
 
 
+class _Shape(NamedTuple):
+    """A clean shape's tokens as (is id, kind, text, column) and the shape itself (which every line
+    of that shape shares), with the tokens that are not ids built once per layout of id lengths:
+    lines laid out alike (spirv-dis right-aligns result ids) share them."""
+
+    has_result: bool
+    toks: tuple[tuple[bool, str, str, int], ...]
+    text: str
+    layouts: dict[tuple[int, ...], tuple[list[Token | None], tuple[tuple[int, int], ...]]]
+
+
 @lru_cache(maxsize=16384)
-def _template(shape: str) -> tuple[bool, tuple, str] | None:
-    """A clean shape's tokens as (is id, kind, text, column), or None when the shape has an error;
-    and the shape itself, which every line of that shape shares."""
+def _template(shape: str) -> _Shape | None:
+    """A shape's template, or None when the shape has an error."""
     line = _parse(shape)
     if line.error is not None or line.opcode is None:
         return None
     toks = ([line.result] if line.result else []) + [line.opcode, *line.operands]
-    return line.result is not None, tuple((t.kind == "ID", t.kind, t.text, t.start) for t in toks), shape
+    return _Shape(line.result is not None, tuple((t.kind == "ID", t.kind, t.text, t.start) for t in toks), shape, {})
 
 
+_MAX_LAYOUTS = 64
 _intern = sys.intern  # an id is written many times: each use shares one string
 
 
-def _reshape(template: tuple[bool, tuple, str], text: str, ids: list[str]) -> Line:
-    """The shape's tokens, moved over the real ids (each '%' in the shape is one id)."""
-    has_result, toks, shape = template
+def _layout(template: _Shape, lengths: tuple[int, ...]) -> tuple[list[Token | None], tuple[tuple[int, int], ...]]:
+    """The tokens that are not ids, placed for ids of these lengths, and (index, column) of each id."""
+    fixed: list[Token | None] = []
+    slots = []
     shift = k = 0
-    out = []
-    append = out.append
-    for is_id, kind, tok_text, start in toks:
+    for is_id, kind, tok_text, start in template.toks:
         start += shift
         if is_id:
-            tok_text = _intern(ids[k])
+            slots.append((len(fixed), start))
+            fixed.append(None)
+            shift += lengths[k] - 1
             k += 1
-            shift += len(tok_text) - 1
-        append(_new(Token, (kind, tok_text, start, start + len(tok_text))))
-    if has_result:
-        return _new(Line, (text, out[0], out[1], tuple(out[2:]), None, None, shape))
-    return _new(Line, (text, None, out[0], tuple(out[1:]), None, None, shape))
+        else:
+            fixed.append(_new(Token, (kind, tok_text, start, start + len(tok_text))))
+    found = (fixed, tuple(slots))
+    if len(template.layouts) < _MAX_LAYOUTS:
+        template.layouts[lengths] = found
+    return found
+
+
+def _reshape(template: _Shape, text: str, ids: list[str]) -> Line:
+    """The shape's tokens, moved over the real ids (each '%' in the shape is one id)."""
+    lengths = tuple(map(len, ids))
+    layout = template.layouts.get(lengths)
+    fixed, slots = layout if layout is not None else _layout(template, lengths)
+    out = fixed.copy()
+    for (i, start), tok_text in zip(slots, ids):
+        out[i] = _new(Token, ("ID", _intern(tok_text), start, start + len(tok_text)))
+    if template.has_result:
+        return _new(Line, (text, out[0], out[1], tuple(out[2:]), None, None, template.text))
+    return _new(Line, (text, None, out[0], tuple(out[1:]), None, None, template.text))
 
 
 def _parse(text: str) -> Line:
