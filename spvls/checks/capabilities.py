@@ -13,7 +13,8 @@ from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from ..model.operands import Operand
 from ..spec.grammar import Instruction, format_version
-from .diagnostic import ERROR, Diagnostic, Edit, Fix, cited
+from . import fixes
+from .diagnostic import ERROR, Diagnostic, Fix, cited
 
 FAMILY = "capability"  # the codes' prefix (the module is named for what it checks)
 
@@ -64,39 +65,6 @@ _SIZED = {
 }
 
 
-def _insert_after(m: Module, opnames: tuple[str, ...]) -> tuple[int, str]:
-    """Line to insert a new header instruction at, and the indentation to use."""
-    best, indent = None, ""
-    for inst in m.insts:
-        if inst.opname in opnames:
-            best = inst.line
-            indent = inst.src.text[: len(inst.src.text) - len(inst.src.text.lstrip())]
-    if best is not None:
-        return best + 1, indent
-    first = m.insts[0] if m.insts else None
-    if first is not None:
-        return first.line, first.src.text[: len(first.src.text) - len(first.src.text.lstrip())]
-    return 0, ""
-
-
-def add_capability_fix(m: Module, cap: str, safe: bool = False) -> Fix:
-    line, indent = _insert_after(m, ("OpCapability",))
-    return Fix(f"Add 'OpCapability {cap}'", (Edit(line, 0, 0, f"{indent}OpCapability {cap}\n"),), safe)
-
-
-def add_extension_fix(m: Module, ext: str, safe: bool = False) -> Fix:
-    line, indent = _insert_after(m, ("OpCapability", "OpExtension"))
-    return Fix(f"Add 'OpExtension \"{ext}\"'", (Edit(line, 0, 0, f'{indent}OpExtension "{ext}"\n'),), safe)
-
-
-def _caps_fixes(m: Module, caps) -> tuple[Fix, ...]:
-    return tuple(add_capability_fix(m, c, safe=len(caps) == 1) for c in caps[:3])
-
-
-def _ext_fixes(m: Module, exts, safe: bool = True) -> tuple[Fix, ...]:
-    return tuple(add_extension_fix(m, e, safe=safe and len(exts) == 1) for e in exts[:3])
-
-
 def _from_header(m: Module, needed) -> tuple[str, tuple[Fix, ...]]:
     """When the target version came from the `; Version:` comment and a newer one would do: a note
     saying so (spirv-as ignores that comment) and a fix that updates the comment."""
@@ -113,18 +81,11 @@ def _from_header(m: Module, needed) -> tuple[str, tuple[Fix, ...]]:
         "header comment says so (spirv-as ignores that comment): update the comment, or choose the "
         "target with --target-env or the targetEnv setting"
     )
-    new = format_version(needed)
-    fix = Fix(f"Update the header to '; Version: {new}'", (Edit(line, digits.start(1), digits.end(1), new),))
-    return note, (fix,)
+    return note, (fixes.header_version(line, digits.start(1), digits.end(1), format_version(needed)),)
 
 
 def _has_ext(m: Module, exts) -> bool:
     return any(e in m.extensions for e in exts)
-
-
-def _safe(fixes: tuple[Fix, ...]) -> tuple[Fix, ...]:
-    """The version alone stands in the way: updating the header is the one fix."""
-    return tuple(Fix(f.title, f.edits, True) for f in fixes)
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
@@ -156,7 +117,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 
 def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
     tok, v = inst.opcode, m.version
-    d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731
+    d = lambda code, msg, found=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=found)  # noqa: E731
     need = lacks(m, spec)
     if need is None:
         return []
@@ -167,7 +128,7 @@ def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
                 "capability.missing",
                 f"{spec.name} requires one of these capabilities: {', '.join(caps)} "
                 "(SPIR-V 2.16.1: declare it with OpCapability)",
-                _caps_fixes(m, caps),
+                fixes.add_capabilities(m, caps),
             )
         ]
     if need.what == LAST_VERSION:
@@ -179,14 +140,14 @@ def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
                 f"{spec.name} is reserved for future use: no capability, extension or version enables it",
             )
         ]
-    note, fixes = _from_header(m, need.version)
+    note, header = _from_header(m, need.version)
     if need.what == VERSION:
         return [
             d(
                 "capability.version",
                 f"{spec.name} requires SPIR-V {format_version(need.version)} at minimum "
                 f"(the module targets {format_version(v)}){note}",
-                _safe(fixes),
+                fixes.made_safe(header),
             )
         ]
     exts = list(need.names)
@@ -195,7 +156,7 @@ def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
         d(
             "capability.extension",
             f"{spec.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
-            _ext_fixes(m, exts, safe=not fixes) + fixes,
+            fixes.add_extensions(m, exts, safe=not header) + header,
         )
     ]
 
@@ -207,7 +168,7 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
         if e.value == 0 and m.grammar.kinds[e.kind].category == "BitEnum":
             continue
         tok = op.token
-        d = lambda code, msg, fixes=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=fixes)  # noqa: E731
+        d = lambda code, msg, found=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=found)  # noqa: E731
         # OpCapability declares its operand: only version and extension apply to it.
         need = lacks(m, e, declaring=inst.opname == "OpCapability")
         if need is None:
@@ -218,7 +179,7 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
                 d(
                     "capability.missing",
                     f"{e.kind} {e.name} requires one of these capabilities: {', '.join(caps)} (SPIR-V 2.16.1)",
-                    _caps_fixes(m, caps),
+                    fixes.add_capabilities(m, caps),
                 )
             )
         elif need.what == LAST_VERSION:
@@ -226,24 +187,24 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
                 d("capability.version", f"{e.kind} {e.name} requires SPIR-V {format_version(need.version)} or earlier")
             )
         elif need.what == VERSION:
-            note, fixes = _from_header(m, need.version)
+            note, header = _from_header(m, need.version)
             out.append(
                 d(
                     "capability.version",
                     f"{e.kind} {e.name} requires SPIR-V {format_version(need.version)} or later "
                     f"(the module targets {format_version(v)}){note}",
-                    _safe(fixes),
+                    fixes.made_safe(header),
                 )
             )
         else:
             exts = list(need.names)
             also = "" if need.version is None else f"SPIR-V {format_version(need.version)} or "
-            note, fixes = _from_header(m, need.version)
+            note, header = _from_header(m, need.version)
             out.append(
                 d(
                     "capability.extension",
                     f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
-                    _ext_fixes(m, exts, safe=not fixes) + fixes,
+                    fixes.add_extensions(m, exts, safe=not header) + header,
                 )
             )
     return out
@@ -281,6 +242,6 @@ def _sized(m: Module, inst: Inst) -> list[Diagnostic]:
             code,
             f"{what} requires the {caps[0]} capability",
             _DECLARES[caps[0]],
-            fixes=_caps_fixes(m, [caps[0]]),
+            fixes=fixes.add_capabilities(m, [caps[0]]),
         )
     ]

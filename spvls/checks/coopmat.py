@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from ..model.types import contains, describe, float_encoding, int_info, scalar_of
-from .capabilities import add_capability_fix
+from . import fixes
 from .diagnostic import ERROR, WARNING, Diagnostic, at, related_at
 
 EXTENSION = "SPV_KHR_cooperative_matrix"
@@ -166,7 +166,7 @@ def _memory_model(m: Module) -> list[Diagnostic]:
                 "coopmat.vulkan-memory-model",
                 "with the Shader capability, CooperativeMatrixKHR needs the VulkanMemoryModel capability",
             ),
-            fixes=(add_capability_fix(m, "VulkanMemoryModel"),),
+            fixes=(fixes.add_capability(m, "VulkanMemoryModel"),),
         )
     ]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..model.module import Inst, Module
 from ..spec.names import suggest
-from . import types
-from .diagnostic import ERROR, Diagnostic, Edit, Fix, Related
+from . import fixes, types
+from .diagnostic import ERROR, Diagnostic, Related
 from .syntax import VALID_ID
 
 # Operands (by word index, result type and result id counted) that may name an id
@@ -146,7 +146,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             if d is None:
                 sugg = did_you_mean(name, inst)
                 hint = f"; did you mean {sugg[0]}?" if sugg else ""
-                fixes = tuple(Fix(f"Change to {s}", (Edit(inst.line, tok.start, tok.end, s),)) for s in sugg[:3])
+                found = fixes.change_to(inst.line, tok.start, tok.end, sugg)
                 out.append(
                     Diagnostic(
                         inst.line,
@@ -155,7 +155,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                         ERROR,
                         "id.undefined",
                         f"{name} is used but never defined{hint}",
-                        fixes=fixes,
+                        fixes=found,
                     )
                 )
             else:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from ..model.module import Inst, Module
-from ..model.operands import named_value
-from ..model.types import int_info
 from ..syntax.parser import int_value
-from .diagnostic import ERROR, Diagnostic, Edit, Fix
+from . import fixes
+from .diagnostic import ERROR, Diagnostic
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
@@ -16,10 +15,10 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         for p in inst.match.problems:
             if words is None:
                 words = {o.token.start: o for o in inst.match.operands if o.token.kind == "WORD"}
-            fixes = tuple(
-                Fix(f"Change to '{s}'", (Edit(inst.line, p.start, p.end, s),)) for s in p.suggestions[:3]
-            ) or _constant_fixes(m, inst, words.get(p.start))
-            out.append(Diagnostic(inst.line, p.start, p.end, ERROR, p.code, p.message, fixes=fixes))
+            found = fixes.change_to(inst.line, p.start, p.end, p.suggestions, quoted=True) or fixes.constant_for(
+                m, inst, words.get(p.start)
+            )
+            out.append(Diagnostic(inst.line, p.start, p.end, ERROR, p.code, p.message, fixes=found))
         if inst.opname in _CONTEXT_DEPENDENT:
             out.extend(_literal_values(m, inst))
         if len(inst.src.text) > 2 * MAX_WORDS:  # every word takes at least two characters of text
@@ -56,40 +55,6 @@ def _word_count(inst: Inst) -> list[Diagnostic]:
 
 
 _CONTEXT_DEPENDENT = {"OpConstant", "OpSpecConstant", "OpSwitch"}
-
-
-def _constant_fixes(m: Module, inst: Inst, op) -> tuple[Fix, ...]:
-    """A Scope or Memory Semantics written by name where its <id> belongs: use a constant that holds
-    the value, or define one after the 32-bit unsigned integer type."""
-    value = named_value(m.grammar, op.spec.kind, op.token.text) if op else None
-    if value is None:
-        return ()
-    tok = op.token
-    same = [
-        i
-        for i, d in m.defs.items()
-        if d.opname == "OpConstant"
-        and m.int_value(i) == value
-        and (int_info(m.definition(d.result_type)) or (0,))[0] == 32
-    ]
-    if same:
-        return tuple(Fix(f"Change to {i}", (Edit(inst.line, tok.start, tok.end, i),)) for i in same[:3])
-    u32 = next((d for d in m.defs.values() if int_info(d) == (32, False)), None)
-    if u32 is None:
-        return ()
-    new = f"%{tok.text.split('|')[0].lower()}_{value}"
-    if new in m.defs:
-        return ()
-    indent = u32.src.text[: len(u32.src.text) - len(u32.src.text.lstrip())]
-    return (
-        Fix(
-            f"Define {new} = OpConstant {u32.result} {value} and use it",
-            (
-                Edit(u32.line + 1, 0, 0, f"{indent}{new} = OpConstant {u32.result} {value}\n"),
-                Edit(inst.line, tok.start, tok.end, new),
-            ),
-        ),
-    )
 
 
 def _int_range(width: int, signed: bool) -> tuple[int, int]:

@@ -1,0 +1,99 @@
+"""Quick fixes: every edit a diagnostic offers is built here, whichever family reports it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model.module import Inst, Module
+from ..model.operands import named_value
+from ..model.types import int_info
+from .diagnostic import Edit, Fix
+
+
+def change_to(line: int, start: int, end: int, choices: Sequence[str], quoted: bool = False) -> tuple[Fix, ...]:
+    """Replace [start, end) of the line by one of (at most) the first three choices."""
+    return tuple(
+        Fix(f"Change to '{s}'" if quoted else f"Change to {s}", (Edit(line, start, end, s),)) for s in choices[:3]
+    )
+
+
+def _indent(inst: Inst) -> str:
+    return inst.src.text[: len(inst.src.text) - len(inst.src.text.lstrip())]
+
+
+def _insert_after(m: Module, opnames: tuple[str, ...]) -> tuple[int, str]:
+    """Line to insert a new header instruction at, and the indentation to use."""
+    best, indent = None, ""
+    for inst in m.insts:
+        if inst.opname in opnames:
+            best = inst.line
+            indent = _indent(inst)
+    if best is not None:
+        return best + 1, indent
+    first = m.insts[0] if m.insts else None
+    if first is not None:
+        return first.line, _indent(first)
+    return 0, ""
+
+
+def add_capability(m: Module, cap: str, safe: bool = False) -> Fix:
+    line, indent = _insert_after(m, ("OpCapability",))
+    return Fix(f"Add 'OpCapability {cap}'", (Edit(line, 0, 0, f"{indent}OpCapability {cap}\n"),), safe)
+
+
+def add_extension(m: Module, ext: str, safe: bool = False) -> Fix:
+    line, indent = _insert_after(m, ("OpCapability", "OpExtension"))
+    return Fix(f"Add 'OpExtension \"{ext}\"'", (Edit(line, 0, 0, f'{indent}OpExtension "{ext}"\n'),), safe)
+
+
+def add_capabilities(m: Module, caps) -> tuple[Fix, ...]:
+    """One fix per capability that would do (the first three); safe when there is only one."""
+    return tuple(add_capability(m, c, safe=len(caps) == 1) for c in caps[:3])
+
+
+def add_extensions(m: Module, exts, safe: bool = True) -> tuple[Fix, ...]:
+    return tuple(add_extension(m, e, safe=safe and len(exts) == 1) for e in exts[:3])
+
+
+def header_version(line: int, start: int, end: int, new: str) -> Fix:
+    """Rewrite the version in a `; Version: 1.3` header comment."""
+    return Fix(f"Update the header to '; Version: {new}'", (Edit(line, start, end, new),))
+
+
+def made_safe(found: tuple[Fix, ...]) -> tuple[Fix, ...]:
+    """The same fixes, marked as the only way to meet the rule."""
+    return tuple(Fix(f.title, f.edits, True) for f in found)
+
+
+def constant_for(m: Module, inst: Inst, op) -> tuple[Fix, ...]:
+    """A Scope or Memory Semantics written by name where its <id> belongs: use a constant that holds
+    the value, or define one after the 32-bit unsigned integer type."""
+    value = named_value(m.grammar, op.spec.kind, op.token.text) if op else None
+    if value is None:
+        return ()
+    tok = op.token
+    same = [
+        i
+        for i, d in m.defs.items()
+        if d.opname == "OpConstant"
+        and m.int_value(i) == value
+        and (int_info(m.definition(d.result_type)) or (0,))[0] == 32
+    ]
+    if same:
+        return change_to(inst.line, tok.start, tok.end, same)
+    u32 = next((d for d in m.defs.values() if int_info(d) == (32, False)), None)
+    if u32 is None:
+        return ()
+    new = f"%{tok.text.split('|')[0].lower()}_{value}"
+    if new in m.defs:
+        return ()
+    indent = u32.src.text[: len(u32.src.text) - len(u32.src.text.lstrip())]
+    return (
+        Fix(
+            f"Define {new} = OpConstant {u32.result} {value} and use it",
+            (
+                Edit(u32.line + 1, 0, 0, f"{indent}{new} = OpConstant {u32.result} {value}\n"),
+                Edit(inst.line, tok.start, tok.end, new),
+            ),
+        ),
+    )
