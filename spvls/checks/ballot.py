@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..model.module import Inst, Module
 from ..model.types import describe, int_info, vector_of
 from ..spec.env import is_vulkan
-from .diagnostic import ERROR, WARNING, Diagnostic, at, related_at
+from .diagnostic import ERROR, WARNING, Diagnostic, at, related_at, rule_message
 
 EXTENSION = "SPV_KHR_shader_ballot"
 # The mask builtins the extension adds (by the grammar's canonical names; a test checks they exist).
@@ -23,7 +23,7 @@ RULES = {
 
 
 def _msg(code: str, lead: str) -> str:
-    return f'{EXTENSION}: {lead}. Spec: "{RULES[code]}"'
+    return rule_message(lead, RULES[code], extension=EXTENSION)
 
 
 def _is_u32x4(m: Module, t: Inst | None) -> bool:

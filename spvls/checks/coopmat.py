@@ -6,7 +6,7 @@ from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from ..model.types import contains, describe, float_encoding, int_info, scalar_of
 from . import fixes
-from .diagnostic import ERROR, WARNING, Diagnostic, at, related_at
+from .diagnostic import ERROR, WARNING, Diagnostic, at, related_at, rule_message
 
 EXTENSION = "SPV_KHR_cooperative_matrix"
 COOPMAT = "OpTypeCooperativeMatrixKHR"
@@ -76,7 +76,7 @@ def _uses(m: Module) -> dict:
 
 
 def _msg(code: str, lead: str) -> str:
-    return f'{EXTENSION}: {lead}. Spec: "{RULES[code]}"'
+    return rule_message(lead, RULES[code], extension=EXTENSION)
 
 
 class _Mat:

@@ -80,4 +80,17 @@ def cited(
     fixes: tuple[Fix, ...] = (),
 ) -> Diagnostic:
     """An error on one token that quotes the spec sentence its rule comes from."""
-    return Diagnostic(line, tok.start, tok.end, ERROR, code, f'{lead}. {where}: "{sentence}"', related, fixes)
+    return Diagnostic(line, tok.start, tok.end, ERROR, code, rule_message(lead, sentence, where=where), related, fixes)
+
+
+def rule_message(
+    lead: str, sentence: str, *, where: str = "SPIR-V", extension: str | None = None, quote: bool = True
+) -> str:
+    """The text of every rule's diagnostic: what is wrong here, then the spec sentence the rule comes
+    from, quoted with its source (an extension's rule names the extension first). quote=False: the
+    sentence follows the lead as plain text (reconvergence, whose lead names the extension itself)."""
+    if not quote:
+        return f"{lead}. {sentence}"
+    if extension is not None:
+        return f'{extension}: {lead}. Spec: "{sentence}"'
+    return f'{lead}. {where}: "{sentence}"'

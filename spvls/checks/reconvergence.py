@@ -6,7 +6,7 @@ from ..model.cfg import cfg_of
 from ..model.facts import module_fact
 from ..model.module import EntryPoint, Function, Inst, Module
 from ..model.operands import Operand
-from .diagnostic import ERROR, INFO, Diagnostic, at, related_at
+from .diagnostic import ERROR, INFO, Diagnostic, at, related_at, rule_message
 
 EXTENSION = "SPV_KHR_maximal_reconvergence"
 RULES = {
@@ -92,9 +92,12 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                         t.opcode,
                         INFO,
                         "reconvergence.kill",
-                        f"{EXTENSION}: OpKill may act as OpTerminateInvocation or as "
-                        "OpDemoteToHelperInvocation, so reconvergence after it is unpredictable. "
-                        + RULES["reconvergence.kill"],
+                        rule_message(
+                            f"{EXTENSION}: OpKill may act as OpTerminateInvocation or as "
+                            "OpDemoteToHelperInvocation, so reconvergence after it is unpredictable",
+                            RULES["reconvergence.kill"],
+                            quote=False,
+                        ),
                         tuple(why),
                     )
                 )
@@ -120,8 +123,11 @@ def _same_labels(m: Module, fn: Function, why) -> list[Diagnostic]:
                     ids[2].token,
                     ERROR,
                     "reconvergence.same-labels",
-                    f"{reason}, True Label and False Label must not be the same <id> "
-                    f"({ids[1].token.text} twice). {RULES['reconvergence.same-labels']}",
+                    rule_message(
+                        f"{reason}, True Label and False Label must not be the same <id> ({ids[1].token.text} twice)",
+                        RULES["reconvergence.same-labels"],
+                        quote=False,
+                    ),
                     tuple(why or ()),
                 )
             )
@@ -148,10 +154,13 @@ def _joins(m: Module, fn: Function, why) -> list[Diagnostic]:
                 b.label_inst.src.result,
                 ERROR,
                 "reconvergence.multiple-predecessors",
-                f"{EXTENSION}: block {label} has {len(preds)} unique predecessors "
-                f"({', '.join(p.label for p in preds)}) but is not a loop header, a declared merge "
-                f"block, a continue target or an OpSwitch target. "
-                f"{RULES['reconvergence.multiple-predecessors']}",
+                rule_message(
+                    f"{EXTENSION}: block {label} has {len(preds)} unique predecessors "
+                    f"({', '.join(p.label for p in preds)}) but is not a loop header, a declared merge "
+                    f"block, a continue target or an OpSwitch target",
+                    RULES["reconvergence.multiple-predecessors"],
+                    quote=False,
+                ),
                 rel,
             )
         )
