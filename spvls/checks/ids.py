@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ..model.module import Inst, Module
 from ..spec.names import suggest
-from . import fixes, types
+from ..syntax.parser import VALID_ID
+from . import fixes, idkinds
 from .diagnostic import ERROR, Diagnostic, Related
-from .syntax import VALID_ID
 
 # Operands (by word index, result type and result id counted) that may name an id
 # defined later: SPIR-V 2.4 "Logical Layout" allows forward references only in these.
@@ -107,7 +107,7 @@ class _DidYouMean:
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    kinds = types.kinds(m)
+    kinds = idkinds.kinds(m)
     defs = m.defs
     accepts_by_op: dict[str, tuple[bool, bool]] = {}
     for inst in m.duplicates:
@@ -176,12 +176,12 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 # walk, which already looks every operand up, rather than in a second one.
                 kind = kinds.get(name)
                 if pos == 0 and op.spec.kind == "IdResultType":
-                    if kind != "type" and (problem := types.not_a_type(inst, op, kind, d)) is not None:
+                    if kind != "type" and (problem := idkinds.not_a_type(inst, op, kind, d)) is not None:
                         out.append(problem)
                 elif kind is not None:
                     accepts = accepts_by_op.get(inst.opname)
                     if accepts is None:
-                        accepts = accepts_by_op[inst.opname] = types.accepts(inst)
+                        accepts = accepts_by_op[inst.opname] = idkinds.accepts(inst)
                     if not accepts[0 if kind == "type" else 1]:
-                        out.append(types.not_a_value(inst, op, kind))
+                        out.append(idkinds.not_a_value(inst, op, kind))
     return out

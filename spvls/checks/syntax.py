@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from ..model.module import Module
+from ..syntax.parser import VALID_ID
 from .diagnostic import ERROR, Diagnostic
 
-VALID_ID = re.compile(r"%[A-Za-z0-9_]+")  # what spirv-as accepts as an id
 # In a line with a shape (no strings or comments) every '%' starts an id: one search clears them all.
 _BAD_ID = re.compile(r"%(?![A-Za-z0-9_])|%[A-Za-z0-9_]+[^\sA-Za-z0-9_=]")
 

@@ -212,6 +212,7 @@ class Stats:
 # and the tokens are re-placed over the line's own ids. Lines with strings or comments
 # (where '%' may be text) always go to Lark whole.
 _ID = re.compile(r'%[^\s;="]*')
+VALID_ID = re.compile(r"%[A-Za-z0-9_]+")  # what spirv-as accepts as an id (the parser takes more)
 
 
 def parse_line(text: str) -> Line:
