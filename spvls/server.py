@@ -35,6 +35,7 @@ from .features import (
     rules,
     signature,
     source,  # its own line: others add features to the line above
+    sourcefiles,
     symbols,
     tokens,
 )
@@ -288,7 +289,7 @@ def _source_related(m, doc, uri: str, d: Diagnostic) -> list[T.DiagnosticRelated
     """Where the instruction came from: the source file (or its embedded copy), else the diagnostic's own place."""
     if d.source is None or m is None:
         return []
-    found = source.target(m, d.source)
+    found = sourcefiles.target(m, d.source)
     if found is None:
         where = T.Location(uri, _range(doc, d.line, d.start, d.end))
     else:
@@ -415,7 +416,7 @@ def _validate(ls: SpvServer, uri: str, when: tuple[str, ...], delay: float | Non
 def initialize(ls: SpvServer, params: T.InitializeParams):
     _update_settings(ls, params.initialization_options)
     roots = [f.uri for f in params.workspace_folders or []] or [params.root_uri or ""]
-    source.folders[:] = [p for p in map(source.path_of, roots) if p is not None]
+    sourcefiles.folders[:] = [p for p in map(sourcefiles.path_of, roots) if p is not None]
     # pygls announces this choice; columns must be counted in it.
     enc = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
     ls.encoding = str(getattr(enc, "value", enc))

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..model.module import Function, Module
 from ..model.types import type_text
-from .navigation import Span, id_at
+from .context import Span, id_at
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""What the grammar expects at a cursor: shared by completion and signature help."""
+"""What is at a cursor (the id under it, what the grammar expects there): shared by the features."""
 
 from __future__ import annotations
 
@@ -57,3 +57,13 @@ def cursor(m: Module, line_no: int, col: int) -> Cursor | None:
 
 def instruction_at(m: Module, line_no: int) -> Inst | None:
     return m.inst_at.get(line_no)
+
+
+# (line, start, end)
+Span = tuple[int, int, int]
+
+
+def id_at(m: Module, line: int, col: int) -> Token | None:
+    src = m.doc.line(line)
+    tok = src.token_at(col) if src else None
+    return tok if tok is not None and tok.kind == "ID" else None

@@ -1,4 +1,5 @@
-"""Documentation of a name: grammar facts plus the words of the document that defines it.
+"""Documentation of a name (an instruction, an enumerant, an extension, a diagnostic code): grammar
+facts plus the words of the document that defines it.
 
 The four extensions spvls checks in depth are quoted from their full texts (spec/texts); every
 other extension, and the non-semantic instruction sets, from the SPIR-V Registry's sources
@@ -7,9 +8,13 @@ other extension, and the non-semantic instruction sets, from the SPIR-V Registry
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 
+from ..checks import FAMILIES
 from ..spec import docs, registry
 from ..spec.grammar import Enumerant, Grammar, Instruction, format_version, load
 
@@ -179,6 +184,65 @@ def ext_set_doc(set_name: str) -> Doc | None:
         doc.name if doc else set_name if spec else GRAMMAR,
         doc.url if doc else spec or "",
     )
+
+
+# Diagnostic codes: the rule, the spec sentence it cites, and a minimal failing module. Rules and
+# sentences come from each check family's RULES table; the examples from spvls/checks/examples.json
+# (built from tests/data/rules by spvls.checks.examples_gen).
+@lru_cache(maxsize=1)
+def examples() -> dict[str, dict]:
+    return json.loads(resources.files("spvls.checks").joinpath("examples.json").read_text(encoding="utf-8"))
+
+
+def _family(code: str):
+    prefix = code.split(".")[0]
+    for family in FAMILIES:
+        if code in getattr(family, "RULES", {}):
+            return family
+    for family in FAMILIES:  # a family without a RULES table names its prefix in its docstring
+        if (family.__doc__ or "").startswith(f"{prefix}.*") or f"; {prefix}.*" in (family.__doc__ or ""):
+            return family
+    return None
+
+
+@lru_cache(maxsize=1)
+def codes() -> dict[str, object]:
+    """Every code a rule table or a rule module names, with its family module."""
+    out = {}
+    for family in FAMILIES:
+        for code in getattr(family, "RULES", {}):
+            out[code] = family
+    for code in examples():
+        out.setdefault(code, _family(code))
+    return dict(sorted(out.items()))
+
+
+def summary(family, code: str) -> str:
+    doc = (family.__doc__ or "").strip() if family else ""
+    prefix = code.split(".")[0] + ".*"
+    for part in doc.split("\n\n")[0].replace("\n", " ").split("; "):
+        if part.startswith(prefix):
+            return part.removeprefix(prefix).lstrip(": ").rstrip(".") + "."
+    return doc.split("\n")[0]
+
+
+def code_doc(code: str) -> Doc:
+    family = codes().get(code)
+    sentence = getattr(family, "RULES", {}).get(code)
+    ext = getattr(family, "EXTENSION", None)
+    doc = registry.documents().get(ext) if ext else None
+    url = doc.url if doc else registry.CORE_SPEC
+    parts = [f"**{code}** — {summary(family, code)}"]
+    if sentence:
+        parts.append(f"Spec ({ext or 'SPIR-V'}):\n\n> {sentence}")
+    ex = examples().get(code)
+    if ex:
+        parts.append(
+            f"Minimal failing module (target env {ex['env']}; reported on line {ex['line']}: "
+            f"{ex['message']}):\n\n```spvasm\n{ex['module']}```"
+        )
+    parts.append(f"[{ext or 'SPIR-V specification'}]({url})")
+    return Doc(code, "diagnostic", "\n\n".join(parts), ext or "SPIR-V specification", url)
 
 
 # The names other features import: Markdown only.

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from ..model.enablement import lacks
 from ..model.module import Module
+from ..model.sourcemap import in_effect, inlining, location_of, scope_function_name
 from ..model.types import type_text
 from ..spec.grammar import ext_set
 from .docs import enumerant_md, ext_set_doc, extension_md, instruction_md, term_md
-from .source import hover_note
+from .sourcefiles import source_line
 
 
 def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
@@ -127,3 +129,28 @@ def _term(comment: str, offset: int, base: int):
             if mt.start() <= offset <= mt.end():
                 return term_md(name), (base + mt.start(), base + mt.end())
     return None
+
+
+_FENCE = {".hlsl": "hlsl", ".slang": "slang", ".cl": "c", ".c": "c", ".cpp": "cpp"}
+
+
+def hover_note(m: Module, line: int) -> str:
+    """Markdown: where the instruction came from, that source line, and its inlining chain; '' when
+    it has no location."""
+    line_inst, scope = in_effect(m, line)
+    loc = location_of(m, line_inst)
+    if loc is None:
+        return ""
+    head = f"Source: `{loc}`"
+    fn = scope_function_name(m, scope)
+    if fn:
+        head += f" in `{fn}`"
+    parts = [head]
+    text = source_line(m, loc)
+    if text is not None and text.strip():
+        lang = _FENCE.get(Path(loc.file).suffix.lower(), "glsl")
+        parts.append(f"```{lang}\n{text.rstrip()}\n```")
+    chain = [f"inlined into `{step.function}`" + (f" at {step.at}" if step.at else "") for step in inlining(m, scope)]
+    if chain:
+        parts.append("  \n".join(chain))
+    return "\n\n".join(parts)

@@ -11,13 +11,14 @@ from ..spec.names import suggest
 from .docs import (
     Doc,
     about,
+    code_doc,
+    codes,
     enumerant_doc,
     ext_set_doc,
     extension_doc,
     instruction_doc,
     term_md,
 )
-from .rules import code_doc, codes
 
 
 def find(name: str) -> list[Doc]:

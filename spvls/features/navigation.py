@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from ..model.module import Module
-from ..syntax.parser import Token
-
-# (line, start, end)
-Span = tuple[int, int, int]
-
-
-def id_at(m: Module, line: int, col: int) -> Token | None:
-    src = m.doc.line(line)
-    tok = src.token_at(col) if src else None
-    return tok if tok is not None and tok.kind == "ID" else None
+from ..syntax.parser import VALID_ID
+from .context import Span, id_at
 
 
 def definition(m: Module, line: int, col: int) -> Span | None:
@@ -62,15 +52,12 @@ class RenameError(ValueError):
     pass
 
 
-_VALID = re.compile(r"%[A-Za-z0-9_]+")
-
-
 def rename(m: Module, line: int, col: int, new_name: str) -> list[tuple[Span, str]]:
     tok = id_at(m, line, col)
     if tok is None or tok.text not in m.defs:
         raise RenameError("place the cursor on a defined id (%name) to rename it")
     new = new_name if new_name.startswith("%") else "%" + new_name
-    if not _VALID.fullmatch(new):
+    if not VALID_ID.fullmatch(new):
         raise RenameError(f"{new!r} is not a valid id: use '%' followed by letters, digits and '_'")
     if new in m.defs and new != tok.text:
         raise RenameError(f"{new} is already defined on line {m.defs[new].line + 1}")

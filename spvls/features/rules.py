@@ -1,74 +1,9 @@
-"""Diagnostic codes: the rule, the spec sentence it cites, and a minimal failing module.
-
-Rules and sentences come from each check family's RULES table; the examples from
-spvls/checks/examples.json (built from tests/data/rules by spvls.checks.examples_gen).
-"""
+"""Hover's notes on diagnostics: the rule and spec sentence of each diagnostic under the cursor (the
+code's whole page, with its example, is docs.code_doc: `spvls doc CODE`)."""
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from importlib import resources
-
-from ..checks import FAMILIES
-from ..spec import registry
-from .docs import Doc
-
-
-@lru_cache(maxsize=1)
-def examples() -> dict[str, dict]:
-    return json.loads(resources.files("spvls.checks").joinpath("examples.json").read_text(encoding="utf-8"))
-
-
-def _family(code: str):
-    prefix = code.split(".")[0]
-    for family in FAMILIES:
-        if code in getattr(family, "RULES", {}):
-            return family
-    for family in FAMILIES:  # a family without a RULES table names its prefix in its docstring
-        if (family.__doc__ or "").startswith(f"{prefix}.*") or f"; {prefix}.*" in (family.__doc__ or ""):
-            return family
-    return None
-
-
-@lru_cache(maxsize=1)
-def codes() -> dict[str, object]:
-    """Every code a rule table or a rule module names, with its family module."""
-    out = {}
-    for family in FAMILIES:
-        for code in getattr(family, "RULES", {}):
-            out[code] = family
-    for code in examples():
-        out.setdefault(code, _family(code))
-    return dict(sorted(out.items()))
-
-
-def _summary(family, code: str) -> str:
-    doc = (family.__doc__ or "").strip() if family else ""
-    prefix = code.split(".")[0] + ".*"
-    for part in doc.split("\n\n")[0].replace("\n", " ").split("; "):
-        if part.startswith(prefix):
-            return part.removeprefix(prefix).lstrip(": ").rstrip(".") + "."
-    return doc.split("\n")[0]
-
-
-def code_doc(code: str) -> Doc:
-    family = codes().get(code)
-    sentence = getattr(family, "RULES", {}).get(code)
-    ext = getattr(family, "EXTENSION", None)
-    doc = registry.documents().get(ext) if ext else None
-    url = doc.url if doc else registry.CORE_SPEC
-    parts = [f"**{code}** — {_summary(family, code)}"]
-    if sentence:
-        parts.append(f"Spec ({ext or 'SPIR-V'}):\n\n> {sentence}")
-    ex = examples().get(code)
-    if ex:
-        parts.append(
-            f"Minimal failing module (target env {ex['env']}; reported on line {ex['line']}: "
-            f"{ex['message']}):\n\n```spvasm\n{ex['module']}```"
-        )
-    parts.append(f"[{ext or 'SPIR-V specification'}]({url})")
-    return Doc(code, "diagnostic", "\n\n".join(parts), ext or "SPIR-V specification", url)
+from .docs import codes, summary
 
 
 def rule_md(code: str) -> str | None:
@@ -78,7 +13,7 @@ def rule_md(code: str) -> str | None:
     family = codes()[code]
     sentence = getattr(family, "RULES", {}).get(code)
     ext = getattr(family, "EXTENSION", None)
-    md = f"**{code}** — {_summary(family, code)}"
+    md = f"**{code}** — {summary(family, code)}"
     if sentence:
         md += f"\n\n> {sentence}"
     return md + f"\n\nMore: `spvls doc {code}`" + (f" · {ext}" if ext else "")

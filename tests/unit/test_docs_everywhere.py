@@ -7,7 +7,7 @@ import pytest
 
 from spvls.checks import analyze
 from spvls.cli import main
-from spvls.features import completion, hover, lookup, rules
+from spvls.features import completion, docs, hover, lookup, rules
 from spvls.syntax.document import Document
 
 PAGE = "https://github.khronos.org/SPIRV-Registry/extensions/"
@@ -184,15 +184,15 @@ def test_doc_for_a_diagnostic_code(capsys):
     assert "%r6 = OpGroupNonUniformRotateKHR %float %subgroup %float_1 %uint_1 %uint_3" in out
 
 
-@pytest.mark.parametrize("code", sorted(rules.examples()))
+@pytest.mark.parametrize("code", sorted(docs.examples()))
 def test_each_minimal_example_still_fails_with_its_code(code):
-    ex = rules.examples()[code]
+    ex = docs.examples()[code]
     got = {(d.line + 1, d.code) for d in analyze(Document(ex["module"]), ex["env"]).diagnostics}
     assert (ex["line"], code) in got, "stale: run python -m spvls.checks.examples_gen tests/data/rules"
 
 
 def test_every_rule_has_a_minimal_example():
-    missing = [c for c, fam in rules.codes().items() if c in getattr(fam, "RULES", {}) and c not in rules.examples()]
+    missing = [c for c, fam in docs.codes().items() if c in getattr(fam, "RULES", {}) and c not in docs.examples()]
     assert not missing, f"run python -m spvls.checks.examples_gen tests/data/rules ({missing})"
 
 
