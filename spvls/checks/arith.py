@@ -92,8 +92,7 @@ def _shapes(m: Module) -> dict[str, _Shape | str | None]:
     """Each type id's shape (None for types that are not scalars or vectors)."""
     shapes: dict[str, _Shape | str | None] = {}
     for inst in m.outside_functions():
-        op = inst.opname
-        if inst.result and op.startswith("OpType"):
+        if inst.result and inst.is_type:
             shapes[inst.result] = _scalar(inst)
     for inst in m.outside_functions():
         if inst.opname == "OpTypeVector" and inst.result:

@@ -710,5 +710,5 @@ def _touches_coopmat(m: Module, inst: Inst) -> bool:
     return any(
         _mat(m, o.token.text) is not None
         for o in inst.ids(skip_type=True)
-        if (d := m.definition(o.token.text)) is not None and not d.opname.startswith("OpType")
+        if (d := m.definition(o.token.text)) is not None and not d.is_type
     )

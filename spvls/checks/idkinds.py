@@ -40,7 +40,7 @@ _TAKE_UNTYPED = _TAKE_TYPES | {
     "OpEntryPoint",
     "OpExecutionMode",
 }
-_ANY_ID_CLASSES = {"Type-Declaration", "Debug", "Annotation"}
+_ANY_ID_CLASSES = {"Debug", "Annotation"}  # and type declarations
 
 
 @module_fact
@@ -51,7 +51,7 @@ def kinds(m: Module) -> dict[str, str]:
     for inst in m.outside_functions():
         res = inst.result
         if res and inst.spec is not None and not inst.spec.has_result_type:
-            kinds.setdefault(res, "type" if inst.spec.cls == "Type-Declaration" else inst.opname)
+            kinds.setdefault(res, "type" if inst.spec.is_type else inst.opname)
     for fn in m.functions:
         for b in fn.blocks:
             kinds.setdefault(b.label, "OpLabel")
@@ -62,7 +62,7 @@ def accepts(inst: Inst) -> tuple[bool, bool]:
     """Whether the instruction's <id> operands may name a type, and something typeless."""
     op = inst.opname
     spec = inst.spec
-    if spec is None or spec.cls in _ANY_ID_CLASSES or op.startswith("OpUntyped"):
+    if spec is None or spec.is_type or spec.cls in _ANY_ID_CLASSES or op.startswith("OpUntyped"):
         return True, True
     return op in _TAKE_TYPES, op in _TAKE_UNTYPED
 
@@ -71,7 +71,7 @@ def not_a_type(inst: Inst, op, kind: str | None, d: Inst) -> Diagnostic | None:
     """A Result Type naming a typeless id, or a value (a constant, a variable...)."""
     if kind is not None:
         what = f"an {kind}"
-    elif d.spec is None or d.spec.cls == "Type-Declaration":
+    elif d.spec is None or d.spec.is_type:
         return None
     else:
         what = f"the result of {d.opname}"

@@ -45,7 +45,7 @@ _FORWARD_SETS = frozenset({"DebugInfo", "OpenCL.DebugInfo.100"})
 def _may_forward(m: Module, inst: Inst, index: int) -> bool:
     op = inst.opname
     spec = inst.spec
-    if op in _ANY or (spec and spec.cls == "Type-Declaration"):
+    if op in _ANY or (spec and spec.is_type):
         return True
     if op in _NOT_FIRST:
         return index != 0

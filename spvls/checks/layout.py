@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model.module import Module
+from ..spec.grammar import TYPE_CLASS
 from .diagnostic import ERROR, Diagnostic
 
 _SECTIONS = [
@@ -31,10 +32,11 @@ def _rank(inst) -> int | None:
         return _RANK[op]
     if op in _ANYWHERE or inst.spec is None:
         return None
+    # By class alone, not is_type: spirv-val places the unclassed vendor types (UNCLASSED) in functions.
     cls = inst.spec.cls
     if cls == "Annotation":
         return _ANNOTATIONS
-    if cls in ("Type-Declaration", "Constant-Creation") or op == "OpVariable" or op.startswith("OpUntypedVariable"):
+    if cls in (TYPE_CLASS, "Constant-Creation") or op == "OpVariable" or op.startswith("OpUntypedVariable"):
         return _GLOBALS
     return _FUNCTIONS
 

@@ -78,7 +78,7 @@ def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
     t = m.definition(rt.text)
     out = []
     sc = storage.enumerants[0].name
-    if t is not None and t.spec is not None and t.spec.cls == "Type-Declaration":
+    if t is not None and t.spec is not None and t.is_type:
         if t.opname != "OpTypePointer":
             out.append(_d(inst, rt, "memory.variable-type", f"the Result Type {rt.text} is {t.opname}, not a pointer"))
         else:

@@ -80,7 +80,7 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
     t = m.definition(type_id)
     if t is None or not lits:
         return []
-    if op != "OpSwitch" and t.opname not in ("OpTypeInt", "OpTypeFloat") and t.opname.startswith("OpType"):
+    if op != "OpSwitch" and t.opname not in ("OpTypeInt", "OpTypeFloat") and t.is_type:
         tok = inst.match.operands[0].token
         return [
             Diagnostic(

@@ -203,7 +203,7 @@ def _pools(m: Module) -> dict[str, list[str]]:
     pools: dict[str, list[str]] = {"type": [], "constant": [], "function": [], "global": []}
     for id_, d in m.defs.items():
         op = d.opname
-        if op.startswith("OpType"):
+        if d.is_type:
             pools["type"].append(id_)
         elif op == "OpFunction":
             pools["function"].append(id_)
@@ -233,7 +233,7 @@ def _ids(m: Module, c, spec) -> list[Item]:
     if (
         spec.kind == "IdResultType"
         or name in _TYPE_OPERANDS
-        or (inst and inst.cls == "Type-Declaration" and name not in ("Rows", "Columns", "Length"))
+        or (inst and inst.is_type and name not in ("Rows", "Columns", "Length"))
     ):
         want = "type"
     if any(w in name for w in _LABEL_WORDS) and spec.kind == "IdRef":
@@ -257,7 +257,7 @@ def _ids(m: Module, c, spec) -> list[Item]:
         d = m.defs.get(id_)
         if d is None:
             continue
-        is_type = d.opname.startswith("OpType")
+        is_type = d.is_type
         t = describe(m, d) if is_type else describe(m, m.definition(d.result_type))
         top = coopmat_type and d.opname == "OpTypeCooperativeMatrixKHR"
         out.append(

@@ -44,7 +44,7 @@ def _document_symbols(m: Module) -> list[Symbol]:
         if not inst.result:
             continue
         op = inst.opname
-        if op.startswith("OpType"):
+        if inst.is_type:
             kind = "type"
         elif op == "OpVariable":
             kind = "variable"
@@ -123,7 +123,7 @@ def _folding_ranges(m: Module) -> list[tuple[int, int, str]]:
             else "names"
             if op in ("OpName", "OpMemberName")
             else "types"
-            if (op.startswith("OpType") or (inst.spec and inst.spec.cls == "Constant-Creation"))
+            if (inst.is_type or (inst.spec and inst.spec.cls == "Constant-Creation"))
             else None
         )
         if group != run_kind or inst.line != prev + 1:

@@ -29,7 +29,7 @@ def _id_type(m: Module, id_: str) -> str:
     if d is None:
         return "variable"
     op = d.opname
-    if op.startswith("OpType"):
+    if d.is_type:
         return "type"
     if op == "OpFunction":
         return "function"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass, field
 
-from ..spec.grammar import Enumerant, Grammar, Instruction
+from ..spec.grammar import Enumerant, Grammar, Instruction, is_type
 from ..syntax.document import Document
 from ..syntax.heap import building
 from ..syntax.parser import Line, Token, int_value
@@ -29,6 +29,10 @@ class Inst:
     @property
     def spec(self) -> Instruction | None:
         return self.match.inst
+
+    @property
+    def is_type(self) -> bool:
+        return is_type(self.match.inst, self.opname)
 
     @property
     def opcode(self) -> Token:
@@ -176,8 +180,8 @@ def _declares(opname: str, spec: Instruction | None) -> bool:
     constant or an annotation, even misplaced inside a function)."""
     return (
         opname in STRUCTURAL
-        or opname.startswith("OpType")
-        or (spec is not None and spec.cls in ("Type-Declaration", "Constant-Creation", "Annotation"))
+        or is_type(spec, opname)
+        or (spec is not None and spec.cls in ("Constant-Creation", "Annotation"))
     )
 
 
@@ -460,7 +464,7 @@ class Module:
         d = self.definition(id_)
         if d is None:
             return None
-        if d.opname.startswith("OpType"):
+        if d.is_type:
             return d
         return self.definition(d.result_type)
 

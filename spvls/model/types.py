@@ -71,7 +71,7 @@ def type_text(m: Module, id_: str) -> str | None:
     d = m.definition(id_)
     if d is None:
         return None
-    if d.opname.startswith("OpType"):
+    if d.is_type:
         return describe(m, d)
     if d.opname == "OpFunction":
         ft = d.ids()

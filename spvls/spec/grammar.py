@@ -28,6 +28,19 @@ def format_version(v: Version) -> str:
     return "none (extension only)" if v is None else f"{v[0]}.{v[1]}"
 
 
+TYPE_CLASS = "Type-Declaration"
+# The grammar leaves some vendor type declarations without their class: "" for the opcodes it marks
+# @exclude (INTEL Avc*/VmeImage, ALTERA TaskSequence), "Reserved" for OpTypeNodePayloadArrayAMDX.
+# For those, and only those, the OpType name says what they declare (tests/unit/test_spec.py pins them).
+UNCLASSED = ("", "Reserved")
+
+
+def is_type(inst: Instruction | None, opname: str) -> bool:
+    """Whether an instruction declares a type: its grammar class, else (an opcode the grammar does not
+    know) its name."""
+    return inst.is_type if inst is not None else opname.startswith("OpType")
+
+
 @dataclass(frozen=True, slots=True)
 class OperandSpec:
     kind: str
@@ -80,10 +93,12 @@ class Instruction:
     has_result_type: bool = False
     # Operands after the result when every one is a plain, required <id>: the matcher's fast path.
     plain_ids: tuple[OperandSpec, ...] | None = None
+    is_type: bool = False  # declares a type (see is_type)
 
     def __post_init__(self):
         self.has_result = any(o.kind == "IdResult" for o in self.operands)
         self.has_result_type = any(o.kind == "IdResultType" for o in self.operands)
+        self.is_type = self.cls == TYPE_CLASS or (self.cls in UNCLASSED and self.name.startswith("OpType"))
 
     def signature(self) -> str:
         parts = []
