@@ -182,7 +182,7 @@ _RESULT_KIND = {"arith.int": "OpTypeInt", "arith.unsigned": "OpTypeInt", "arith.
 
 def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
     ops = inst.match.operands
-    if not ops or ops[0].spec.kind != "IdResultType" or not ops[0].is_id:
+    if not ops or ops[0].grammar_operand.kind != "IdResultType" or not ops[0].is_id:
         return []
     rt_tok = ops[0].token
     if rt_tok.text not in shapes:
@@ -213,7 +213,7 @@ def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
         if not o.is_id:
             continue
         v = m.definition(o.token.text)
-        if v is None or not v.spec or not v.spec.has_result_type:
+        if v is None or not v.grammar_inst or not v.grammar_inst.has_result_type:
             operand_types.append(None)
             continue  # undefined, or not a value: id.* and types.* say so
         vt_id = v.result_type

@@ -94,17 +94,17 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     # one found satisfied is not asked again (a 100k-line module uses a few dozen of each).
     satisfied: set[int] = set()
     for inst in m.scoped(scope):
-        spec = inst.spec
-        if spec is None:
+        grammar_inst = inst.grammar_inst
+        if grammar_inst is None:
             continue
         if inst.opname in _SIZED:
             out.extend(_sized(m, inst))
-        if id(spec) not in satisfied:
-            found = _opcode(m, inst, spec)
+        if id(grammar_inst) not in satisfied:
+            found = _opcode(m, inst, grammar_inst)
             if found:
                 out.extend(found)
             else:
-                satisfied.add(id(spec))
+                satisfied.add(id(grammar_inst))
         for op in inst.match.operands:
             if op.enumerants and not all(id(e) in satisfied for e in op.enumerants):
                 found = _operand(m, inst, op)
@@ -115,10 +115,10 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     return out
 
 
-def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
+def _opcode(m: Module, inst: Inst, grammar_inst: Instruction) -> list[Diagnostic]:
     tok, v = inst.opcode, m.version
     d = lambda code, msg, found=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=found)  # noqa: E731
-    need = lacks(m, spec)
+    need = lacks(m, grammar_inst)
     if need is None:
         return []
     if need.what == CAPABILITY:
@@ -126,18 +126,20 @@ def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
         return [
             d(
                 "capability.missing",
-                f"{spec.name} requires one of these capabilities: {', '.join(caps)} "
+                f"{grammar_inst.name} requires one of these capabilities: {', '.join(caps)} "
                 "(SPIR-V 2.16.1: declare it with OpCapability)",
                 fixes.add_capabilities(m, caps),
             )
         ]
     if need.what == LAST_VERSION:
-        return [d("capability.version", f"{spec.name} requires SPIR-V {format_version(need.version)} or earlier")]
+        return [
+            d("capability.version", f"{grammar_inst.name} requires SPIR-V {format_version(need.version)} or earlier")
+        ]
     if need.what == RESERVED:
         return [
             d(
                 "capability.reserved",
-                f"{spec.name} is reserved for future use: no capability, extension or version enables it",
+                f"{grammar_inst.name} is reserved for future use: no capability, extension or version enables it",
             )
         ]
     note, header = _from_header(m, need.version)
@@ -145,7 +147,7 @@ def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
         return [
             d(
                 "capability.version",
-                f"{spec.name} requires SPIR-V {format_version(need.version)} at minimum "
+                f"{grammar_inst.name} requires SPIR-V {format_version(need.version)} at minimum "
                 f"(the module targets {format_version(v)}){note}",
                 fixes.made_safe(header),
             )
@@ -155,7 +157,7 @@ def _opcode(m: Module, inst: Inst, spec: Instruction) -> list[Diagnostic]:
     return [
         d(
             "capability.extension",
-            f"{spec.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
+            f"{grammar_inst.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
             fixes.add_extensions(m, exts, safe=not header) + header,
         )
     ]

@@ -200,7 +200,10 @@ def _type(m: Module, inst: Inst) -> list[Diagnostic]:
                     op.token,
                     ERROR,
                     code,
-                    _msg(code, f"{op.spec.name} {op.token.text} is not a constant instruction of 32-bit integer type"),
+                    _msg(
+                        code,
+                        f"{op.grammar_operand.name} {op.token.text} is not a constant instruction of 32-bit integer type",
+                    ),
                 )
             )
     if use and use.is_id:
@@ -335,7 +338,7 @@ def _load_store(m: Module, inst: Inst, load: bool) -> list[Diagnostic]:
         )
     bad = "MakePointerAvailable" if load else "MakePointerVisible"
     for op in inst.match.operands:
-        if op.spec.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):
+        if op.grammar_operand.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):
             out.append(
                 at(
                     inst.line,

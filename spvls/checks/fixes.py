@@ -68,7 +68,7 @@ def made_safe(found: tuple[Fix, ...]) -> tuple[Fix, ...]:
 def constant_for(m: Module, inst: Inst, op) -> tuple[Fix, ...]:
     """A Scope or Memory Semantics written by name where its <id> belongs: use a constant that holds
     the value, or define one after the 32-bit unsigned integer type."""
-    value = named_value(m.grammar, op.spec.kind, op.token.text) if op else None
+    value = named_value(m.grammar, op.grammar_operand.kind, op.token.text) if op else None
     if value is None:
         return ()
     tok = op.token

@@ -50,8 +50,8 @@ def kinds(m: Module) -> dict[str, str]:
     kinds: dict[str, str] = {}
     for inst in m.outside_functions():
         res = inst.result
-        if res and inst.spec is not None and not inst.spec.has_result_type:
-            kinds.setdefault(res, "type" if inst.spec.is_type else inst.opname)
+        if res and inst.grammar_inst is not None and not inst.grammar_inst.has_result_type:
+            kinds.setdefault(res, "type" if inst.grammar_inst.is_type else inst.opname)
     for fn in m.functions:
         for b in fn.blocks:
             kinds.setdefault(b.label, "OpLabel")
@@ -61,8 +61,13 @@ def kinds(m: Module) -> dict[str, str]:
 def accepts(inst: Inst) -> tuple[bool, bool]:
     """Whether the instruction's <id> operands may name a type, and something typeless."""
     op = inst.opname
-    spec = inst.spec
-    if spec is None or spec.is_type or spec.cls in _ANY_ID_CLASSES or op.startswith("OpUntyped"):
+    grammar_inst = inst.grammar_inst
+    if (
+        grammar_inst is None
+        or grammar_inst.is_type
+        or grammar_inst.cls in _ANY_ID_CLASSES
+        or op.startswith("OpUntyped")
+    ):
         return True, True
     return op in _TAKE_TYPES, op in _TAKE_UNTYPED
 
@@ -71,7 +76,7 @@ def not_a_type(inst: Inst, op, kind: str | None, d: Inst) -> Diagnostic | None:
     """A Result Type naming a typeless id, or a value (a constant, a variable...)."""
     if kind is not None:
         what = f"an {kind}"
-    elif d.spec is None or d.spec.is_type:
+    elif d.grammar_inst is None or d.grammar_inst.is_type:
         return None
     else:
         what = f"the result of {d.opname}"
@@ -85,7 +90,7 @@ def not_a_type(inst: Inst, op, kind: str | None, d: Inst) -> Diagnostic | None:
 
 
 def not_a_value(inst: Inst, op, kind: str) -> Diagnostic:
-    name = f"'{op.spec.name}'" if op.spec.name else "the operand"
+    name = f"'{op.grammar_operand.name}'" if op.grammar_operand.name else "the operand"
     what = "a type" if kind == "type" else f"an {kind}, which has no type"
     return cited(
         inst.line,

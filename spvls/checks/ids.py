@@ -44,8 +44,8 @@ _FORWARD_SETS = frozenset({"DebugInfo", "OpenCL.DebugInfo.100"})
 
 def _may_forward(m: Module, inst: Inst, index: int) -> bool:
     op = inst.opname
-    spec = inst.spec
-    if op in _ANY or (spec and spec.is_type):
+    grammar_inst = inst.grammar_inst
+    if op in _ANY or (grammar_inst and grammar_inst.is_type):
         return True
     if op in _NOT_FIRST:
         return index != 0
@@ -59,10 +59,10 @@ def _may_forward(m: Module, inst: Inst, index: int) -> bool:
 
 def _word_index(inst: Inst, position: int) -> int:
     """The operand's word-operand index as SPIR-V counts it (result id included)."""
-    spec = inst.spec
-    if spec is None or not spec.has_result:
+    grammar_inst = inst.grammar_inst
+    if grammar_inst is None or not grammar_inst.has_result:
         return position
-    return position + 1 if not spec.has_result_type or position > 0 else 0
+    return position + 1 if not grammar_inst.has_result_type or position > 0 else 0
 
 
 class _DidYouMean:
@@ -175,7 +175,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 # types.result-type and types.not-a-value (the rules are types.py's): judged in this
                 # walk, which already looks every operand up, rather than in a second one.
                 kind = kinds.get(name)
-                if pos == 0 and op.spec.kind == "IdResultType":
+                if pos == 0 and op.grammar_operand.kind == "IdResultType":
                     if kind != "type" and (problem := idkinds.not_a_type(inst, op, kind, d)) is not None:
                         out.append(problem)
                 elif kind is not None:

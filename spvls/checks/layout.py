@@ -30,10 +30,10 @@ def _rank(inst) -> int | None:
     op = inst.opname
     if op in _RANK:
         return _RANK[op]
-    if op in _ANYWHERE or inst.spec is None:
+    if op in _ANYWHERE or inst.grammar_inst is None:
         return None
     # By class alone, not is_type: spirv-val places the unclassed vendor types (UNCLASSED) in functions.
-    cls = inst.spec.cls
+    cls = inst.grammar_inst.cls
     if cls == "Annotation":
         return _ANNOTATIONS
     if cls in (TYPE_CLASS, "Constant-Creation") or op == "OpVariable" or op.startswith("OpUntypedVariable"):

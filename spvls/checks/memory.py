@@ -78,7 +78,7 @@ def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
     t = m.definition(rt.text)
     out = []
     sc = storage.enumerants[0].name
-    if t is not None and t.spec is not None and t.is_type:
+    if t is not None and t.grammar_inst is not None and t.is_type:
         if t.opname != "OpTypePointer":
             out.append(_d(inst, rt, "memory.variable-type", f"the Result Type {rt.text} is {t.opname}, not a pointer"))
         else:
@@ -118,8 +118,8 @@ def _value_type(m: Module, id_: str) -> str | None:
     d = m.defs.get(id_)
     if d is None:
         return None
-    spec = d.match.inst
-    if spec is None or not spec.has_result_type or not d.match.operands:
+    grammar_inst = d.match.inst
+    if grammar_inst is None or not grammar_inst.has_result_type or not d.match.operands:
         return None
     return d.match.operands[0].token.text
 

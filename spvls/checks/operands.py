@@ -68,13 +68,13 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
     if op in ("OpConstant", "OpSpecConstant"):
         type_id, lits = (
             inst.result_type,
-            [o for o in inst.match.operands if o.spec.kind == "LiteralContextDependentNumber"],
+            [o for o in inst.match.operands if o.grammar_operand.kind == "LiteralContextDependentNumber"],
         )
     elif op == "OpSwitch":
         sel = inst.ids()
         t = m.type_of(sel[0].token.text) if sel else None
         type_id = t.result if t else None
-        lits = [o for o in inst.match.operands if o.spec.kind == "LiteralInteger" and o.token.kind != "RAW"]
+        lits = [o for o in inst.match.operands if o.grammar_operand.kind == "LiteralInteger" and o.token.kind != "RAW"]
     else:
         return []
     t = m.definition(type_id)

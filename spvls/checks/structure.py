@@ -108,7 +108,7 @@ def _function_end(m: Module, fn: Function) -> list[Diagnostic]:
     nxt = m.functions[i + 1].inst if i + 1 < len(m.functions) else None
     where = nxt or m.insts[-1]
     last = m.insts[m.insts.index(where) - 1] if nxt is not None else where
-    if last.spec is None:
+    if last.grammar_inst is None:
         return []  # an unknown opcode (operand.unknown-opcode) may be OpFunctionEnd, misspelt
     lead = (
         f"function {fn.id} has no OpFunctionEnd before the next OpFunction"
@@ -127,7 +127,7 @@ def _function_end(m: Module, fn: Function) -> list[Diagnostic]:
 
 
 def _unterminated(m: Module, fn: Function, k: int, b: Block) -> list[Diagnostic]:
-    if any(i.spec is None for i in b.insts):
+    if any(i.grammar_inst is None for i in b.insts):
         return []  # an unknown opcode (operand.unknown-opcode) may be the terminator, misspelt
     nxt = fn.blocks[k + 1].label_inst if k + 1 < len(fn.blocks) else m.inst_at.get(fn.end_line)
     if nxt is None or nxt.line <= b.line:
@@ -282,7 +282,7 @@ def _returns(m: Module, fn: Function, returns: list[Inst]) -> list[Diagnostic]:
                 continue
             tok = value[0].token
             d = m.definition(tok.text)
-            if d is None or d.spec is None or not d.spec.has_result_type:
+            if d is None or d.grammar_inst is None or not d.grammar_inst.has_result_type:
                 continue  # undefined, or not a value: id.* and types.* say so
             if void:
                 out.append(
@@ -329,7 +329,12 @@ def _phis(m: Module, fn: Function) -> list[Diagnostic]:
             seen: set[str] = set()
             for value, parent in zip(ids[::2], ids[1::2]):
                 d = m.definition(value.token.text)
-                if d is not None and d.spec is not None and d.spec.has_result_type and d.result_type != rt:
+                if (
+                    d is not None
+                    and d.grammar_inst is not None
+                    and d.grammar_inst.has_result_type
+                    and d.result_type != rt
+                ):
                     out.append(
                         _d(
                             inst,

@@ -51,7 +51,7 @@ def _int(inst: Inst) -> list[Diagnostic]:
                 RULES["types.int-width"],
             )
         )
-    if len(lits) > 1 and lits[1].spec.name == "Signedness" and int(lits[1].token.text) not in (0, 1):
+    if len(lits) > 1 and lits[1].grammar_operand.name == "Signedness" and int(lits[1].token.text) not in (0, 1):
         out.append(
             cited(
                 inst.line,

@@ -162,15 +162,15 @@ def _first_use(message: str, lines: Sequence[Line], names: IdNames) -> tuple[int
 
 def _operand(message: str, line: Line, names: IdNames) -> Token | None:
     """The token of the operand the message names: by operand index, by <id>, by operand name."""
-    spec = load().instruction(line.opcode.text) if line.opcode else None
+    grammar_inst = load().instruction(line.opcode.text) if line.opcode else None
     # The validator counts operands as the binary holds them: Result Type, Result, then the rest.
     words: list[Token | None] = []
-    if spec is not None and spec.has_result_type:
+    if grammar_inst is not None and grammar_inst.has_result_type:
         words.append(line.operands[0] if line.operands else None)
         words.append(line.result)
         words.extend(line.operands[1:])
     else:
-        if spec is not None and spec.has_result:
+        if grammar_inst is not None and grammar_inst.has_result:
             words.append(line.result)
         words.extend(line.operands)
     m = _OPERAND_INDEX.search(message)
@@ -181,8 +181,8 @@ def _operand(message: str, line: Line, names: IdNames) -> Token | None:
         for tok in [line.result, *line.operands]:
             if tok is not None and tok.text == name:
                 return tok
-    if spec is not None:
-        for i, op in enumerate(spec.operands):
+    if grammar_inst is not None:
+        for i, op in enumerate(grammar_inst.operands):
             label = "Result Type" if op.kind == "IdResultType" else op.name
             if label and i < len(words) and words[i] is not None and re.search(rf"\b{re.escape(label)}\b", message):
                 return words[i]

@@ -118,7 +118,9 @@ def _body(block) -> list[str]:
     insts = [
         i
         for i in block.insts
-        if i is not block.merge and i is not block.terminator and not (i.spec is not None and i.spec.cls == "Debug")
+        if i is not block.merge
+        and i is not block.terminator
+        and not (i.grammar_inst is not None and i.grammar_inst.cls == "Debug")
     ]
     out = [_text(i) for i in insts[:BODY_LINES]]
     if len(insts) > BODY_LINES:

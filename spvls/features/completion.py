@@ -80,10 +80,10 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
         return []
     if c.opcode_slot:
         return _opcodes(m, c)
-    spec = c.expected
-    if spec is None:
+    expected = c.expected
+    if expected is None:
         return []
-    kind = m.grammar.kinds.get(spec.kind)
+    kind = m.grammar.kinds.get(expected.kind)
     if kind and kind.category in ("ValueEnum", "BitEnum"):
         # OpCapability's operand is what declares a capability: nothing to rank it by.
         declaring = c.inst is not None and c.inst.name == "OpCapability"
@@ -107,7 +107,7 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
                 )
             )
         return out
-    if c.inst and c.inst.name == "OpExtension" and spec.kind == "LiteralString":
+    if c.inst and c.inst.name == "OpExtension" and expected.kind == "LiteralString":
         return [
             Item(
                 f'"{x}"',
@@ -119,7 +119,7 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
             )
             for x in m.grammar.extensions
         ]
-    if spec.kind == "LiteralExtInstInteger" and c.ext_set:
+    if expected.kind == "LiteralExtInstInteger" and c.ext_set:
         from ..spec.grammar import ext_set
 
         s = ext_set(m.grammar, c.ext_set)
@@ -127,14 +127,14 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
             Item(i.name, "function", c.ext_set, {"kind": "extinst", "set": c.ext_set}, replace_start=c.start)
             for i in (s.by_name.values() if s else [])
         ]
-    if spec.kind == "LiteralSpecConstantOpInteger":
+    if expected.kind == "LiteralSpecConstantOpInteger":
         return [
             Item(i.name[2:], "keyword", "opcode", {"name": i.name, "kind": "instruction"}, replace_start=c.start)
             for i in m.grammar.by_opcode.values()
             if i.has_result and i.has_result_type
         ]
-    if spec.kind.startswith("Id"):
-        return _ids(m, c, spec)
+    if expected.kind.startswith("Id"):
+        return _ids(m, c, expected)
     return []
 
 
@@ -226,21 +226,21 @@ def _candidates(m: Module, c, want: str) -> list[str]:
 MAX_IDS = 500
 
 
-def _ids(m: Module, c, spec) -> list[Item]:
-    name = spec.name
+def _ids(m: Module, c, expected) -> list[Item]:
+    name = expected.name
     inst = c.inst
     want = "value"
     if (
-        spec.kind == "IdResultType"
+        expected.kind == "IdResultType"
         or name in _TYPE_OPERANDS
         or (inst and inst.is_type and name not in ("Rows", "Columns", "Length"))
     ):
         want = "type"
-    if any(w in name for w in _LABEL_WORDS) and spec.kind == "IdRef":
+    if any(w in name for w in _LABEL_WORDS) and expected.kind == "IdRef":
         want = "label"
     if inst and inst.name == "OpFunctionCall" and name == "Function":
         want = "function"
-    if spec.kind in ("IdScope", "IdMemorySemantics") or name in ("Rows", "Columns", "Use", "MemoryLayout"):
+    if expected.kind in ("IdScope", "IdMemorySemantics") or name in ("Rows", "Columns", "Use", "MemoryLayout"):
         want = "constant"
     coopmat_type = (
         inst is not None

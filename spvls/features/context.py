@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..model.module import Inst, Module
 from ..model.operands import match
-from ..spec.grammar import Instruction, OperandSpec
+from ..spec.grammar import GrammarOperand, Instruction
 from ..syntax.parser import Line, Token, parse_line
 
 
@@ -20,7 +20,7 @@ class Cursor:
     opcode_slot: bool  # typing an instruction name
     has_result: bool  # the line starts with '%x ='
     inst: Instruction | None
-    expected: OperandSpec | None  # the operand the next token fills
+    expected: GrammarOperand | None  # the operand the next token fills
     before: tuple[Token, ...]  # operand tokens before the cursor
     ext_set: str | None = None  # OpExtInst: the imported set named on the line
 

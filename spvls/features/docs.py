@@ -120,15 +120,15 @@ def _ext_inst_doc(inst: Instruction, set_name: str, head: str) -> Doc:
         md += f"\n\n**{doc.name}**:\n\n{_blockquote(found.text)}\n\n{about(doc)}"
     elif doc:
         md += f"\n\n{about(doc)}"
-    spec = registry.set_spec_url(set_name)
-    if spec:
-        md += f"\n\n[{set_name} specification]({spec})"
+    spec_url = registry.set_spec_url(set_name)
+    if spec_url:
+        md += f"\n\n[{set_name} specification]({spec_url})"
     return Doc(
         inst.name,
         "extended instruction",
         md,
-        doc.name if doc else set_name if spec else GRAMMAR,
-        doc.url if doc else spec or "",
+        doc.name if doc else set_name if spec_url else GRAMMAR,
+        doc.url if doc else spec_url or "",
     )
 
 
@@ -172,17 +172,17 @@ def ext_set_doc(set_name: str) -> Doc | None:
     if doc is None and s is None:
         return None
     md = f"**{set_name}**" + (f" — extended instruction set, {len(s.by_name)} instructions" if s else "")
-    spec = registry.set_spec_url(set_name)
+    spec_url = registry.set_spec_url(set_name)
     if doc is not None:
         md += (f"\n\n{_blockquote(doc.overview)}" if doc.overview else "") + f"\n\n{about(doc)}"
-    elif spec:
-        md += f"\n\n[{set_name} specification]({spec})"
+    elif spec_url:
+        md += f"\n\n[{set_name} specification]({spec_url})"
     return Doc(
         set_name,
         "extended instruction set",
         md,
-        doc.name if doc else set_name if spec else GRAMMAR,
-        doc.url if doc else spec or "",
+        doc.name if doc else set_name if spec_url else GRAMMAR,
+        doc.url if doc else spec_url or "",
     )
 
 

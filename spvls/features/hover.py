@@ -25,9 +25,11 @@ def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
     inst = m.inst_at.get(line)
     span = (tok.start, tok.end)
     if tok.kind == "OPNAME":
-        spec = m.grammar.instruction(tok.text)
+        grammar_inst = m.grammar.instruction(tok.text)
         note = hover_note(m, line) if inst is not None else ""
-        md = "\n\n---\n\n".join(x for x in (note, instruction_md(spec) if spec else "", _enabled(m, spec)) if x)
+        md = "\n\n---\n\n".join(
+            x for x in (note, instruction_md(grammar_inst) if grammar_inst else "", _enabled(m, grammar_inst)) if x
+        )
         return (md, span) if md else None
     if tok.kind == "ID":
         return _id(m, tok.text) + _as_operand(m, inst, tok), span
@@ -82,7 +84,7 @@ def _as_operand(m: Module, inst, tok) -> str:
     if op is None or spelled is None:
         return ""
     kind, value, name = spelled
-    return f"  \nAs {op.spec.name or kind}: `{name}` ({kind} {value:#x})"
+    return f"  \nAs {op.grammar_operand.name or kind}: `{name}` ({kind} {value:#x})"
 
 
 def _after(inst, skip: int) -> str:
@@ -94,15 +96,15 @@ def _word(m: Module, inst, tok, col: int):
     for op in inst.match.operands:
         if op.token.start != tok.start:
             continue
-        if op.spec.kind == "LiteralExtInstInteger":
+        if op.grammar_operand.kind == "LiteralExtInstInteger":
             set_name = m.ext_imports.get(inst.ids()[1].token.text) if len(inst.ids()) > 1 else None
             s = ext_set(m.grammar, set_name) if set_name else None
             e = s.by_name.get(tok.text) if s else None
             return (instruction_md(e, set_name), (tok.start, tok.end)) if e else None
-        if op.spec.kind == "LiteralSpecConstantOpInteger":
-            spec = m.grammar.instruction("Op" + tok.text)
-            return (instruction_md(spec), (tok.start, tok.end)) if spec else None
-        kind = m.grammar.kinds.get(op.spec.kind)
+        if op.grammar_operand.kind == "LiteralSpecConstantOpInteger":
+            grammar_inst = m.grammar.instruction("Op" + tok.text)
+            return (instruction_md(grammar_inst), (tok.start, tok.end)) if grammar_inst else None
+        kind = m.grammar.kinds.get(op.grammar_operand.kind)
         if kind is None:
             return None
         # A mask: the name under the cursor.

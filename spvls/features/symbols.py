@@ -48,7 +48,7 @@ def _document_symbols(m: Module) -> list[Symbol]:
             kind = "type"
         elif op == "OpVariable":
             kind = "variable"
-        elif inst.spec and inst.spec.cls == "Constant-Creation":
+        elif inst.grammar_inst and inst.grammar_inst.cls == "Constant-Creation":
             kind = "constant"
         else:
             continue
@@ -119,11 +119,11 @@ def _folding_ranges(m: Module) -> list[tuple[int, int, str]]:
         op = inst.opname
         group = (
             "decorations"
-            if inst.spec and inst.spec.cls == "Annotation"
+            if inst.grammar_inst and inst.grammar_inst.cls == "Annotation"
             else "names"
             if op in ("OpName", "OpMemberName")
             else "types"
-            if (inst.is_type or (inst.spec and inst.spec.cls == "Constant-Creation"))
+            if (inst.is_type or (inst.grammar_inst and inst.grammar_inst.cls == "Constant-Creation"))
             else None
         )
         if group != run_kind or inst.line != prev + 1:

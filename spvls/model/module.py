@@ -27,7 +27,7 @@ class Inst:
     opname: str  # the canonical name (aliases such as OpDecorateStringGOOGLE resolved)
 
     @property
-    def spec(self) -> Instruction | None:
+    def grammar_inst(self) -> Instruction | None:
         return self.match.inst
 
     @property
@@ -47,19 +47,21 @@ class Inst:
     @property
     def result_type(self) -> str | None:
         for op in self.match.operands:
-            if op.spec.kind == "IdResultType" and op.is_id:
+            if op.grammar_operand.kind == "IdResultType" and op.is_id:
                 return op.token.text
         return None
 
     def operand(self, name: str) -> Operand | None:
         """The operand the grammar names `name` (e.g. 'Component Type')."""
         for op in self.match.operands:
-            if op.spec.name == name:
+            if op.grammar_operand.name == name:
                 return op
         return None
 
     def ids(self, *, skip_type: bool = False) -> list[Operand]:
-        return [o for o in self.match.operands if o.is_id and not (skip_type and o.spec.kind == "IdResultType")]
+        return [
+            o for o in self.match.operands if o.is_id and not (skip_type and o.grammar_operand.kind == "IdResultType")
+        ]
 
     def literal(self, index: int) -> str | None:
         """The text of the index-th non-id operand."""
@@ -174,14 +176,14 @@ STRUCTURAL = TERMINATORS | {
 }
 
 
-def _declares(opname: str, spec: Instruction | None) -> bool:
+def _declares(opname: str, grammar_inst: Instruction | None) -> bool:
     """Whether editing the instruction changes more than its own line's facts: structure (above),
     or what its result is to the semantic tokens and the folding of declaration runs (a type, a
     constant or an annotation, even misplaced inside a function)."""
     return (
         opname in STRUCTURAL
-        or is_type(spec, opname)
-        or (spec is not None and spec.cls in ("Constant-Creation", "Annotation"))
+        or is_type(grammar_inst, opname)
+        or (grammar_inst is not None and grammar_inst.cls in ("Constant-Creation", "Annotation"))
     )
 
 
@@ -337,8 +339,8 @@ class Module:
     def _declares_line(self, line: Line) -> bool:
         if line.opcode is None:
             return False
-        spec = self.grammar.instruction(line.opcode.text)
-        return _declares(spec.name if spec else line.opcode.text, spec)
+        grammar_inst = self.grammar.instruction(line.opcode.text)
+        return _declares(grammar_inst.name if grammar_inst else line.opcode.text, grammar_inst)
 
     def update(self, lines: set[int]) -> Function | None:
         """Catch up with edits to `lines` (same line count) inside one function's body.
@@ -357,7 +359,7 @@ class Module:
                 return None
             fn = f
             old, new = self.inst_at.get(n), self.doc.lines[n]
-            if self.doc.span[n] != 1 or (old and _declares(old.opname, old.spec)) or self._declares_line(new):
+            if self.doc.span[n] != 1 or (old and _declares(old.opname, old.grammar_inst)) or self._declares_line(new):
                 return None
             # DebugFunctionDefinition names a function for the outline, which is kept for the model's life.
             if "DebugFunctionDefinition" in self.doc.texts[n] or (old and "DebugFunctionDefinition" in old.src.text):
@@ -403,7 +405,8 @@ class Module:
         if not uses or (f.line <= uses[0][0].line and uses[-1][0].line <= f.end_line):
             return False  # uses are in line order: none outside
         return any(
-            not f.line <= i.line <= f.end_line and (names_read or i.spec is None or i.spec.cls != "Debug")
+            not f.line <= i.line <= f.end_line
+            and (names_read or i.grammar_inst is None or i.grammar_inst.cls != "Debug")
             for i, _ in uses
         )
 
@@ -498,7 +501,7 @@ class Module:
 
     def spelled(self, op: Operand) -> tuple[str, int, str] | None:
         """A Scope or Memory Semantics <id> operand as (kind, value, names), when its constant is known."""
-        kind = ENUM_OF_ID.get(op.spec.kind)
+        kind = ENUM_OF_ID.get(op.grammar_operand.kind)
         if kind is None or op.token.kind != "ID":
             return None
         value = self.int_value(op.token.text)
@@ -507,7 +510,7 @@ class Module:
 
     def is_constant(self, id_: str | None) -> bool:
         d = self.definition(id_)
-        return d is not None and d.spec is not None and d.spec.cls == "Constant-Creation"
+        return d is not None and d.grammar_inst is not None and d.grammar_inst.cls == "Constant-Creation"
 
     def has_decoration(self, id_: str, name: str) -> Inst | None:
         for inst in self.decorations.get(id_, []):

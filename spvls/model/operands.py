@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
-from ..spec.grammar import Enumerant, Grammar, Instruction, OperandSpec, ext_set
+from ..spec.grammar import Enumerant, Grammar, GrammarOperand, Instruction, ext_set
 from ..spec.names import suggest
 from ..syntax.parser import Line, Token, int_value
 
 
 class Operand(NamedTuple):
     token: Token
-    spec: OperandSpec
+    grammar_operand: GrammarOperand
     enumerants: tuple[Enumerant, ...] = ()  # for enum slots: what the word names
 
     @property
@@ -41,7 +41,7 @@ class Match:
     inst: Instruction | None
     operands: list[Operand] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    pending: Sequence[OperandSpec] = ()  # expected after the last token
+    pending: Sequence[GrammarOperand] = ()  # expected after the last token
     ext_inst: Instruction | None = None  # the OpExtInst's instruction, when resolved
 
 
@@ -63,8 +63,8 @@ def named_value(grammar: Grammar, id_kind: str, text: str) -> int | None:
     return value
 
 
-def _label(spec: OperandSpec) -> str:
-    return f"'{spec.name}'" if spec.name else spec.kind
+def _label(expected: GrammarOperand) -> str:
+    return f"'{expected.name}'" if expected.name else expected.kind
 
 
 class _Matcher:
@@ -98,17 +98,17 @@ class _Matcher:
         inst = self.inst
         queue = [o for o in inst.operands if o.kind != "IdResult"]
         while queue:
-            spec = queue.pop(0)
-            if spec.quantifier == "*":
+            expected = queue.pop(0)
+            if expected.quantifier == "*":
                 if self.pos >= len(self.tokens):
-                    self.m.pending = [spec, *queue]
+                    self.m.pending = [expected, *queue]
                     return self.m
-                queue.insert(0, spec)
-                queue[1:1] = self.take(spec) or []
+                queue.insert(0, expected)
+                queue[1:1] = self.take(expected) or []
                 continue
             if self.pos >= len(self.tokens):
-                self.m.pending = [spec, *queue]
-                required = [s for s in [spec, *queue] if not s.quantifier]
+                self.m.pending = [expected, *queue]
+                required = [s for s in [expected, *queue] if not s.quantifier]
                 if required:
                     names = ", ".join(_label(s) for s in required)
                     who = self.m.ext_inst.name if self.m.ext_inst else inst.name
@@ -116,8 +116,8 @@ class _Matcher:
                         "operand.missing", self.end_span(), f"{who} expects {len(required)} more operand(s): {names}"
                     )
                 return self.m
-            inserted = self.take(spec)
-            if spec.kind == "LiteralExtInstInteger" and self.m.ext_inst:
+            inserted = self.take(expected)
+            if expected.kind == "LiteralExtInstInteger" and self.m.ext_inst:
                 queue[:] = inserted or []  # the set's own operands replace OpExtInst's '*'
             elif inserted:
                 queue[0:0] = inserted
@@ -132,59 +132,59 @@ class _Matcher:
             self.problem("operand.extra", (extra.start, last.end), msg)
         return self.m
 
-    def take(self, spec: OperandSpec) -> list[OperandSpec] | None:
+    def take(self, expected: GrammarOperand) -> list[GrammarOperand] | None:
         """Consume the token(s) for one operand; return operands it adds (enum parameters)."""
-        kind = self.g.kinds.get(spec.kind)
+        kind = self.g.kinds.get(expected.kind)
         if kind and kind.category == "Composite":
-            out: list[OperandSpec] = []
+            out: list[GrammarOperand] = []
             for base in kind.bases:
                 if self.pos >= len(self.tokens):
-                    self.m.pending = [OperandSpec(base, spec.name, "")]
+                    self.m.pending = [GrammarOperand(base, expected.name, "")]
                     self.problem(
-                        "operand.missing", self.end_span(), f"{_label(spec)} comes in pairs: the pair is incomplete"
+                        "operand.missing", self.end_span(), f"{_label(expected)} comes in pairs: the pair is incomplete"
                     )
                     return None
-                self.take(OperandSpec(base, spec.name, ""))
+                self.take(GrammarOperand(base, expected.name, ""))
             return out
         tok = self.tokens[self.pos]
         self.pos += 1
-        op = Operand(tok, spec)
+        op = Operand(tok, expected)
         self.m.operands.append(op)  # enum() replaces it once it knows the enumerants
         if tok.kind == "RAW":
             return None  # a raw word fills any one-word slot
         cat = kind.category if kind else "Id"
-        if spec.kind in self.g.id_kinds:
+        if expected.kind in self.g.id_kinds:
             if tok.kind != "ID":
-                value = named_value(self.g, spec.kind, tok.text)
+                value = named_value(self.g, expected.kind, tok.text)
                 if value is not None:  # as the subgroup-rotate proposal's example writes it
                     msg = (
-                        f"{_label(spec)} of {self.inst.name} is the <id> of a 32-bit integer constant, "
+                        f"{_label(expected)} of {self.inst.name} is the <id> of a 32-bit integer constant, "
                         f"not the name {tok.text} itself: {tok.text} is {value}, "
                         f"e.g. %c{value} = OpConstant %uint {value}"
                     )
                 else:
-                    msg = f"{_label(spec)} of {self.inst.name} is an <id> (e.g. %name), not {tok.text!r}"
+                    msg = f"{_label(expected)} of {self.inst.name} is an <id> (e.g. %name), not {tok.text!r}"
                 self.problem("operand.expected-id", tok, msg)
             return None
         if tok.kind == "ID":
             self.problem(
                 "operand.expected-literal",
                 tok,
-                f"{_label(spec)} of {self.inst.name} is a literal ({spec.kind}), not an <id>",
+                f"{_label(expected)} of {self.inst.name} is a literal ({expected.kind}), not an <id>",
             )
             return None
         if cat in ("ValueEnum", "BitEnum"):
             return self.enum(op, kind, tok)
-        return self.literal(op, spec, tok)
+        return self.literal(op, expected, tok)
 
-    def enum(self, op: Operand, kind, tok: Token) -> list[OperandSpec] | None:
+    def enum(self, op: Operand, kind, tok: Token) -> list[GrammarOperand] | None:
         if tok.kind == "INT" and kind.category == "BitEnum":
             return None
         if tok.kind != "WORD":
             self.problem(
                 "operand.expected-enumerant",
                 tok,
-                f"{_label(op.spec)} of {self.inst.name} is a {kind.kind} name, not {tok.text!r}",
+                f"{_label(op.grammar_operand)} of {self.inst.name} is a {kind.kind} name, not {tok.text!r}",
             )
             return None
         parts = tok.text.split("|")
@@ -207,35 +207,35 @@ class _Matcher:
                 found.append(e)
             col += len(part) + 1
         self.m.operands[-1] = op._replace(enumerants=tuple(found))
-        params: list[OperandSpec] = []
+        params: list[GrammarOperand] = []
         for e in sorted(found, key=lambda e: e.value):
             params.extend(e.parameters)
         return params
 
-    def literal(self, op: Operand, spec: OperandSpec, tok: Token) -> list[OperandSpec] | None:
-        k = spec.kind
+    def literal(self, op: Operand, expected: GrammarOperand, tok: Token) -> list[GrammarOperand] | None:
+        k = expected.kind
         inst_name = self.inst.name
         if k == "LiteralString":
             if tok.kind != "STRING":
-                self.problem("operand.expected-string", tok, f"{_label(spec)} of {inst_name} is a quoted string")
+                self.problem("operand.expected-string", tok, f"{_label(expected)} of {inst_name} is a quoted string")
         elif k == "LiteralInteger":
             if tok.kind != "INT":
                 self.problem(
                     "operand.expected-integer",
                     tok,
-                    f"{_label(spec)} of {inst_name} is an integer literal, not {tok.text!r}",
+                    f"{_label(expected)} of {inst_name} is an integer literal, not {tok.text!r}",
                 )
             elif tok.text.startswith("-") and inst_name != "OpSwitch":  # OpSwitch's follow its selector's type
                 self.problem(
                     "operand.negative-literal",
                     tok,
-                    f"{_label(spec)} of {inst_name} is an unsigned literal: spirv-as puts no negative "
+                    f"{_label(expected)} of {inst_name} is an unsigned literal: spirv-as puts no negative "
                     f"number ({tok.text}) in it",
                 )
         elif k in ("LiteralFloat", "LiteralContextDependentNumber"):
             if tok.kind not in ("INT", "FLOAT"):
                 self.problem(
-                    "operand.expected-number", tok, f"{_label(spec)} of {inst_name} is a number, not {tok.text!r}"
+                    "operand.expected-number", tok, f"{_label(expected)} of {inst_name} is a number, not {tok.text!r}"
                 )
         elif k == "LiteralExtInstInteger":
             return self.ext_instruction(tok)
@@ -243,7 +243,7 @@ class _Matcher:
             return self.spec_constant_op(tok)
         return None
 
-    def ext_instruction(self, tok: Token) -> list[OperandSpec] | None:
+    def ext_instruction(self, tok: Token) -> list[GrammarOperand] | None:
         # The set is the operand just before the instruction name.
         set_tok = self.m.operands[-2].token if len(self.m.operands) >= 2 else None
         set_name = self.ext_imports.get(set_tok.text) if set_tok else None
@@ -264,10 +264,12 @@ class _Matcher:
             )
             return None
         self.m.ext_inst = inst
-        self.m.operands[-1] = self.m.operands[-1]._replace(spec=OperandSpec("LiteralExtInstInteger", inst.name, ""))
+        self.m.operands[-1] = self.m.operands[-1]._replace(
+            grammar_operand=GrammarOperand("LiteralExtInstInteger", inst.name, "")
+        )
         return list(inst.operands)
 
-    def spec_constant_op(self, tok: Token) -> list[OperandSpec] | None:
+    def spec_constant_op(self, tok: Token) -> list[GrammarOperand] | None:
         inst = self.g.instruction("Op" + tok.text) if tok.kind == "WORD" else None
         if inst is None:
             self.unknown(
@@ -309,7 +311,7 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
             _templates.clear()
         _templates[(grammar, shape)] = (
             m.inst,
-            tuple((o.spec, o.enumerants) for o in m.operands),
+            tuple((o.grammar_operand, o.enumerants) for o in m.operands),
             tuple(m.pending),
             m.ext_inst,
         )

@@ -42,7 +42,7 @@ def is_type(inst: Instruction | None, opname: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class OperandSpec:
+class GrammarOperand:
     kind: str
     name: str
     quantifier: str  # "", "?" or "*"
@@ -58,7 +58,7 @@ class Enumerant:
     extensions: tuple[str, ...]
     version: Version
     last_version: Version
-    parameters: tuple[OperandSpec, ...]
+    parameters: tuple[GrammarOperand, ...]
 
 
 @dataclass(slots=True)
@@ -83,7 +83,7 @@ class Instruction:
     name: str
     opcode: int
     cls: str
-    operands: tuple[OperandSpec, ...]
+    operands: tuple[GrammarOperand, ...]
     aliases: tuple[str, ...]
     capabilities: tuple[str, ...]
     extensions: tuple[str, ...]
@@ -92,7 +92,7 @@ class Instruction:
     has_result: bool = False
     has_result_type: bool = False
     # Operands after the result when every one is a plain, required <id>: the matcher's fast path.
-    plain_ids: tuple[OperandSpec, ...] | None = None
+    plain_ids: tuple[GrammarOperand, ...] | None = None
     is_type: bool = False  # declares a type (see is_type)
 
     def __post_init__(self):
@@ -118,8 +118,8 @@ class ExtInstSet:
     by_opcode: dict[int, Instruction]
 
 
-def _operand_specs(raw: list[dict]) -> tuple[OperandSpec, ...]:
-    return tuple(OperandSpec(o["kind"], o.get("name", "").strip("'"), o.get("quantifier", "")) for o in raw)
+def _grammar_operands(raw: list[dict]) -> tuple[GrammarOperand, ...]:
+    return tuple(GrammarOperand(o["kind"], o.get("name", "").strip("'"), o.get("quantifier", "")) for o in raw)
 
 
 def _instruction(raw: dict) -> Instruction:
@@ -128,7 +128,7 @@ def _instruction(raw: dict) -> Instruction:
         opcode=raw["opcode"],
         # "@exclude" marks instructions the spec's tables leave out: no class to show.
         cls=raw.get("class", "").replace("@exclude", ""),
-        operands=_operand_specs(raw.get("operands", [])),
+        operands=_grammar_operands(raw.get("operands", [])),
         aliases=tuple(raw.get("aliases", ())),
         capabilities=tuple(raw.get("capabilities", ())),
         extensions=tuple(raw.get("extensions", ())),
@@ -166,7 +166,7 @@ class Grammar:
                     extensions=tuple(e.get("extensions", ())),
                     version=parse_version(e.get("version", "1.0")),
                     last_version=parse_version(e.get("lastVersion")),
-                    parameters=_operand_specs(e.get("parameters", [])),
+                    parameters=_grammar_operands(e.get("parameters", [])),
                 )
                 kind.by_value.setdefault(en.value, en)
                 for name in (en.name, *en.aliases):

@@ -23,7 +23,7 @@ def test_lines_of_one_shape_match_alike():
     text = HEADER + "%a = OpFAdd %f %x %x\n%b = OpFAdd %f %x %x\n%c = OpFAdd %f %x\n"
     m = analyze(Document(text)).module
     first, second, short = (m.inst_at[n].match for n in (4, 5, 6))
-    assert [o.spec for o in first.operands] == [o.spec for o in second.operands]
+    assert [o.grammar_operand for o in first.operands] == [o.grammar_operand for o in second.operands]
     assert [o.token.text for o in second.operands] == ["%f", "%x", "%x"]
     assert [p.code for p in short.problems] == ["operand.missing"]
 
