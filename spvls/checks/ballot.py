@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..model.module import Inst, Module
 from ..model.types import describe, int_info, vector_of
 from ..spec.env import is_vulkan
-from .diagnostic import ERROR, WARNING, Diagnostic, at, related_at, rule_message
+from .diagnostic import ERROR, WARNING, Diagnostic, cited, related_at
 
 EXTENSION = "SPV_KHR_shader_ballot"
 # The mask builtins the extension adds (by the grammar's canonical names; a test checks they exist).
@@ -22,8 +22,8 @@ RULES = {
 }
 
 
-def _msg(code: str, lead: str) -> str:
-    return rule_message(lead, RULES[code], extension=EXTENSION)
+def _d(line: int, tok, code: str, lead: str, severity: str = ERROR, **more) -> Diagnostic:
+    return cited(line, tok, code, lead, RULES[code], extension=EXTENSION, severity=severity, **more)
 
 
 def _is_u32x4(m: Module, t: Inst | None) -> bool:
@@ -54,12 +54,11 @@ def _builtin(m: Module, inst: Inst) -> list[Diagnostic]:
     name = mask.token.text
     if inst.opname == "OpMemberDecorate":
         return [
-            at(
+            _d(
                 inst.line,
                 mask.token,
-                ERROR,
                 "ballot.member-decoration",
-                _msg("ballot.member-decoration", f"BuiltIn {name} cannot be used as a member decoration"),
+                f"BuiltIn {name} cannot be used as a member decoration",
             )
         ]
     var = m.definition(ops[0].token.text)
@@ -74,32 +73,26 @@ def _builtin(m: Module, inst: Inst) -> list[Diagnostic]:
     sc = next((o for o in var.match.operands if o.enumerants), None)
     if sc is not None and sc.enumerants[0].name != "Input":
         out.append(
-            at(
+            _d(
                 inst.line,
                 mask.token,
-                sev,
                 "ballot.mask-storage",
-                _msg(
-                    "ballot.mask-storage",
-                    f"{name} decorates {var.result}, a {sc.enumerants[0].name} variable; it must be Input",
-                ),
-                rel,
+                f"{name} decorates {var.result}, a {sc.enumerants[0].name} variable; it must be Input",
+                severity=sev,
+                related=rel,
             )
         )
     pointee = m.strip_pointer(ptr)
     if pointee is not None and not _is_u32x4(m, pointee):
         out.append(
-            at(
+            _d(
                 inst.line,
                 mask.token,
-                sev,
                 "ballot.mask-type",
-                _msg(
-                    "ballot.mask-type",
-                    f"{name} decorates {var.result} of type {describe(m, pointee)}; "
-                    "it must be a 4-component vector of 32-bit integers",
-                ),
-                rel,
+                f"{name} decorates {var.result} of type {describe(m, pointee)}; "
+                "it must be a 4-component vector of 32-bit integers",
+                severity=sev,
+                related=rel,
             )
         )
     return out
@@ -110,26 +103,18 @@ def _ballot(m: Module, inst: Inst) -> list[Diagnostic]:
     rt = m.definition(inst.result_type)
     if rt is not None and not _is_u32x4(m, rt):
         out.append(
-            at(
+            _d(
                 inst.line,
                 inst.match.operands[0].token,
-                WARNING,
                 "ballot.result-type",
-                _msg("ballot.result-type", f"the result is {describe(m, rt)}"),
+                f"the result is {describe(m, rt)}",
+                severity=WARNING,
             )
         )
     pred = inst.operand("Predicate")
     pt = m.type_of(pred.token.text) if pred else None
     if pred and pt is not None and pt.opname != "OpTypeBool":
-        out.append(
-            at(
-                inst.line,
-                pred.token,
-                WARNING,
-                "ballot.predicate",
-                _msg("ballot.predicate", f"Predicate is {describe(m, pt)}"),
-            )
-        )
+        out.append(_d(inst.line, pred.token, "ballot.predicate", f"Predicate is {describe(m, pt)}", severity=WARNING))
     return out
 
 
@@ -140,18 +125,16 @@ def _read(m: Module, inst: Inst) -> list[Diagnostic]:
     vt = m.type_of(value.token.text) if value else None
     if value and rt is not None and vt is not None and rt is not vt:
         out.append(
-            at(
+            _d(
                 inst.line,
                 value.token,
-                WARNING,
                 "ballot.value-type",
-                _msg("ballot.value-type", f"Value is {describe(m, vt)}, the result {describe(m, rt)}"),
+                f"Value is {describe(m, vt)}, the result {describe(m, rt)}",
+                severity=WARNING,
             )
         )
     index = inst.operand("Index")
     it = m.type_of(index.token.text) if index else None
     if index and it is not None and int_info(it) is None:
-        out.append(
-            at(inst.line, index.token, WARNING, "ballot.index", _msg("ballot.index", f"Index is {describe(m, it)}"))
-        )
+        out.append(_d(inst.line, index.token, "ballot.index", f"Index is {describe(m, it)}", severity=WARNING))
     return out

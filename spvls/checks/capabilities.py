@@ -14,7 +14,7 @@ from ..model.module import Inst, Module
 from ..model.operands import Operand
 from ..spec.grammar import Instruction, format_version
 from . import fixes
-from .diagnostic import ERROR, Diagnostic, Fix, cited
+from .diagnostic import ERROR, Diagnostic, Fix, at, cited
 
 FAMILY = "capability"  # the codes' prefix (the module is named for what it checks)
 
@@ -117,7 +117,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 
 def _opcode(m: Module, inst: Inst, grammar_inst: Instruction) -> list[Diagnostic]:
     tok, v = inst.opcode, m.version
-    d = lambda code, msg, found=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=found)  # noqa: E731
+    d = lambda code, msg, found=(): at(inst.line, tok, ERROR, code, msg, fixes=found)  # noqa: E731
     need = lacks(m, grammar_inst)
     if need is None:
         return []
@@ -170,7 +170,7 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
         if e.value == 0 and m.grammar.kinds[e.kind].category == "BitEnum":
             continue
         tok = op.token
-        d = lambda code, msg, found=(): Diagnostic(inst.line, tok.start, tok.end, ERROR, code, msg, fixes=found)  # noqa: E731
+        d = lambda code, msg, found=(): at(inst.line, tok, ERROR, code, msg, fixes=found)  # noqa: E731
         # OpCapability declares its operand: only version and extension apply to it.
         need = lacks(m, e, declaring=inst.opname == "OpCapability")
         if need is None:

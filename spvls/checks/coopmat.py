@@ -6,7 +6,7 @@ from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from ..model.types import contains, describe, float_encoding, int_info, scalar_of
 from . import fixes
-from .diagnostic import ERROR, WARNING, Diagnostic, at, related_at, rule_message
+from .diagnostic import ERROR, WARNING, Diagnostic, cited, related_at
 
 EXTENSION = "SPV_KHR_cooperative_matrix"
 COOPMAT = "OpTypeCooperativeMatrixKHR"
@@ -75,8 +75,8 @@ def _uses(m: Module) -> dict:
     return m.grammar.kinds["CooperativeMatrixUse"].by_value
 
 
-def _msg(code: str, lead: str) -> str:
-    return rule_message(lead, RULES[code], extension=EXTENSION)
+def _d(line: int, tok, code: str, lead: str, severity: str = ERROR, **more) -> Diagnostic:
+    return cited(line, tok, code, lead, RULES[code], extension=EXTENSION, severity=severity, **more)
 
 
 class _Mat:
@@ -157,15 +157,11 @@ def _memory_model(m: Module) -> list[Diagnostic]:
         return []
     tok = cap.match.operands[0].token
     return [
-        at(
+        _d(
             cap.line,
             tok,
-            ERROR,
             "coopmat.vulkan-memory-model",
-            _msg(
-                "coopmat.vulkan-memory-model",
-                "with the Shader capability, CooperativeMatrixKHR needs the VulkanMemoryModel capability",
-            ),
+            "with the Shader capability, CooperativeMatrixKHR needs the VulkanMemoryModel capability",
             fixes=(fixes.add_capability(m, "VulkanMemoryModel"),),
         )
     ]
@@ -178,15 +174,11 @@ def _type(m: Module, inst: Inst) -> list[Diagnostic]:
         t = m.definition(comp.token.text)
         if t is not None and t.opname not in ("OpTypeInt", "OpTypeFloat"):
             out.append(
-                at(
+                _d(
                     inst.line,
                     comp.token,
-                    ERROR,
                     "coopmat.component-type",
-                    _msg(
-                        "coopmat.component-type",
-                        f"{comp.token.text} is {describe(m, t)}, not a scalar integer or floating-point type",
-                    ),
+                    f"{comp.token.text} is {describe(m, t)}, not a scalar integer or floating-point type",
                 )
             )
     for op in (scope, rows, cols, use):
@@ -195,15 +187,11 @@ def _type(m: Module, inst: Inst) -> list[Diagnostic]:
         if not _is_const_u32ish(m, op.token.text):
             code = "coopmat.use" if op is use else "coopmat.type-operand"
             out.append(
-                at(
+                _d(
                     inst.line,
                     op.token,
-                    ERROR,
                     code,
-                    _msg(
-                        code,
-                        f"{op.grammar_operand.name} {op.token.text} is not a constant instruction of 32-bit integer type",
-                    ),
+                    f"{op.grammar_operand.name} {op.token.text} is not a constant instruction of 32-bit integer type",
                 )
             )
     if use and use.is_id:
@@ -212,13 +200,7 @@ def _type(m: Module, inst: Inst) -> list[Diagnostic]:
         if v is not None and v not in uses:
             valid = ", ".join(f"{n} ({e.name})" for n, e in sorted(uses.items()))
             out.append(
-                at(
-                    inst.line,
-                    use.token,
-                    ERROR,
-                    "coopmat.use",
-                    _msg("coopmat.use", f"Use is {v}; a Cooperative Matrix Use is one of {valid}"),
-                )
+                _d(inst.line, use.token, "coopmat.use", f"Use is {v}; a Cooperative Matrix Use is one of {valid}")
             )
     if scope and scope.is_id and m.int_value(scope.token.text) == 2:  # Workgroup
         out.extend(_workgroup_size(m, inst, scope))
@@ -235,17 +217,13 @@ def _workgroup_size(m: Module, inst: Inst, scope) -> list[Diagnostic]:
                 d = m.definition(op.token.text)
                 if d is not None and d.line > inst.line:
                     out.append(
-                        at(
+                        _d(
                             inst.line,
                             scope.token,
-                            ERROR,
                             "coopmat.workgroup-size",
-                            _msg(
-                                "coopmat.workgroup-size",
-                                f"this Workgroup-scope type comes before "
-                                f"{op.token.text}, a LocalSizeId constant of {ep.name!r}",
-                            ),
-                            (related_at(d.line, d.src.result, f"{op.token.text} is defined here"),),
+                            f"this Workgroup-scope type comes before "
+                            f"{op.token.text}, a LocalSizeId constant of {ep.name!r}",
+                            related=(related_at(d.line, d.src.result, f"{op.token.text} is defined here"),),
                         )
                     )
                     return out
@@ -261,15 +239,12 @@ def _storage(m: Module, inst: Inst) -> list[Diagnostic]:
     if sc is None or sc.enumerants[0].name in ("Function", "Private") or not contains(m, pointee, COOPMAT):
         return []
     return [
-        at(
+        _d(
             inst.line,
             sc.token,
-            ERROR,
             "coopmat.storage-class",
-            _msg(
-                "coopmat.storage-class", f"{inst.result} holds a cooperative matrix in {sc.enumerants[0].name} storage"
-            ),
-            (related_at(ptr.line, ptr.src.result, f"{ptr.result} is {describe(m, ptr)}"),),
+            f"{inst.result} holds a cooperative matrix in {sc.enumerants[0].name} storage",
+            related=(related_at(ptr.line, ptr.src.result, f"{ptr.result} is {describe(m, ptr)}"),),
         )
     ]
 
@@ -280,25 +255,13 @@ def _load_store(m: Module, inst: Inst, load: bool) -> list[Diagnostic]:
         rt = inst.match.operands[0] if inst.match.operands else None
         if rt and rt.is_id and m.definition(rt.token.text) and _mat(m, rt.token.text) is None:
             out.append(
-                at(
-                    inst.line,
-                    rt.token,
-                    ERROR,
-                    "coopmat.load-result",
-                    _msg("coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type"),
-                )
+                _d(inst.line, rt.token, "coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type")
             )
     else:
         obj = inst.operand("Object")
         if obj and m.definition(obj.token.text) and _mat(m, obj.token.text) is None:
             out.append(
-                at(
-                    inst.line,
-                    obj.token,
-                    ERROR,
-                    "coopmat.store-object",
-                    _msg("coopmat.store-object", f"{obj.token.text} is not a cooperative matrix"),
-                )
+                _d(inst.line, obj.token, "coopmat.store-object", f"{obj.token.text} is not a cooperative matrix")
             )
     ptr = inst.operand("Pointer")
     pt = m.type_of(ptr.token.text) if ptr else None
@@ -306,48 +269,20 @@ def _load_store(m: Module, inst: Inst, load: bool) -> list[Diagnostic]:
         pointee = m.strip_pointer(pt)
         if pointee is not None and scalar_of(m, pointee) is None:
             out.append(
-                at(
-                    inst.line,
-                    ptr.token,
-                    ERROR,
-                    "coopmat.pointer",
-                    _msg("coopmat.pointer", f"{ptr.token.text} points to {describe(m, pointee)}"),
-                )
+                _d(inst.line, ptr.token, "coopmat.pointer", f"{ptr.token.text} points to {describe(m, pointee)}")
             )
     layout = inst.operand("MemoryLayout")
     if layout and layout.is_id and m.definition(layout.token.text) and not _is_const_u32ish(m, layout.token.text):
         out.append(
-            at(
-                inst.line,
-                layout.token,
-                ERROR,
-                "coopmat.layout",
-                _msg("coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant"),
-            )
+            _d(inst.line, layout.token, "coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant")
         )
     stride = inst.operand("Stride")
     if stride and stride.is_id and m.definition(stride.token.text) and int_info(m.type_of(stride.token.text)) is None:
-        out.append(
-            at(
-                inst.line,
-                stride.token,
-                ERROR,
-                "coopmat.stride",
-                _msg("coopmat.stride", f"{stride.token.text} is not a scalar integer"),
-            )
-        )
+        out.append(_d(inst.line, stride.token, "coopmat.stride", f"{stride.token.text} is not a scalar integer"))
     bad = "MakePointerAvailable" if load else "MakePointerVisible"
     for op in inst.match.operands:
         if op.grammar_operand.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):
-            out.append(
-                at(
-                    inst.line,
-                    op.token,
-                    ERROR,
-                    "coopmat.memory-operand",
-                    _msg("coopmat.memory-operand", f"{bad} is not valid on {inst.opname}"),
-                )
-            )
+            out.append(_d(inst.line, op.token, "coopmat.memory-operand", f"{bad} is not valid on {inst.opname}"))
     return out
 
 
@@ -356,25 +291,16 @@ def _length(m: Module, inst: Inst, type_op) -> list[Diagnostic]:
     rt = m.definition(inst.result_type)
     if rt is not None and int_info(rt) != (32, False):
         tok = inst.match.operands[0].token
-        out.append(
-            at(
-                inst.line,
-                tok,
-                ERROR,
-                "coopmat.length-result",
-                _msg("coopmat.length-result", f"{inst.result_type} is {describe(m, rt)}, not u32"),
-            )
-        )
+        out.append(_d(inst.line, tok, "coopmat.length-result", f"{inst.result_type} is {describe(m, rt)}, not u32"))
     if type_op is not None and type_op.is_id:
         t = m.definition(type_op.token.text)
         if t is not None and t.opname != COOPMAT:
             out.append(
-                at(
+                _d(
                     inst.line,
                     type_op.token,
-                    ERROR,
                     "coopmat.length-type",
-                    _msg("coopmat.length-type", f"{type_op.token.text} is not a cooperative matrix type"),
+                    f"{type_op.token.text} is not a cooperative matrix type",
                 )
             )
     return out
@@ -394,13 +320,12 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
     for k, mat in mats.items():
         if mat is not None and isinstance(mat.use, int) and mat.use_name() != want[k]:
             out.append(
-                at(
+                _d(
                     inst.line,
                     ops[k].token,
-                    ERROR,
                     "coopmat.muladd-use",
-                    _msg("coopmat.muladd-use", f"{k} has Use {mat.use_name()}, must be {want[k]}"),
-                    (related_at(mat.inst.line, mat.inst.src.result, "its type"),),
+                    f"{k} has Use {mat.use_name()}, must be {want[k]}",
+                    related=(related_at(mat.inst.line, mat.inst.src.result, "its type"),),
                 )
             )
     r, a, b, c = (mats.get(k) for k in ("Result", "A", "B", "C"))
@@ -418,13 +343,12 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
         mat = mats[k]
         if got != expect and mat is not None:
             out.append(
-                at(
+                _d(
                     inst.line,
                     ops[k].token,
-                    ERROR,
                     "coopmat.muladd-shape",
-                    _msg("coopmat.muladd-shape", f"{k} has {got} {what}, expected {expect}"),
-                    (related_at(mat.inst.line, mat.inst.src.result, "its type"),),
+                    f"{k} has {got} {what}, expected {expect}",
+                    related=(related_at(mat.inst.line, mat.inst.src.result, "its type"),),
                 )
             )
     scopes = {k: v.scope for k, v in mats.items() if v is not None}
@@ -433,13 +357,7 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
         for k, s in scopes.items():
             if s != first:
                 out.append(
-                    at(
-                        inst.line,
-                        ops[k].token,
-                        ERROR,
-                        "coopmat.muladd-scope",
-                        _msg("coopmat.muladd-scope", f"{k} has scope {s}, the result has {first}"),
-                    )
+                    _d(inst.line, ops[k].token, "coopmat.muladd-scope", f"{k} has scope {s}, the result has {first}")
                 )
     for op in inst.match.operands:
         for e in op.enumerants:
@@ -452,15 +370,11 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
             mat = mats.get(which) if which else None
             if mat is not None and mat.component is not None and int_info(mat.component) is None:
                 out.append(
-                    at(
+                    _d(
                         inst.line,
                         op.token,
-                        ERROR,
                         "coopmat.signed-components",
-                        _msg(
-                            "coopmat.signed-components",
-                            f"{e.name} given, but {which}'s components are {describe(m, mat.component)}",
-                        ),
+                        f"{e.name} given, but {which}'s components are {describe(m, mat.component)}",
                     )
                 )
     return out
@@ -475,12 +389,11 @@ def _conversion(m: Module, inst: Inst) -> list[Diagnostic]:
         return []
     if res is None or val is None:
         return [
-            at(
+            _d(
                 inst.line,
                 ops[0].token,
-                ERROR,
                 "coopmat.conversion",
-                _msg("coopmat.conversion", "a cooperative matrix converts only to another cooperative matrix"),
+                "a cooperative matrix converts only to another cooperative matrix",
             )
         ]
     out = []
@@ -492,13 +405,12 @@ def _conversion(m: Module, inst: Inst) -> list[Diagnostic]:
     ):
         if a != b:
             out.append(
-                at(
+                _d(
                     inst.line,
                     ops[0].token,
-                    ERROR,
                     "coopmat.conversion",
-                    _msg("coopmat.conversion", f"{what} differs: {ops[0].token.text} has {a}, the Result Type {b}"),
-                    (
+                    f"{what} differs: {ops[0].token.text} has {a}, the Result Type {b}",
+                    related=(
                         related_at(res.inst.line, res.inst.src.result, "result type"),
                         related_at(val.inst.line, val.inst.src.result, "operand type"),
                     ),
@@ -522,25 +434,16 @@ def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
         if float_op != is_float:
             kind = "floating-point" if float_op else "integer"
             out.append(
-                at(
+                _d(
                     inst.line,
                     inst.opcode,
-                    ERROR,
                     "coopmat.arithmetic",
-                    _msg("coopmat.arithmetic", f"{op} needs {kind} components, the matrix has {describe(m, comp)}"),
+                    f"{op} needs {kind} components, the matrix has {describe(m, comp)}",
                 )
             )
         enc = float_encoding(comp)
         if enc and op != "OpMatrixTimesScalar":
-            out.append(
-                at(
-                    inst.line,
-                    inst.opcode,
-                    ERROR,
-                    "coopmat.encoding",
-                    _msg("coopmat.encoding", f"{op} does not take {enc} components"),
-                )
-            )
+            out.append(_d(inst.line, inst.opcode, "coopmat.encoding", f"{op} does not take {enc} components"))
     if op in _BINARY:
         for o, mat in mats:
             if (
@@ -549,12 +452,11 @@ def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
                 and m.definition(inst.result_type) is not m.type_of(o.token.text)
             ):
                 out.append(
-                    at(
+                    _d(
                         inst.line,
                         o.token,
-                        ERROR,
                         "coopmat.arithmetic",
-                        _msg("coopmat.arithmetic", f"{o.token.text} is not of the Result Type {inst.result_type}"),
+                        f"{o.token.text} is not of the Result Type {inst.result_type}",
                     )
                 )
     return out
@@ -568,27 +470,22 @@ def _constituents(m: Module, inst: Inst) -> list[Diagnostic]:
     if len(parts) != 1:
         tok = parts[1].token if len(parts) > 1 else inst.opcode
         return [
-            at(
+            _d(
                 inst.line,
                 tok,
-                ERROR,
                 "coopmat.constituent",
-                _msg("coopmat.constituent", f"{len(parts)} constituents given, a cooperative matrix takes one"),
+                f"{len(parts)} constituents given, a cooperative matrix takes one",
             )
         ]
     t = m.type_of(parts[0].token.text)
     if t is not None and res.component is not None and t is not res.component:
         return [
-            at(
+            _d(
                 inst.line,
                 parts[0].token,
-                ERROR,
                 "coopmat.constituent",
-                _msg(
-                    "coopmat.constituent",
-                    f"{parts[0].token.text} is {describe(m, t)}, the matrix's "
-                    f"component type is {describe(m, res.component)}",
-                ),
+                f"{parts[0].token.text} is {describe(m, t)}, the matrix's "
+                f"component type is {describe(m, res.component)}",
             )
         ]
     return []
@@ -687,18 +584,15 @@ def _guarded(m: Module, fn, tainted) -> list[Diagnostic]:
                     continue
                 reported.add(inst.line)
                 out.append(
-                    at(
+                    _d(
                         inst.line,
                         inst.opcode,
-                        WARNING,
                         "coopmat.non-uniform",
-                        _msg(
-                            "coopmat.non-uniform",
-                            f"{inst.opname} on a cooperative matrix runs under a "
-                            f"condition that depends on {builtin}, so some invocations of the scope may "
-                            "be inactive",
-                        ),
-                        (
+                        f"{inst.opname} on a cooperative matrix runs under a "
+                        f"condition that depends on {builtin}, so some invocations of the scope may "
+                        "be inactive",
+                        severity=WARNING,
+                        related=(
                             related_at(t.line, cond.token, "the per-invocation condition"),
                             related_at(deco.line, deco.opcode, f"{builtin} is decorated here"),
                         ),

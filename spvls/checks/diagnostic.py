@@ -78,9 +78,13 @@ def cited(
     where: str = "SPIR-V",
     related: tuple[Related, ...] = (),
     fixes: tuple[Fix, ...] = (),
+    *,
+    extension: str | None = None,
+    severity: str = ERROR,
 ) -> Diagnostic:
-    """An error on one token that quotes the spec sentence its rule comes from."""
-    return Diagnostic(line, tok.start, tok.end, ERROR, code, rule_message(lead, sentence, where=where), related, fixes)
+    """A diagnostic on one token that quotes the spec sentence its rule comes from (see rule_message)."""
+    message = rule_message(lead, sentence, where=where, extension=extension)
+    return at(line, tok, severity, code, message, related, fixes)
 
 
 def rule_message(

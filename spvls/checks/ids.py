@@ -6,7 +6,7 @@ from ..model.module import Inst, Module
 from ..spec.names import suggest
 from ..syntax.parser import VALID_ID
 from . import fixes, idkinds
-from .diagnostic import ERROR, Diagnostic, Related
+from .diagnostic import ERROR, Diagnostic, Related, at
 
 # Operands (by word index, result type and result id counted) that may name an id
 # defined later: SPIR-V 2.4 "Logical Layout" allows forward references only in these.
@@ -118,10 +118,9 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         if tok is None or first is None or first.src.result is None:
             continue  # a duplicate is a result defined before: both have result tokens
         out.append(
-            Diagnostic(
+            at(
                 inst.line,
-                tok.start,
-                tok.end,
+                tok,
                 ERROR,
                 "id.duplicate",
                 f"{inst.result} is already defined on line {first.line + 1}: "
@@ -148,10 +147,9 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 hint = f"; did you mean {sugg[0]}?" if sugg else ""
                 found = fixes.change_to(inst.line, tok.start, tok.end, sugg)
                 out.append(
-                    Diagnostic(
+                    at(
                         inst.line,
-                        tok.start,
-                        tok.end,
+                        tok,
                         ERROR,
                         "id.undefined",
                         f"{name} is used but never defined{hint}",
@@ -161,10 +159,9 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             else:
                 if d.line > inst.line and d.src.result and not _may_forward(m, inst, _word_index(inst, pos)):
                     out.append(
-                        Diagnostic(
+                        at(
                             inst.line,
-                            tok.start,
-                            tok.end,
+                            tok,
                             ERROR,
                             "id.forward-reference",
                             f"{name} is used before its definition on line {d.line + 1}; "

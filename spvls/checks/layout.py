@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model.module import Module
 from ..spec.grammar import TYPE_CLASS
-from .diagnostic import ERROR, Diagnostic
+from .diagnostic import ERROR, Diagnostic, at
 
 _SECTIONS = [
     ("capabilities", {"OpCapability"}),
@@ -62,10 +62,9 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         if r == _FUNCTIONS:
             tok = inst.opcode
             out.append(
-                Diagnostic(
+                at(
                     inst.line,
-                    tok.start,
-                    tok.end,
+                    tok,
                     ERROR,
                     "layout.outside-function",
                     f"{inst.opname} must be inside a function (SPIR-V 2.4 Logical Layout)",
@@ -75,10 +74,9 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         if r < highest:
             tok = inst.opcode
             out.append(
-                Diagnostic(
+                at(
                     inst.line,
-                    tok.start,
-                    tok.end,
+                    tok,
                     ERROR,
                     "layout.order",
                     f"{inst.opname} belongs with {_NAMES[r]}, which must come before "
@@ -92,10 +90,9 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         first = m.insts[0]
         tok = first.opcode
         out.append(
-            Diagnostic(
+            at(
                 first.line,
-                tok.start,
-                tok.end,
+                tok,
                 ERROR,
                 "layout.missing-memory-model",
                 "the module has no OpMemoryModel: exactly one is required (SPIR-V 2.4)",

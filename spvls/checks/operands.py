@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..model.module import Inst, Module
 from ..syntax.parser import int_value
 from . import fixes
-from .diagnostic import ERROR, Diagnostic
+from .diagnostic import ERROR, Diagnostic, at
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
@@ -18,7 +18,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             found = fixes.change_to(inst.line, p.start, p.end, p.suggestions, quoted=True) or fixes.constant_for(
                 m, inst, words.get(p.start)
             )
-            out.append(Diagnostic(inst.line, p.start, p.end, ERROR, p.code, p.message, fixes=found))
+            out.append(at(inst.line, p, ERROR, p.code, p.message, fixes=found))
         if inst.opname in _CONTEXT_DEPENDENT:
             out.extend(_literal_values(m, inst))
         if len(inst.src.text) > 2 * MAX_WORDS:  # every word takes at least two characters of text
@@ -42,10 +42,9 @@ def _word_count(inst: Inst) -> list[Diagnostic]:
     if words <= MAX_WORDS:
         return []
     return [
-        Diagnostic(
+        at(
             inst.line,
-            inst.opcode.start,
-            inst.opcode.end,
+            inst.opcode,
             ERROR,
             "operand.too-long",
             f"{inst.opname} takes at least {words:,} words, but an instruction holds at most "
@@ -83,10 +82,9 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
     if op != "OpSwitch" and t.opname not in ("OpTypeInt", "OpTypeFloat") and t.is_type:
         tok = inst.match.operands[0].token
         return [
-            Diagnostic(
+            at(
                 inst.line,
-                tok.start,
-                tok.end,
+                tok,
                 ERROR,
                 "operand.constant-type",
                 f"the type of {op} is {t.opname} {type_id}: spirv-as takes only a scalar integer or "
@@ -103,10 +101,9 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
             signed = widths[1] == "1"
             if tok.kind != "INT":
                 out.append(
-                    Diagnostic(
+                    at(
                         inst.line,
-                        tok.start,
-                        tok.end,
+                        tok,
                         ERROR,
                         "operand.literal-type",
                         f"{tok.text!r} is not an integer, but the type {t.result} is an integer type",
@@ -120,10 +117,9 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
             if not lo <= value <= hi:
                 kind = "signed" if signed else "unsigned"
                 out.append(
-                    Diagnostic(
+                    at(
                         inst.line,
-                        tok.start,
-                        tok.end,
+                        tok,
                         ERROR,
                         "operand.literal-range",
                         f"{tok.text} does not fit a {width}-bit {kind} integer ({t.result})",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..model.module import Inst, Module
 from ..model.types import describe, int_info, scalar_of
 from ..spec.env import is_vulkan
-from .diagnostic import ERROR, Diagnostic, at, rule_message
+from .diagnostic import ERROR, Diagnostic, at, cited
 
 EXTENSION = "SPV_KHR_subgroup_rotate"
 RULES = {
@@ -24,7 +24,7 @@ _SCOPES = ("Workgroup", "Subgroup")
 
 
 def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
-    return at(inst.line, tok, ERROR, code, rule_message(lead, RULES[code], extension=EXTENSION))
+    return cited(inst.line, tok, code, lead, RULES[code], extension=EXTENSION)
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:

@@ -6,7 +6,7 @@ import re
 
 from ..model.module import Module
 from ..syntax.parser import VALID_ID
-from .diagnostic import ERROR, Diagnostic
+from .diagnostic import ERROR, Diagnostic, at
 
 # In a line with a shape (no strings or comments) every '%' starts an id: one search clears them all.
 _BAD_ID = re.compile(r"%(?![A-Za-z0-9_])|%[A-Za-z0-9_]+[^\sA-Za-z0-9_=]")
@@ -19,16 +19,15 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         line = m.doc.lines[n]
         if line.error:
             e = line.error
-            out.append(Diagnostic(n, e.start, e.end, ERROR, "syntax.parse", e.message))
+            out.append(at(n, e, ERROR, "syntax.parse", e.message))
         if line.shape is not None and not _BAD_ID.search(line.text):
             continue
         for tok in (line.result, *line.operands):
             if tok is not None and tok.kind == "ID" and not VALID_ID.fullmatch(tok.text):
                 out.append(
-                    Diagnostic(
+                    at(
                         n,
-                        tok.start,
-                        tok.end,
+                        tok,
                         ERROR,
                         "syntax.bad-id",
                         f"invalid id {tok.text!r}: an id is '%' followed by letters, "
