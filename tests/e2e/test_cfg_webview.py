@@ -14,6 +14,8 @@ from spvls.checks import analyze
 from spvls.features import cfg
 from spvls.syntax.document import Document
 
+pytestmark = pytest.mark.editors  # an editor or hook tool built and run: `-m 'not editors'` skips these
+
 ROOT = Path(__file__).resolve().parents[2]
 VSCODE = ROOT / "editors" / "vscode"
 VIZ = VSCODE / "node_modules" / "@viz-js" / "viz" / "dist" / "viz-global.js"

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from helpers import required_program
 
+pytestmark = pytest.mark.editors  # an editor or hook tool built and run: `-m 'not editors'` skips these
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 VALID = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from helpers import required_program, tool
 
+pytestmark = pytest.mark.editors  # an editor or hook tool built and run: `-m 'not editors'` skips these
+
 ROOT = Path(__file__).resolve().parents[2]
 VALID = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
 # name -> (content, the filetype Neovim must give it)

@@ -6,8 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import required_program
 from shaders import build, line_of, source_text
+
+pytestmark = pytest.mark.editors  # an editor or hook tool built and run: `-m 'not editors'` skips these
 
 ROOT = Path(__file__).resolve().parents[2]
 

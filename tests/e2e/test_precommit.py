@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.editors  # an editor or hook tool built and run: `-m 'not editors'` skips these
+
 ROOT = Path(__file__).resolve().parents[2]
 CLEAN = """               OpCapability Shader
                OpMemoryModel Logical GLSL450

@@ -15,6 +15,8 @@ from helpers import required_program
 
 from spvls.spec import env, filetypes
 
+pytestmark = pytest.mark.editors  # an editor or hook tool built and run: `-m 'not editors'` skips these
+
 ROOT = Path(__file__).resolve().parents[2]
 VSCODE = ROOT / "editors" / "vscode"
 PACKAGE = json.loads((VSCODE / "package.json").read_text())
