@@ -1,7 +1,11 @@
 """Helpers shared by tests."""
+import contextlib
+import fcntl
+import hashlib
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 
@@ -21,3 +25,16 @@ def required_program(name: str, why: str) -> str:
             pytest.fail(f"CI needs {name} ({why}); it is missing")
         pytest.skip(f"{name} is not installed")
     return exe
+
+
+@contextlib.contextmanager
+def vscode_build_lock(where: Path):
+    """Held while a test module builds and uses the VS Code extension at `where` (npm ci replaces its
+    node_modules): test files running in parallel (pytest -n) take turns."""
+    name = "spvls-vscode-%s.lock" % hashlib.sha1(str(where.resolve()).encode()).hexdigest()[:12]
+    with open(Path(tempfile.gettempdir()) / name, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

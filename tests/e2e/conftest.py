@@ -5,9 +5,27 @@ from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "spvls"]))
+def keep_publications(client: LanguageClient) -> None:
+    """Every publishDiagnostics kept as client.published[uri][version]. wait_for_notification sees
+    only the next notification, and with one server a module, other documents' publications come in
+    between: one for the document waited on could pass unseen."""
+    client.published = {}
+    features = client.protocol.fm.features
+    default = features[T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def record(params: T.PublishDiagnosticsParams):
+        client.published.setdefault(params.uri, {})[params.version] = params.diagnostics
+        return default(params)
+
+    features[T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+
+
+# One server for a whole test module: each module's tests open their own documents (unique uris) and
+# put back any setting they change. Tests that need a server of their own define their own fixture.
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "spvls"]))
 async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(T.InitializeParams(
+    keep_publications(lsp_client)
+    lsp_client.init_result = await lsp_client.initialize_session(T.InitializeParams(
         capabilities=T.ClientCapabilities(),
         # spirv-val off: these tests count publications of native diagnostics; a later one from
         # spirv-val would race them (tests/e2e/test_validation.py tests it on).

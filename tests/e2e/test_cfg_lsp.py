@@ -14,9 +14,9 @@ NESTED = Path(__file__).resolve().parents[1] / "data" / "cfg" / "nested.spvasm"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "spvls"]))
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "spvls"]))
 async def client(lsp_client: LanguageClient):
-    """The shared client, keeping what the server said it offers."""
+    """One server for the module, keeping what it said it offers."""
     result = await lsp_client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities()))
     lsp_client.offered = result.capabilities
     yield

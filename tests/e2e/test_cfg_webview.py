@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from helpers import required_program
+from helpers import required_program, vscode_build_lock
 
 from spvls.checks import analyze
 from spvls.features import cfg
@@ -25,14 +25,15 @@ SAMPLES = [ROOT / "tests" / "data" / "cfg" / "nested.spvasm", ROOT / "tests" / "
 @pytest.fixture(scope="module")
 def built():
     npm = required_program("npm", "to build the VS Code extension")
-    steps = ([] if VIZ.is_file() else [["ci", "--no-audit", "--no-fund"]]) + [["run", "compile"]]
-    for step in steps:
-        r = subprocess.run([npm, *step], cwd=VSCODE, capture_output=True, text=True, timeout=600, check=False)
-        assert r.returncode == 0, f"npm {' '.join(step)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
-    panel = (VSCODE / "out" / "cfgPanel.js").read_text()
-    # The panel loads exactly these files from the extension: the bundled Viz.js and the page script.
-    assert '"node_modules", "@viz-js", "viz", "dist", "viz-global.js"' in panel and '"media", "cfg-view.js"' in panel
-    return VSCODE
+    with vscode_build_lock(VSCODE):
+        steps = ([] if VIZ.is_file() else [["ci", "--no-audit", "--no-fund"]]) + [["run", "compile"]]
+        for step in steps:
+            r = subprocess.run([npm, *step], cwd=VSCODE, capture_output=True, text=True, timeout=600, check=False)
+            assert r.returncode == 0, f"npm {' '.join(step)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+        panel = (VSCODE / "out" / "cfgPanel.js").read_text()
+        # The panel loads exactly these files from the extension: the bundled Viz.js and the page script.
+        assert '"node_modules", "@viz-js", "viz", "dist", "viz-global.js"' in panel and '"media", "cfg-view.js"' in panel
+        yield VSCODE
 
 
 def browser() -> str:

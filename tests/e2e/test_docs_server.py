@@ -1,15 +1,17 @@
 """Over stdio: completion items carry no documentation, completionItem/resolve fills it in; shared
 item fields go once in itemDefaults for a client that takes them; hover on a diagnostic shows its rule."""
+import itertools
 import sys
 
 import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+_n = itertools.count()
 DEFAULTS = ["commitCharacters", "editRange", "insertTextFormat", "insertTextMode", "data"]
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "spvls"]))
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "spvls"]))
 async def vscode_like(lsp_client: LanguageClient):
     lsp_client.init_result = await lsp_client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities(
         text_document=T.TextDocumentClientCapabilities(
@@ -22,7 +24,7 @@ async def vscode_like(lsp_client: LanguageClient):
 
 
 def _open(client, text: str) -> str:
-    uri = "file:///docs-server.spvasm"
+    uri = f"file:///docs-server-{next(_n)}.spvasm"  # one server for the module: a document each
     client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "spirv", 1, text)))
     return uri
 

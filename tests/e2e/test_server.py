@@ -1,16 +1,23 @@
-"""The real server over stdio (pytest-lsp): every feature, with cases as data.
+"""The real server over stdio (pytest-lsp), one server for the module: one test per LSP method,
+each checking what the protocol adds (positions, kinds, edits, shared item fields, errors).
 
-A case is a module with a cursor marker `$0` and what the server must answer there.
+What each feature answers is tested in-process, as data (tests/test_features.py); where a test here
+uses one of those cases, the server's whole answer must be that case's expected answer.
 """
 import asyncio
 import itertools
+import json
+import re
 from pathlib import Path
 
 import pytest
 from lsprotocol import types as T
+from lsprotocol.converters import get_converter
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CASES = Path(__file__).resolve().parents[1] / "data" / "features"
 _n = itertools.count()
+_JSON = get_converter()
 
 MODULE = """OpCapability Shader
 OpCapability Float16
@@ -49,19 +56,48 @@ def at_marker(text: str) -> tuple[str, T.Position]:
     return before + after, T.Position(len(lines) - 1, len(lines[-1]))
 
 
-async def diagnostics_for(client, uri: str, version: int):
-    """The diagnostics published for this version of the document (older ones are skipped)."""
+async def diagnostics_for(client, uri: str, version: int | None, timeout: float = 60):
+    """The diagnostics published for this version of the document (None: as it was closed)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout  # bounded, so a server that stops publishing fails the test
     while True:
-        # Bounded, so a server that stops publishing fails the test instead of hanging CI.
-        params = await asyncio.wait_for(client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 60)
-        if params.uri == uri:
-            assert params.version is not None and params.version <= version  # never from the future
-            if params.version == version:
-                return params.diagnostics
+        seen = client.published.get(uri, {})
+        assert all(v is None or version is None or v <= version for v in seen)  # never from the future
+        if version in seen:
+            return seen[version]
+        assert loop.time() < deadline, f"no diagnostics for version {version} of {uri} in {timeout} s"
+        await asyncio.sleep(0.02)
+
+
+def case(feature: str, name: str) -> tuple[str, T.Position, object]:
+    """A feature case's module, its cursor and the in-process answer expected there (ASCII, so
+    LSP's UTF-16 columns are the answer's code points)."""
+    text = (CASES / feature / f"{name}.spvasm").read_text()
+    body, pos = at_marker(text) if "$0" in text else (text, T.Position(0, 0))
+    return body, pos, json.loads((CASES / feature / f"{name}.expected.json").read_text())
+
+
+def same(got, want) -> bool:
+    """Equal as the JSON on the wire (the client reads arrays as tuples)."""
+    return _JSON.unstructure(got) == _JSON.unstructure(want)
+
+
+def rng(line: int, start: int, end: int) -> T.Range:
+    return T.Range(T.Position(line, start), T.Position(line, end))
+
+
+def span_range(s: dict) -> T.Range:
+    return rng(s["line"], s["start"], s["end"])
+
+
+def opened_case(client, feature: str, name: str):
+    body, pos, want = case(feature, name)
+    uri = open_doc(client, body, name)
+    return T.TextDocumentIdentifier(uri), pos, want
 
 
 # -- diagnostics ---------------------------------------------------------------------------
-async def test_diagnostics_on_open_change_and_pull(client):
+async def test_publish_diagnostics_on_open_and_change(client):
     text = (EXAMPLES / "mistakes.spvasm").read_text()
     uri = open_doc(client, text, "mistakes")
     diags = await diagnostics_for(client, uri, 1)
@@ -81,208 +117,123 @@ async def test_diagnostics_on_open_change_and_pull(client):
     diags = await diagnostics_for(client, uri, 2)
     assert "operand.unknown-enumerant" not in [d.code for d in diags]
 
-    report = await client.text_document_diagnostic_async(
-        T.DocumentDiagnosticParams(T.TextDocumentIdentifier(uri)))
-    assert sorted(d.code for d in report.items) == sorted(d.code for d in diags)
+
+async def test_pull_diagnostics(client):
+    uri = open_doc(client, (EXAMPLES / "mistakes.spvasm").read_text(), "mistakes")
+    pushed = await diagnostics_for(client, uri, 1)
+    report = await client.text_document_diagnostic_async(T.DocumentDiagnosticParams(T.TextDocumentIdentifier(uri)))
+    assert report.items == pushed
 
 
 async def test_close_clears_diagnostics(client):
     uri = open_doc(client, "OpBogus\n")
     await diagnostics_for(client, uri, 1)
     client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(uri)))
-    await asyncio.wait_for(client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 60)
-    assert list(client.diagnostics[uri]) == []
+    assert list(await diagnostics_for(client, uri, None)) == [] and list(client.diagnostics[uri]) == []
 
 
 # -- completion ----------------------------------------------------------------------------
-def in_header(line: str) -> str:
-    return MODULE.replace("OpName %main", line + "\nOpName %main")
+async def test_completion(client):
+    doc, pos, want = opened_case(client, "completion", "ids-coopmat-type-slot")
+    result = await client.text_document_completion_async(T.CompletionParams(doc, pos))
+    # This client takes no itemDefaults: each item carries its edit, format and data.
+    assert result.item_defaults is None and not result.is_incomplete
+    # An id's item says which document documents it (completionItem/resolve).
+    assert [(i.label, i.detail, i.sort_text, i.data) for i in result.items] == [
+        (w["label"], w["detail"], w["sort_text"], {**w["data"], "uri": doc.uri}) for w in want]
+    assert {w["data"]["kind"] for w in want} == {"id"}
+    assert same([i.text_edit for i in result.items], [
+        T.TextEdit(rng(pos.line, w["replace_start"], pos.character), w["insert_text"] or w["label"]) for w in want])
+    assert {i.kind for i in result.items} == {T.CompletionItemKind.Class}  # types
+    assert all(i.insert_text_format == T.InsertTextFormat.PlainText and i.documentation is None for i in result.items)
 
-
-def in_body(line: str) -> str:
-    return MODULE.replace("OpReturn", line + "\nOpReturn")
-
-
-COMPLETION_CASES = [
-    # (text with $0, labels that must be offered, label that must not, label expected first or None)
-    ("$0", {"OpCapability", "OpCooperativeMatrixMulAddKHR"}, None, None),
-    ("%x = $0", {"OpCooperativeMatrixLoadKHR", "OpTypeInt"}, "OpCapability", None),
-    ("OpCapability $0", {"CooperativeMatrixKHR", "Shader", "GroupNonUniformRotateKHR"}, "GLCompute",
-     "CooperativeMatrixKHR"),  # the four extensions' capabilities first
-    ("OpExecutionMode %main $0", {"LocalSize", "MaximallyReconvergesKHR"}, "Shader", None),
-    ("OpDecorate %v BuiltIn $0", {"SubgroupEqMask", "LocalInvocationId"}, None, None),
-    ("%p = OpTypePointer $0", {"Workgroup", "Function", "StorageBuffer"}, None, None),
-    ("OpLoopMerge %a %b Unroll|$0", {"DontUnroll"}, None, None),
-    ('OpExtension $0', {'"SPV_KHR_cooperative_matrix"', '"SPV_KHR_subgroup_rotate"'}, None, None),
-    # In a module, what its capabilities enable comes first, the four extensions first among those.
-    (in_body("%x = $0"), {"OpIAdd", "OpGroupNonUniformRotateKHR"}, None, "OpCooperativeMatrixLengthKHR"),
-    # MaximallyReconvergesKHR needs its extension too, as the checker says (issue 13.2).
-    (in_header("OpExecutionMode %main $0").replace('"SPV_KHR_cooperative_matrix"', '"SPV_KHR_cooperative_matrix"\n'
-                                                   'OpExtension "SPV_KHR_maximal_reconvergence"'),
-     {"LocalSize", "OutputVertices"}, None, "MaximallyReconvergesKHR"),
-    (in_header("OpDecorate %u32 BuiltIn $0"), {"SubgroupEqMask"}, None, "GlobalInvocationId"),  # GLCompute's first
-]
-
-
-@pytest.mark.parametrize("text,want,unwanted,first", COMPLETION_CASES)
-async def test_completion(client, text, want, unwanted, first):
-    body, pos = at_marker(text)
-    uri = open_doc(client, body)
-    result = await client.text_document_completion_async(T.CompletionParams(T.TextDocumentIdentifier(uri), pos))
-    labels = {i.label for i in result.items}
-    assert want <= labels
-    if unwanted:
-        assert unwanted not in labels
-    # Labels and one-line details only: documentation comes with completionItem/resolve.
+    # A long list: labels and one-line details only; documentation comes with completionItem/resolve.
+    doc, pos, want = opened_case(client, "completion", "capability")
+    result = await client.text_document_completion_async(T.CompletionParams(doc, pos))
+    assert [i.label for i in result.items] == [w["label"] for w in want]
     assert all(i.detail and "\n" not in i.detail and i.documentation is None for i in result.items)
-    if first:
-        assert min(result.items, key=lambda i: i.sort_text).label == first
+    assert {i.kind for i in result.items} == {T.CompletionItemKind.EnumMember}
 
 
-async def test_completion_says_what_an_item_needs(client):
-    body, pos = at_marker(in_body("%r = $0"))
-    uri = open_doc(client, body)
-    result = await client.text_document_completion_async(T.CompletionParams(T.TextDocumentIdentifier(uri), pos))
-    by_label = {i.label: i for i in result.items}
-    assert by_label["OpGroupNonUniformRotateKHR"].detail.endswith("needs OpCapability GroupNonUniformRotateKHR")
-    assert by_label["OpCooperativeMatrixLoadKHR"].sort_text < by_label["OpIAdd"].sort_text \
-        < by_label["OpGroupNonUniformRotateKHR"].sort_text
-    assert "needs" not in by_label["OpIAdd"].detail
+# -- hover and navigation ------------------------------------------------------------------
+async def test_hover(client):
+    doc, pos, want = opened_case(client, "hover", "group-non-uniform-rotate")
+    h = await client.text_document_hover_async(T.HoverParams(doc, pos))
+    assert same(h, T.Hover(T.MarkupContent(T.MarkupKind.Markdown, "\n".join(want["text"])), span_range(want["range"])))
 
 
-async def test_completion_of_ids_by_slot(client):
-    body, pos = at_marker(MODULE.replace("OpReturn", "%len = OpCooperativeMatrixLengthKHR %u32 $0\nOpReturn"))
-    uri = open_doc(client, body)
-    result = await client.text_document_completion_async(T.CompletionParams(T.TextDocumentIdentifier(uri), pos))
-    items = sorted(result.items, key=lambda i: i.sort_text)
-    assert items[0].label == "%matA"  # a cooperative-matrix type first where one is required
-    assert "coopmat<f16, Subgroup, 16×8, MatrixAKHR>" in items[0].detail
-    assert "%entry" not in {i.label for i in items}  # not a type
-
-    body, pos = at_marker(MODULE.replace("OpReturn", "OpBranch $0\n%next = OpLabel\nOpReturn"))
-    uri = open_doc(client, body)
-    result = await client.text_document_completion_async(T.CompletionParams(T.TextDocumentIdentifier(uri), pos))
-    assert {i.label for i in result.items} == {"%entry", "%next"}
-
-
-async def test_extension_symbols_first_and_attributed(client):
-    body, pos = at_marker("OpCapability Coop$0")
-    uri = open_doc(client, body)
-    result = await client.text_document_completion_async(T.CompletionParams(T.TextDocumentIdentifier(uri), pos))
-    item = next(i for i in result.items if i.label == "CooperativeMatrixKHR")
-    assert "SPV_KHR_cooperative_matrix" in item.detail
-    assert item.sort_text < next(i for i in result.items if i.label == "CooperativeMatrixNV").sort_text
-
-
-# -- hover ---------------------------------------------------------------------------------
-HOVER_CASES = [
-    ("%d = OpCooperativeMatri$0xMulAddKHR %a %b %c %e", ["Linear-algebraic matrix multiply of A by B",
-                                                        "SPV_KHR_cooperative_matrix", "CooperativeMatrixKHR"]),
-    ("OpExecutionMode %main Maximally$0ReconvergesKHR", ["SPV_KHR_maximal_reconvergence",
-                                                        "Maximal Reconvergence",
-                                                        "multiple unique predecessors"]),
-    ("OpDecorate %v BuiltIn SubgroupEq$0MaskKHR", ["4 component 32 bit integer vector bitmask",
-                                                  "SPV_KHR_shader_ballot", "GroupNonUniformBallot"]),
-    ("OpCapability GroupNonUniformRot$0ateKHR", ["SPV_KHR_subgroup_rotate", "GroupNonUniform"]),
-    ('OpExtension "SPV_KHR_subgroup$0_rotate"', ["rotating values across invocations"]),
-    ("%t = OpTypeInt$0 32 0", ["Width", "Signedness", "SPIR-V version: 1.0"]),
-    ("OpLoopMerge %a %b Unroll|Dont$0Unroll", ["LoopControl"]),
-    ("; a Tan$0gle reconverges", ["The set of invocations that execute the same dynamic instance"]),
-    # A Scope or Memory Semantics <id>: what it means there.
-    (in_header("%sem = OpConstant %u32 264").replace("OpReturn", "OpControlBarrier %subgroup %u32_16 %s$0em\nOpReturn"),
-     ["As Semantics: `AcquireRelease|WorkgroupMemory` (MemorySemantics 0x108)", "References: 1"]),
-    # On an id: its definition, type, entry point and modes, decorations, how often it is referenced.
-    (MODULE.replace("OpEntryPoint GLCompute %main", "OpEntryPoint GLCompute %ma$0in"),
-     ["%main = OpFunction %void None %fn", "Type: `fn() -> void`", 'Entry point: GLCompute "main"',
-      "modes: LocalSize 32 1 1", "References: 3"]),
-    (in_header("OpDecorate %u32_16 RelaxedPrecision").replace("%subgroup %u32_16", "%subgroup %u32_1$06"),
-     ["Decorations: `RelaxedPrecision`", "Type: `u32`", "References: 2"]),
-]
-
-
-@pytest.mark.parametrize("text,want", HOVER_CASES)
-async def test_hover(client, text, want):
-    body, pos = at_marker(text)
-    uri = open_doc(client, body)
-    h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri), pos))
-    for piece in want:
-        assert piece in h.contents.value
-
-
-async def test_hover_on_id_shows_definition_name_and_type(client):
-    body, pos = at_marker(MODULE.replace("OpName %main", "OpName %ma$0in"))
-    uri = open_doc(client, body)
-    h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri), pos))
-    assert "%main = OpFunction %void None %fn" in h.contents.value
-    assert "OpName: `main`" in h.contents.value and "fn() -> void" in h.contents.value
-    body, pos = at_marker(MODULE.replace("%matA = ", "%ma$0tA = "))
-    uri = open_doc(client, body)
-    h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri), pos))
-    assert "coopmat<f16, Subgroup, 16×8, MatrixAKHR>" in h.contents.value
-
-
-# -- navigation ----------------------------------------------------------------------------
-async def test_definition_references_highlight(client):
-    body, pos = at_marker(MODULE.replace("%f16 %subgroup", "%f16 %sub$0group"))
-    uri = open_doc(client, body)
-    doc = T.TextDocumentIdentifier(uri)
+async def test_definition(client):
+    doc, pos, want = opened_case(client, "definition", "subgroup")
     loc = await client.text_document_definition_async(T.DefinitionParams(doc, pos))
-    assert loc.range.start.line == 13 and loc.range.start.character == 0
+    assert same(loc, T.Location(doc.uri, span_range(want)))
+
+
+async def test_references(client):
+    doc, pos, want = opened_case(client, "references", "subgroup")
     refs = await client.text_document_references_async(T.ReferenceParams(
         text_document=doc, position=pos, context=T.ReferenceContext(include_declaration=True)))
-    assert sorted(r.range.start.line for r in refs) == [13, 17]
+    assert same(refs, [T.Location(doc.uri, span_range(s)) for s in want])
+
+
+async def test_document_highlight(client):
+    doc, pos, want = opened_case(client, "highlights", "subgroup")
     hl = await client.text_document_document_highlight_async(T.DocumentHighlightParams(doc, pos))
-    assert {h.kind for h in hl} == {T.DocumentHighlightKind.Write, T.DocumentHighlightKind.Read}
+    kinds = {True: T.DocumentHighlightKind.Write, False: T.DocumentHighlightKind.Read}
+    assert same(hl, [T.DocumentHighlight(span_range(h), kinds[h["write"]]) for h in want])
+
+
+async def test_prepare_rename(client):
+    doc, pos, want = opened_case(client, "rename", "u32-8")
+    assert await client.text_document_prepare_rename_async(T.PrepareRenameParams(doc, pos)) == span_range(want["prepare"])
 
 
 async def test_rename_and_refusals(client):
-    body, pos = at_marker(MODULE.replace("%u32_8 = ", "%u32$0_8 = "))
-    uri = open_doc(client, body)
-    doc = T.TextDocumentIdentifier(uri)
-    prep = await client.text_document_prepare_rename_async(T.PrepareRenameParams(doc, pos))
-    assert prep.start.line == 15
+    doc, pos, want = opened_case(client, "rename", "u32-8")
     edit = await client.text_document_rename_async(T.RenameParams(doc, pos, "%eight"))
-    assert sorted(e.range.start.line for e in edit.changes[uri]) == [15, 17]
-    assert {e.new_text for e in edit.changes[uri]} == {"%eight"}
-    for bad in ("%u32", "%no-dash"):
-        with pytest.raises(Exception, match="already defined|not a valid id"):
+    assert same(edit, T.WorkspaceEdit(changes={doc.uri: [T.TextEdit(span_range(e), e["new_text"]) for e in want["edits"]]}))
+    for name, bad in (("refused-taken", "%u32"), ("refused-invalid", "%no-dash")):
+        refused = case("rename", name)[2]["edits"]["refused"]
+        with pytest.raises(Exception, match=re.escape(refused)):
             await client.text_document_rename_async(T.RenameParams(doc, pos, bad))
 
 
 # -- symbols, tokens, folding, signature, inlay hints, quick fixes -----------------------------
-async def test_document_and_workspace_symbols(client):
+async def test_document_symbols(client):
     uri = open_doc(client, MODULE, "symbols")
-    syms = await client.text_document_document_symbol_async(
-        T.DocumentSymbolParams(T.TextDocumentIdentifier(uri)))
+    syms = await client.text_document_document_symbol_async(T.DocumentSymbolParams(T.TextDocumentIdentifier(uri)))
     kinds = {(s.name, s.kind) for s in syms}
     assert ("main", T.SymbolKind.Event) in kinds and ("main", T.SymbolKind.Function) in kinds
     assert ("%matA", T.SymbolKind.Class) in kinds
     fn = next(s for s in syms if s.kind == T.SymbolKind.Function)
     assert [c.name for c in fn.children] == ["%entry"]
-    ws = await client.workspace_symbol_async(T.WorkspaceSymbolParams(query="mata"))
-    assert any(s.name == "%matA" for s in ws)
+    assert fn.range == T.Range(T.Position(18, 0), T.Position(21, len("OpFunctionEnd")))
 
 
-async def test_semantic_tokens_mark_extension_symbols(client):
+async def test_workspace_symbols(client):
+    uri = open_doc(client, MODULE.replace("%matA", "%matWs"), "symbols")
+    ws = await client.workspace_symbol_async(T.WorkspaceSymbolParams(query="matws"))
+    assert same(ws, [T.WorkspaceSymbol(name="%matWs", kind=T.SymbolKind.Class, location=T.Location(uri, rng(17, 0, 6)))])
+
+
+async def test_semantic_tokens_full(client):
     uri = open_doc(client, MODULE)
-    full = await client.text_document_semantic_tokens_full_async(
-        T.SemanticTokensParams(T.TextDocumentIdentifier(uri)))
-    data = full.data
-    assert len(data) % 5 == 0 and data
-    # Decode absolute positions and find the OpTypeCooperativeMatrixKHR keyword on line 17.
-    line = col = 0
-    found = {}
-    for i in range(0, len(data), 5):
-        dl, dc, length, typ, mods = data[i:i + 5]
-        line += dl
-        col = col + dc if dl == 0 else dc
-        found[(line, col)] = (length, typ, mods)
-    length, typ, mods = found[(17, 8)]
-    assert length == len("OpTypeCooperativeMatrixKHR") and mods & 2  # the "extension" modifier
-    assert found[(12, 7)][2] & 2 == 0  # OpTypeInt: core
-    rng = await client.text_document_semantic_tokens_range_async(T.SemanticTokensRangeParams(
-        T.TextDocumentIdentifier(uri), T.Range(T.Position(17, 0), T.Position(17, 80))))
-    assert 0 < len(rng.data) < len(data)
+    full = await client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(T.TextDocumentIdentifier(uri)))
+    want = case("tokens", "module")[2]  # one token a row: line, start, length, type, modifiers
+    legend = client.init_result.capabilities.semantic_tokens_provider.legend
+    data, line, col = [], 0, 0
+    for t_line, start, length, typ, mods in want:  # LSP's relative encoding of the in-process answer
+        data += [t_line - line, start - col if t_line == line else start, length, legend.token_types.index(typ),
+                 sum(1 << legend.token_modifiers.index(m) for m in mods)]
+        line, col = t_line, start
+    assert list(full.data) == data and full.result_id
+
+
+async def test_semantic_tokens_range(client):
+    uri = open_doc(client, MODULE)
+    doc = T.TextDocumentIdentifier(uri)
+    full = await client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(doc))
+    part = await client.text_document_semantic_tokens_range_async(T.SemanticTokensRangeParams(doc, rng(17, 0, 80)))
+    assert 0 < len(part.data) < len(full.data) and part.data[0] == 17  # line 17's tokens, from line 0
 
 
 async def test_semantic_tokens_delta_after_an_edit(client):
@@ -307,49 +258,88 @@ async def test_semantic_tokens_delta_after_an_edit(client):
     assert isinstance(stale, T.SemanticTokens) and list(stale.data) == list(full.data)
 
 
-async def test_folding_signature_inlay(client):
+async def test_folding_range(client):
     uri = open_doc(client, MODULE)
-    doc = T.TextDocumentIdentifier(uri)
-    folds = await client.text_document_folding_range_async(T.FoldingRangeParams(doc))
-    assert any(f.start_line == 18 and f.end_line == 21 for f in folds)  # the function
-    body, pos = at_marker(MODULE.replace("OpReturn", "%r = OpCooperativeMatrixMulAddKHR %matA %a $0\nOpReturn"))
-    uri2 = open_doc(client, body)
-    sig = await client.text_document_signature_help_async(
-        T.SignatureHelpParams(T.TextDocumentIdentifier(uri2), pos))
-    s = sig.signatures[0]
-    assert s.parameters[sig.active_parameter].label == "<B>"
-    hints = await client.text_document_inlay_hint_async(
-        T.InlayHintParams(doc, T.Range(T.Position(0, 0), T.Position(30, 0))))
-    assert any(h.label == ": u32" and h.position.line == 13 for h in hints)
+    folds = await client.text_document_folding_range_async(T.FoldingRangeParams(T.TextDocumentIdentifier(uri)))
+    want = case("folding", "module")[2]
+    assert same(folds, [T.FoldingRange(a, b, kind=T.FoldingRangeKind.Region) for a, b, _kind in want])
 
 
-async def test_inlay_hints_spell_scope_and_semantics_ids(client):
-    text = in_header("%sem = OpConstant %u32 264").replace("OpReturn", "OpControlBarrier %subgroup %u32_16 %sem\nOpReturn")
-    uri = open_doc(client, text)
-    line = text.split("\n").index("OpControlBarrier %subgroup %u32_16 %sem")
-    hints = await client.text_document_inlay_hint_async(
-        T.InlayHintParams(T.TextDocumentIdentifier(uri), T.Range(T.Position(line, 0), T.Position(line + 1, 0))))
-    # %subgroup already says Subgroup; %u32_16 is Scope 16 (none such: no hint); %sem is 0x108.
-    assert [(h.label, h.position.character) for h in hints] == [("=AcquireRelease|WorkgroupMemory", 39)]
+async def test_signature_help(client):
+    doc, pos, want = opened_case(client, "signature", "coopmat-muladd")
+    sig = await client.text_document_signature_help_async(T.SignatureHelpParams(doc, pos))
+    assert same(sig, T.SignatureHelp(
+        signatures=[T.SignatureInformation(want["label"], T.MarkupContent(T.MarkupKind.Markdown, "\n".join(want["documentation"])),
+                                           [T.ParameterInformation(p) for p in want["parameters"]])],
+        active_signature=0, active_parameter=want["active"]))
 
 
-async def test_inlay_hints_setting_off(client):
-    uri = open_doc(client, MODULE)
+async def test_inlay_hints_and_the_setting_off(client):
+    doc, _pos, want = opened_case(client, "inlay", "scope-and-semantics")
+    whole = T.Range(T.Position(0, 0), T.Position(100, 0))
+    hints = await client.text_document_inlay_hint_async(T.InlayHintParams(doc, whole))
+    kinds = {"type": T.InlayHintKind.Type, "value": T.InlayHintKind.Parameter}
+    assert same(hints, [T.InlayHint(T.Position(h["line"], h["col"]), h["label"] if h["kind"] == "type" else f"={h['label']}",
+                                 kind=kinds[h["kind"]]) for h in want])
     client.workspace_did_change_configuration(T.DidChangeConfigurationParams({"spvls": {"inlayHints": False}}))
-    hints = await client.text_document_inlay_hint_async(
-        T.InlayHintParams(T.TextDocumentIdentifier(uri), T.Range(T.Position(0, 0), T.Position(30, 0))))
-    assert list(hints) == []
+    try:
+        off = await client.text_document_inlay_hint_async(T.InlayHintParams(doc, whole))
+        assert list(off) == []
+    finally:
+        client.workspace_did_change_configuration(T.DidChangeConfigurationParams({"spvls": {"inlayHints": True}}))
 
 
-async def test_quick_fix_adds_missing_extension(client):
-    text = MODULE.replace('OpExtension "SPV_KHR_cooperative_matrix"\n', "")
-    uri = open_doc(client, text)
+async def test_code_action_adds_missing_extension(client):
+    body, _pos, want = case("code_actions", "missing-extension")
+    uri = open_doc(client, body)
     diags = await diagnostics_for(client, uri, 1)
     d = next(d for d in diags if d.code == "capability.extension")
     actions = await client.text_document_code_action_async(T.CodeActionParams(
         T.TextDocumentIdentifier(uri), d.range, T.CodeActionContext([d])))
-    edit = actions[0].edit.changes[uri][0]
-    assert edit.new_text == 'OpExtension "SPV_KHR_cooperative_matrix"\n' and edit.range.start.line == 4
+    assert same(actions, [
+        T.CodeAction(w["title"], kind=T.CodeActionKind.QuickFix, diagnostics=[d], is_preferred=True,
+                     edit=T.WorkspaceEdit(changes={uri: [T.TextEdit(span_range(e), e["new_text"]) for e in w["edits"]]}))
+        for w in want])
+
+
+async def test_formatting(client):
+    body, _pos, want = case("formatting", "whole")
+    uri = open_doc(client, body)
+    edits = await client.text_document_formatting_async(
+        T.DocumentFormattingParams(T.TextDocumentIdentifier(uri), T.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert same(edits, [T.TextEdit(rng(e["line"], 0, len(e["old"])), e["new"]) for e in want])
+
+
+async def test_range_formatting(client):
+    body, _pos, want = case("formatting", "range")
+    uri = open_doc(client, body)
+    edits = await client.text_document_range_formatting_async(T.DocumentRangeFormattingParams(
+        T.TextDocumentIdentifier(uri), rng(2, 0, 3), T.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert same(edits, [T.TextEdit(rng(e["line"], 0, len(e["old"])), e["new"]) for e in want])
+
+
+# -- call hierarchy: prepare, incoming, outgoing --------------------------------------------
+def _call_item(uri: str, body: str, it: dict) -> T.CallHierarchyItem:
+    last = body.split("\n")[it["last_line"]]
+    return T.CallHierarchyItem(name=it["name"], kind=T.SymbolKind.Function, uri=uri, detail=it["detail"] or None,
+                               range=T.Range(T.Position(it["first_line"], 0), T.Position(it["last_line"], len(last))),
+                               selection_range=rng(*it["selection"]), data={"id": it["id"]})
+
+
+async def test_call_hierarchy(client):
+    body, pos, want = case("calls", "mid")
+    uri = open_doc(client, body)
+    items = await client.text_document_prepare_call_hierarchy_async(
+        T.CallHierarchyPrepareParams(T.TextDocumentIdentifier(uri), pos))
+    assert same(items, [_call_item(uri, body, want["item"])])
+    incoming = await client.call_hierarchy_incoming_calls_async(T.CallHierarchyIncomingCallsParams(items[0]))
+    assert same(incoming, [T.CallHierarchyIncomingCall(_call_item(uri, body, e["item"]), [span_range(s) for s in e["sites"]])
+                        for e in want["incoming"]])
+    outgoing = await client.call_hierarchy_outgoing_calls_async(T.CallHierarchyOutgoingCallsParams(items[0]))
+    assert same(outgoing, [T.CallHierarchyOutgoingCall(_call_item(uri, body, e["item"]), [span_range(s) for s in e["sites"]])
+                        for e in want["outgoing"]])
+    leaf_in = await client.call_hierarchy_incoming_calls_async(T.CallHierarchyIncomingCallsParams(outgoing[0].to))
+    assert sorted(c.from_.name for c in leaf_in) == ["%mid", "main"]
 
 
 # -- robustness ----------------------------------------------------------------------------
@@ -365,56 +355,3 @@ async def test_out_of_range_and_unknown_documents(client):
     # The server still serves.
     h = await client.text_document_hover_async(T.HoverParams(doc, T.Position(0, 2)))
     assert "OpCapability" in h.contents.value
-
-
-async def test_formatting_whole_document_and_range(client):
-    uri = open_doc(client, "OpCapability Shader\n%void = OpTypeVoid\n  %fn = OpTypeFunction %void ; f\n")
-    doc = T.TextDocumentIdentifier(uri)
-    edits = await client.text_document_formatting_async(
-        T.DocumentFormattingParams(doc, T.FormattingOptions(tab_size=4, insert_spaces=True)))
-    assert [(e.range.start.line, e.new_text) for e in edits] == [
-        (0, "               OpCapability Shader"), (1, "       %void = OpTypeVoid"),
-        (2, "         %fn = OpTypeFunction %void ; f")]
-    assert all(e.range.start.character == 0 for e in edits)
-    edits = await client.text_document_range_formatting_async(T.DocumentRangeFormattingParams(
-        doc, T.Range(T.Position(1, 0), T.Position(1, 3)), T.FormattingOptions(tab_size=4, insert_spaces=True)))
-    assert [e.range.start.line for e in edits] == [1]
-
-
-# Two more functions before MODULE's %main, which calls %mid, which calls %leaf twice.
-CALLEES = """%leaf = OpFunction %void None %fn
-%l0 = OpLabel
-OpReturn
-OpFunctionEnd
-%mid = OpFunction %void None %fn
-%l1 = OpLabel
-%c1 = OpFunctionCall %void %leaf
-%c2 = OpFunctionCall %void %leaf
-OpReturn
-OpFunctionEnd
-"""
-CALLS = in_body("%c3 = OpFunctionCall %void %m$0id\n%c4 = OpFunctionCall %void %leaf").replace(
-    "OpName %main", 'OpName %leaf "leaf"\nOpName %main').replace("%main = OpFunction", CALLEES + "%main = OpFunction")
-
-
-def line_of(text: str, needle: str) -> int:
-    return next(n for n, line in enumerate(text.split("\n")) if needle in line)
-
-
-async def test_call_hierarchy(client):
-    body, pos = at_marker(CALLS)
-    uri = open_doc(client, body)
-    items = await client.text_document_prepare_call_hierarchy_async(
-        T.CallHierarchyPrepareParams(T.TextDocumentIdentifier(uri), pos))
-    mid, mid_end = line_of(body, "%mid = OpFunction"), line_of(body, "%c2 =") + 2
-    assert [(i.name, i.selection_range.start.line, i.range.end.line) for i in items] == [("%mid", mid, mid_end)]
-    incoming = await client.call_hierarchy_incoming_calls_async(T.CallHierarchyIncomingCallsParams(items[0]))
-    assert [(c.from_.name, [r.start.line for r in c.from_ranges]) for c in incoming] == [
-        ("main", [line_of(body, "%c3 =")])]
-    assert 'entry point GLCompute "main"' in incoming[0].from_.detail
-    outgoing = await client.call_hierarchy_outgoing_calls_async(T.CallHierarchyOutgoingCallsParams(items[0]))
-    assert [(c.to.name, [r.start.line for r in c.from_ranges]) for c in outgoing] == [
-        ("leaf", [line_of(body, "%c1 ="), line_of(body, "%c2 =")])]
-    assert outgoing[0].to.detail == "fn() -> void"
-    leaf_in = await client.call_hierarchy_incoming_calls_async(T.CallHierarchyIncomingCallsParams(outgoing[0].to))
-    assert sorted(c.from_.name for c in leaf_in) == ["%mid", "main"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import filecmp
 import pytest
-from helpers import required_program
+from helpers import required_program, vscode_build_lock
 
 from spvls.spec import env, filetypes
 
@@ -45,11 +45,12 @@ def test_target_envs_language_id_and_file_types_are_spvls_own():
 @pytest.fixture(scope="module")
 def built():
     npm = required_program("npm", "to build the VS Code extension")
-    for step in (["ci", "--no-audit", "--no-fund"], ["run", "compile"], ["run", "test:grammar"],
-                 ["run", "test:snap"], ["run", "package"]):
-        r = subprocess.run([npm, *step], cwd=VSCODE, capture_output=True, text=True, timeout=600)
-        assert r.returncode == 0, f"npm {' '.join(step)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
-    return VSCODE / "spvls.vsix"
+    with vscode_build_lock(VSCODE):
+        for step in (["ci", "--no-audit", "--no-fund"], ["run", "compile"], ["run", "test:grammar"],
+                     ["run", "test:snap"], ["run", "package"]):
+            r = subprocess.run([npm, *step], cwd=VSCODE, capture_output=True, text=True, timeout=600)
+            assert r.returncode == 0, f"npm {' '.join(step)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+        yield VSCODE / "spvls.vsix"
 
 
 def test_bundled_vsix(built):

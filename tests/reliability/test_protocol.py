@@ -11,11 +11,25 @@ URI = "file:///tmp/p.spvasm"
 TEXT = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
 
 
-@pytest.fixture
-def server():
+def _started() -> Server:
     s = Server()
     s.initialize()
     s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1, "text": TEXT}})
+    return s
+
+
+@pytest.fixture(scope="module")
+def shared_server():
+    """One server answers every invalid request in turn, and must keep serving after each."""
+    s = _started()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def server():
+    """A server of its own: these tests break the byte stream on purpose."""
+    s = _started()
     yield s
     s.close()
 
@@ -38,10 +52,10 @@ BAD_PARAMS = [
 
 
 @pytest.mark.parametrize("method,params,where", BAD_PARAMS)
-def test_invalid_params_are_answered_with_invalid_params(server, method, params, where):
-    r = server.request(method, params, timeout=20)
+def test_invalid_params_are_answered_with_invalid_params(shared_server, method, params, where):
+    r = shared_server.request(method, params, timeout=20)
     assert r["error"]["code"] == -32602 and where in r["error"]["message"], r
-    _hover_works(server)
+    _hover_works(shared_server)
 
 
 def test_settings_of_the_wrong_shape_are_reported_once():
