@@ -124,3 +124,15 @@ def test_is_type_follows_the_class_and_names_only_the_unclassed_vendor_types():
     assert is_type(None, "OpTypeSomethingNew") and not is_type(None, "OpSomething")
     m = build(Document("%t = OpTypeAvcMcePayloadINTEL\n%f = OpTypeFloat 32\n%c = OpConstant %f 1\n"), g, (1, 6))
     assert [i.is_type for i in m.insts] == [True, True, False]
+
+
+def test_the_context_dependent_literal_opcodes_are_the_grammars():
+    """checks/operands._CONTEXT_DEPENDENT: the opcodes whose literal takes its form from a type. The
+    grammar names them by the LiteralContextDependentNumber kind, except OpSwitch, whose Target
+    literals are read with the Selector's type, which only OpSwitch's own description says."""
+    from spvls.checks import operands
+
+    g = load()
+    by_kind = {i.name for i in g.instructions.values() if any(o.kind == "LiteralContextDependentNumber" for o in i.operands)}
+    assert by_kind | {"OpSwitch"} == operands._CONTEXT_DEPENDENT
+    assert [o.kind for o in g.instruction("OpSwitch").operands][-1] == "PairLiteralIntegerIdRef"
