@@ -69,14 +69,14 @@ class Mutator:
         inst = g.instructions[r.choice(self.opcodes)]
         ids = self._ids(lines)
         out = []
-        for spec in inst.operands:
-            if spec.kind == "IdResult":
+        for operand in inst.operands:
+            if operand.kind == "IdResult":
                 continue
-            if spec.quantifier == "?" and r.random() < 0.5:
+            if operand.quantifier == "?" and r.random() < 0.5:
                 continue
-            reps = r.randint(0, 3) if spec.quantifier == "*" else 1
+            reps = r.randint(0, 3) if operand.quantifier == "*" else 1
             for _ in range(reps):
-                out.append(self.operand(spec.kind, ids))
+                out.append(self.operand(operand.kind, ids))
         head = f"{r.choice(ids)}_{r.randrange(100)} = " if inst.has_result else ""
         return head + " ".join([inst.name, *out])
 
