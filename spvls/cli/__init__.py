@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import gc
 import os
 import sys
@@ -29,6 +30,7 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 20, 20)
 
 
+@functools.cache  # built once a process: in-process callers (the tests) run main() thousands of times
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="spvls", description="SPIR-V assembly language server and checker")
     p.add_argument("--version", action="version", version=f"spvls {__version__}")
