@@ -11,7 +11,7 @@ from shaders import build, line_of, source_text
 
 from spvls.checks import analyze
 from spvls.cli.check import check_file
-from spvls.features import hover, source, symbols
+from spvls.features import hover, source, sourcefiles, symbols
 from spvls.model import sourcemap
 from spvls.syntax.document import Document
 
@@ -365,3 +365,22 @@ OpFunctionEnd
     assert str(sourcemap.location(m, ret.line)) == "b.glsl:2"
     target, line, _ = source.definition(m, ret.line, col(ret))
     assert target.read_text().split("\n")[line] == "float two;"
+
+
+def test_an_edited_embedded_text_is_not_served_from_the_old_copy(tmp_path, monkeypatch):
+    """Where a source file was found is cached for 2 s. The key was the id() of the module's
+    embedded texts, which a new module's can reuse once the old one is dropped: then the edited
+    text's locations named the old text's copy. One dict object for both modules stands for a
+    reused id."""
+    texts: dict[str, str] = {}
+    monkeypatch.setattr(sourcefiles, "embedded_texts", lambda m: texts)
+    uri = (tmp_path / "moved" / "x.spvasm").as_uri()
+    for body in ("first", "second"):
+        m = analyze(
+            Document(f'OpCapability Shader\nOpMemoryModel Logical GLSL450\n%s = OpString "a.comp"\n'
+                     f'OpSource GLSL 450 %s "{body}"\n', uri)
+        ).module
+        texts.clear()
+        texts.update(sourcemap.embedded_texts(m))
+        path, line, column = sourcefiles.target(m, sourcemap.SourceLoc("a.comp", 1, 1))
+        assert (path.read_text(), line, column) == (body, 0, 0)

@@ -86,12 +86,14 @@ def embedded_file(m: Module, file: str) -> Path | None:
 
 # Where each source file of a document was found, for a moment: the diagnostics published on a
 # keystroke may name the same file thousands of times, and each look-up touches the disk.
-_FOUND: dict[tuple[str, str, int], tuple[float, Path | None]] = {}
+# Keyed by the embedded text itself, not the id() of a module's texts: a new module's dict can
+# reuse a dropped one's id, which named the old text's copy for up to 2 s.
+_FOUND: dict[tuple[str, str, str | None], tuple[float, Path | None]] = {}
 _FOUND_FOR = 2.0  # seconds
 
 
 def _find(m: Module, file: str) -> Path | None:
-    key, now = (m.doc.uri, file, id(embedded_texts(m))), time.monotonic()
+    key, now = (m.doc.uri, file, embedded_texts(m).get(file)), time.monotonic()
     hit = _FOUND.get(key)
     if hit is not None and now - hit[0] < _FOUND_FOR:
         return hit[1]

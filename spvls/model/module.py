@@ -116,6 +116,10 @@ class Function:
     blocks: list[Block] = field(default_factory=list)
     calls: list[tuple[str, Inst]] = field(default_factory=list)  # callee id, call site
     labels: dict[str, Block] = field(default_factory=dict)  # the first block of each label
+    # Lines inside it carry diagnostics of rules that run only over the whole module: a misplaced
+    # module-level instruction, or (at its OpFunction) the missing end of the function before it.
+    # An edit inside it rebuilds the model (Module.update).
+    foreign: bool = False
 
     def block(self, label: str) -> Block | None:
         return self.labels.get(label)
@@ -176,14 +180,29 @@ STRUCTURAL = TERMINATORS | {
 }
 
 
+# Allowed inside a function body although their grammar class is a module-level one.
+_IN_BODIES = {"OpLine", "OpNoLine", "OpExtInst", "OpExtInstWithForwardRefsKHR"}
+
+
+def _header(opname: str, grammar_inst: Instruction | None) -> bool:
+    """Whether the instruction belongs to the module's header (capabilities to debug names, SPIR-V
+    2.4), by its grammar class: rules about those run only over the whole module."""
+    return (
+        grammar_inst is not None
+        and opname not in _IN_BODIES
+        and grammar_inst.cls in ("Mode-Setting", "Extension", "Debug")
+    )
+
+
 def _declares(opname: str, grammar_inst: Instruction | None) -> bool:
     """Whether editing the instruction changes more than its own line's facts: structure (above),
-    or what its result is to the semantic tokens and the folding of declaration runs (a type, a
-    constant or an annotation, even misplaced inside a function)."""
+    what its result is to the semantic tokens and the folding of declaration runs (a type, a
+    constant or an annotation, even misplaced inside a function), or what header rules read."""
     return (
         opname in STRUCTURAL
         or is_type(grammar_inst, opname)
         or (grammar_inst is not None and grammar_inst.cls in ("Constant-Creation", "Annotation"))
+        or _header(opname, grammar_inst)
     )
 
 
@@ -229,7 +248,8 @@ class Module:
             self._index(inst)
             op = inst.opname
             if op == "OpFunction":
-                fn = Function(inst.result or "", n, n, inst)
+                # A function still open: its structure.function-end lands on this line.
+                fn = Function(inst.result or "", n, n, inst, foreign=fn is not None)
                 block = None
                 self.functions.append(fn)
                 if inst.result:
@@ -239,6 +259,10 @@ class Module:
                     fn.end_line = n
                 fn = block = None
             elif fn is not None:
+                if _header(op, inst.grammar_inst) or (
+                    op in ("OpVariable", "OpUntypedVariableKHR") and all(t.text != "Function" for t in line.operands)
+                ):
+                    fn.foreign = True
                 if op == "OpLabel":
                     block = Block(inst.result or "", n, inst)
                     fn.blocks.append(block)
@@ -355,7 +379,7 @@ class Module:
         fn = None
         for n in lines:
             f = self.function_at(n)
-            if f is None or n in (f.line, f.end_line) or (fn is not None and f is not fn):
+            if f is None or f.foreign or n in (f.line, f.end_line) or (fn is not None and f is not fn):
                 return None
             fn = f
             old, new = self.inst_at.get(n), self.doc.lines[n]

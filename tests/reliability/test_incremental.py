@@ -144,3 +144,34 @@ def test_edits_since_an_older_analysis_all_count():
     b, incremental = _state(doc, a)
     assert b.rechecked is not None
     assert incremental == _state(Document(doc.text))[1]
+
+
+HEAD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%void = OpTypeVoid\n%int = OpTypeInt 32 0\n%fn = OpTypeFunction %void\n"
+
+
+@pytest.mark.parametrize(
+    "body, line",
+    [
+        # The first function has no end: structure.function-end lies on the second's OpFunction
+        # (found by the fuzzer, seed 2311, after 7,025 inputs).
+        ("%f = OpFunction %void None %fn\n%g = OpFunction %void None %fn\n%l = OpLabel\nOpNop\nOpReturn\n"
+         "OpFunctionEnd\n", 8),
+        # Module-level instructions inside a body, reported by rules that run only whole.
+        ('%main = OpFunction %void None %fn\n%l = OpLabel\nOpEntryPoint Fragment %main "main"\nOpNop\nOpReturn\n'
+         "OpFunctionEnd\n", 8),
+        ("%main = OpFunction %void None %fn\n%l = OpLabel\nOpCapability CooperativeMatrixKHR\nOpNop\nOpReturn\n"
+         "OpFunctionEnd\n", 8),
+        # A global variable inside a body: an entry point's interface rule (SPIR-V 1.0) reports it.
+        ("; Version: 1.0\nOpCapability Shader\nOpMemoryModel Logical GLSL450\n"
+         'OpEntryPoint GLCompute %main "main" %v\nOpExecutionMode %main LocalSize 1 1 1\n'
+         "%void = OpTypeVoid\n%int = OpTypeInt 32 0\n%p = OpTypePointer StorageBuffer %int\n%fn = OpTypeFunction %void\n"
+         "%main = OpFunction %void None %fn\n%l = OpLabel\n%v = OpVariable %p StorageBuffer\nOpNop\nOpReturn\n"
+         "OpFunctionEnd\n", 12),
+    ],
+)
+def test_an_edit_in_a_function_keeps_what_whole_module_rules_report_inside_it(body, line):
+    """An in-place re-check of one function yields only what its own rules say; a diagnostic of a
+    whole-module rule lying inside the function was dropped and not said again."""
+    text = body if body.startswith(";") else HEAD + body
+    assert Document(text).texts[line] == "OpNop"
+    _edit_matches_fresh(text, line, "OpNop ; retyped")
