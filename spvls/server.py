@@ -23,6 +23,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from . import __version__, transport
 from .binary import commands as binary_commands
 from .checks import EXTENSION_OF_FAMILY, validator
+from .checks import fixes as check_fixes
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from .features import (
     calls,
@@ -173,6 +174,18 @@ class SpvServer(LanguageServer):
             )
         except BrokenPipeError:
             log.error("the client closed the connection: exiting")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """pygls' TCP server, with the stdio reader (spvls.transport): one client, then exit."""
+        self._stop_event = threading.Event()
+        try:
+            transport.serve_tcp(
+                self._stop_event, host, port, self.protocol.set_writer, self._dispatch, self._framing_problem
+            )
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
@@ -895,16 +908,17 @@ def on_code_action(ls: SpvServer, params: T.CodeActionParams):
     lo, hi = params.range.start.line, params.range.end.line
     out = []
     for d in a.diagnostics:
-        if not d.fixes or not (lo <= doc.position(d.line, d.start)[0] <= hi):
+        if not (lo <= doc.position(d.line, d.start)[0] <= hi):
             continue
-        for fix in d.fixes:
+        fixes = check_fixes.offered(a.module, d)
+        for fix in fixes:
             edits = [T.TextEdit(_range(doc, e.line, e.start, e.end), e.text) for e in fix.edits]
             out.append(
                 T.CodeAction(
                     fix.title,
                     kind=T.CodeActionKind.QuickFix,
                     diagnostics=[_lsp_diagnostic(doc, uri, d, a.module)],
-                    is_preferred=fix is d.fixes[0],
+                    is_preferred=fix is fixes[0],
                     edit=T.WorkspaceEdit(changes={uri: edits}),
                 )
             )

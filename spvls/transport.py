@@ -157,6 +157,25 @@ def _header_prefix(data: bytes | bytearray, whole_rest: bool = False) -> int | b
 STALL = 0.5  # seconds without bytes before a short body is taken as it is
 
 
+async def _pump(stop, next_chunk, dispatch: Callable[[object], None], problem: Callable[[str], None]) -> None:
+    """Frame what next_chunk() brings until it brings b"" (the end) or stop is set."""
+    framer = Framer()
+    while not stop.is_set():
+        try:
+            data = await asyncio.wait_for(next_chunk(), STALL)
+        except asyncio.TimeoutError:
+            messages = framer.stalled()
+        else:
+            if not data:
+                break
+            messages = framer.feed(data)
+        for text in framer.problems:
+            problem(text)
+        framer.problems.clear()
+        for msg in messages:
+            dispatch(msg)
+
+
 async def serve(stop, stdin, dispatch: Callable[[object], None], problem: Callable[[str], None]) -> None:
     """Read stdin until EOF or stop is set, handing each message to dispatch."""
     loop = asyncio.get_running_loop()
@@ -170,18 +189,29 @@ async def serve(stop, stdin, dispatch: Callable[[object], None], problem: Callab
                 return
 
     threading.Thread(target=read, name="spvls-stdin", daemon=True).start()
-    framer = Framer()
-    while not stop.is_set():
-        try:
-            data = await asyncio.wait_for(chunks.get(), STALL)
-        except asyncio.TimeoutError:
-            messages = framer.stalled()
-        else:
-            if not data:
-                break
-            messages = framer.feed(data)
-        for text in framer.problems:
-            problem(text)
-        framer.problems.clear()
-        for msg in messages:
-            dispatch(msg)
+    await _pump(stop, chunks.get, dispatch, problem)
+
+
+def serve_tcp(stop, host: str, port: int, connected, dispatch, problem: Callable[[str], None]) -> None:
+    """Serve one client over TCP, read as stdin is; when it disconnects (or stop is set), return.
+    `connected(writer)` is told where to write. pygls' own TCP reader hangs on a bad header."""
+
+    async def main() -> None:
+        async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            connected(writer)
+            try:
+                await _pump(stop, lambda: reader.read(65536), dispatch, problem)
+            except ConnectionError as e:
+                problem(f"the connection broke: {e}")
+            finally:
+                writer.close()
+                listener.close()  # one client, as pygls serves: its leaving ends the server
+
+        listener = await asyncio.start_server(client, host, port)
+        async with listener:
+            try:
+                await listener.serve_forever()
+            except asyncio.CancelledError:
+                pass
+
+    asyncio.run(main())

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..model.module import Inst, Module
-from ..model.operands import named_value
+from ..model.operands import named_value, opcode_suggestions
 from ..model.types import int_info
-from .diagnostic import Edit, Fix
+from .diagnostic import Diagnostic, Edit, Fix
 
 
 def change_to(line: int, start: int, end: int, choices: Sequence[str], quoted: bool = False) -> tuple[Fix, ...]:
@@ -15,6 +15,17 @@ def change_to(line: int, start: int, end: int, choices: Sequence[str], quoted: b
     return tuple(
         Fix(f"Change to '{s}'" if quoted else f"Change to {s}", (Edit(line, start, end, s),)) for s in choices[:3]
     )
+
+
+def offered(m: Module, d: Diagnostic) -> tuple[Fix, ...]:
+    """A diagnostic's fixes; for an unknown opcode whose check named none (past
+    Module.suggests_opcodes), the closest opcodes, found now."""
+    inst = m.inst_at.get(d.line)
+    if d.fixes or d.code != "operand.unknown-opcode" or inst is None or inst.grammar_inst is not None:
+        return d.fixes
+    if (d.start, d.end) != (inst.opcode.start, inst.opcode.end):
+        return d.fixes
+    return change_to(d.line, d.start, d.end, opcode_suggestions(m.grammar, inst.opcode.text), quoted=True)
 
 
 def _indent(inst: Inst) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model.module import Inst, Module
+from ..model.operands import opcode_suggestions
 from ..syntax.parser import int_value
 from . import fixes
 from .diagnostic import ERROR, Diagnostic, at
@@ -10,9 +11,12 @@ from .diagnostic import ERROR, Diagnostic, at
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
+    suggesting = m.suggests_opcodes()
     for inst in m.scoped(scope):
+        if inst.grammar_inst is None:  # its one problem: the opcode is unknown
+            out.append(_unknown_opcode(m, inst, suggesting))
         words = None  # the line's name operands by column, looked up once per line, not per problem
-        for p in inst.match.problems:
+        for p in inst.match.problems if inst.grammar_inst is not None else ():
             if words is None:
                 words = {o.token.start: o for o in inst.match.operands if o.token.kind == "WORD"}
             found = fixes.change_to(inst.line, p.start, p.end, p.suggestions, quoted=True) or fixes.constant_for(
@@ -24,6 +28,16 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         if len(inst.src.text) > 2 * MAX_WORDS:  # every word takes at least two characters of text
             out.extend(_word_count(inst))
     return out
+
+
+def _unknown_opcode(m: Module, inst: Inst, suggesting: bool) -> Diagnostic:
+    """With the closest opcodes while the module has few unknown ones (Module.suggests_opcodes);
+    past that, fixes.offered finds them when a quick fix is asked for."""
+    tok = inst.opcode
+    sugg = opcode_suggestions(m.grammar, tok.text) if suggesting else []
+    hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
+    found = fixes.change_to(inst.line, tok.start, tok.end, sugg, quoted=True)
+    return at(inst.line, tok, ERROR, "operand.unknown-opcode", f"unknown instruction {tok.text!r}{hint}", fixes=found)
 
 
 MAX_WORDS = 0xFFFF  # "The 16 high-order bits are the WordCount of the instruction" (SPIR-V 2.3)

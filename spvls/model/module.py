@@ -6,6 +6,7 @@ Built from a document's parsed lines; no protocol types here.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..spec.grammar import Enumerant, Grammar, Instruction, is_type
@@ -206,6 +207,12 @@ def _declares(opname: str, grammar_inst: Instruction | None) -> bool:
     )
 
 
+# Past this many distinct unknown opcodes in a module, their diagnostics name no closest opcode (each
+# costs ~0.15 ms to find: 70,000 in a 1 MB file took 10 s); a quick fix still finds it on request.
+# All or none, so a re-check of one function says what a fresh check would (see Module.update).
+SUGGEST_OPCODES_UP_TO = 1000
+
+
 class Module:
     def __init__(self, doc: Document, grammar: Grammar, version: tuple[int, int]):
         self.doc = doc
@@ -225,6 +232,7 @@ class Module:
         self.entry_points: dict[str, EntryPoint] = {}
         self.functions: list[Function] = []
         self.function_of: dict[str, Function] = {}
+        self.unknown_opcodes: Counter[str] = Counter()  # lines per unknown opcode
         self._ints: dict[str | None, int | None] = {}
         self.facts: dict[tuple, object] = {}  # see model.facts: kept across in-place updates
         self.generation: int | None = None  # the document generation checked; None while updating
@@ -282,6 +290,8 @@ class Module:
     def _index(self, inst: Inst) -> None:
         if self._by_op is not None:  # an in-place update after with_op built the index
             insort(self._by_op.setdefault(inst.opname, []), inst, key=_inst_line)
+        if inst.match.inst is None:
+            self.unknown_opcodes[inst.opname] += 1
         res = inst.result
         if res:
             if res in self.defs:
@@ -405,12 +415,28 @@ class Module:
             # interface must list them): an edit that changes it rebuilds.
             if self._globals_in(old.src if old else None) != self._globals_in(new):
                 return None
-        if fn is None:
+        if fn is None or self.suggests_opcodes() != (self._unknown_opcodes_after(lines) <= SUGGEST_OPCODES_UP_TO):
             return None
         for n in sorted(lines):
             self._replace_line(fn, n)
         self._ints.clear()
         return fn
+
+    def suggests_opcodes(self) -> bool:
+        """Whether unknown opcodes' diagnostics name the closest opcode (SUGGEST_OPCODES_UP_TO)."""
+        return len(self.unknown_opcodes) <= SUGGEST_OPCODES_UP_TO
+
+    def _unknown_opcodes_after(self, lines: set[int]) -> int:
+        """How many distinct unknown opcodes the module names once `lines` are replaced."""
+        delta: Counter[str] = Counter()
+        for n in lines:
+            old, new = self.inst_at.get(n), self.doc.lines[n].opcode
+            if old is not None and old.match.inst is None:
+                delta[old.opname] -= 1
+            if new is not None and self.grammar.instruction(new.text) is None:
+                delta[new.text] += 1
+        have = self.unknown_opcodes
+        return len(have) + sum((have[w] + d > 0) - (have[w] > 0) for w, d in delta.items())
 
     def _globals_in(self, line: Line | None) -> set[str]:
         """The module-level OpVariables a line names."""
@@ -469,6 +495,10 @@ class Module:
             lo = bisect_left(lst, inst.line, key=_inst_line)
             hi = bisect_right(lst, inst.line, key=_inst_line)
             lst[lo:hi] = [i for i in lst[lo:hi] if i is not inst]
+        if inst.match.inst is None:
+            self.unknown_opcodes[inst.opname] -= 1
+            if not self.unknown_opcodes[inst.opname]:
+                del self.unknown_opcodes[inst.opname]
         res = inst.result
         if res and self.defs.get(res) is inst:
             del self.defs[res]

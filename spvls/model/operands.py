@@ -319,8 +319,9 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
 
 
 @lru_cache(maxsize=4096)
-def _opcode_suggestions(grammar: Grammar, word: str) -> list[str]:
-    """Kept per word: a misspelling is usually repeated, and each costs a search of every opcode."""
+def opcode_suggestions(grammar: Grammar, word: str) -> list[str]:
+    """The opcodes closest to an unknown one. Kept per word: a misspelling is usually repeated, and
+    each costs a search of every opcode. Asked by the checks (Module.suggests_opcodes), not here."""
     return suggest(word, grammar.instructions.keys())
 
 
@@ -332,17 +333,9 @@ def _by_set(inst: Instruction) -> bool:
 def _match(grammar: Grammar, line: Line, opcode: Token, ext_imports: dict[str, str] | None) -> Match:
     inst = grammar.instruction(opcode.text)
     if inst is None:
-        sugg = _opcode_suggestions(grammar, opcode.text)
-        hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
         m = Match(None)
         m.problems.append(
-            Problem(
-                "operand.unknown-opcode",
-                opcode.start,
-                opcode.end,
-                f"unknown instruction {opcode.text!r}{hint}",
-                tuple(sugg),
-            )
+            Problem("operand.unknown-opcode", opcode.start, opcode.end, f"unknown instruction {opcode.text!r}")
         )
         return m
     ops = line.operands

@@ -5,20 +5,47 @@ from __future__ import annotations
 import json
 import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 class Server:
-    def __init__(self, env: dict | None = None):
+    """`spvls` over its stdin and stdout, or (tcp=True) `spvls --tcp` over a real socket."""
+
+    def __init__(self, env: dict | None = None, tcp: bool = False):
+        port = _free_port() if tcp else None
+        args = ["--tcp", "--port", str(port)] if tcp else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "spvls"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [sys.executable, "-m", "spvls", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+        self.sock = None
+        self.output = self.proc.stdout
+        if tcp:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or self.proc.poll() is not None:
+                        self.proc.kill()
+                        raise
+                    time.sleep(0.1)
+            self.sock.settimeout(None)
+            self.output = self.sock.makefile("rb")
         self.inbox: queue.Queue = queue.Queue()
         self.stderr: list[bytes] = []
         self.notes: list[dict] = []  # notifications seen while waiting for answers
@@ -27,7 +54,7 @@ class Server:
         threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
 
     def _read(self) -> None:
-        out = self.proc.stdout
+        out = self.output
         while True:
             length = None
             while True:
@@ -42,6 +69,9 @@ class Server:
             self.inbox.put(json.loads(out.read(length)))
 
     def send_bytes(self, data: bytes) -> None:
+        if self.sock is not None:
+            self.sock.sendall(data)
+            return
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
@@ -93,6 +123,8 @@ class Server:
         except Exception:  # noqa: BLE001 - a test already failed; just make sure it is gone
             pass
         finally:
+            if self.sock is not None:
+                self.sock.close()
             if self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait()

@@ -64,3 +64,24 @@ def test_instruction_over_65535_words(tmp_path, k, too_long):
         p.write_text(text)
         r = subprocess.run([spirv_as, str(p), "-o", str(tmp_path / "a.spv")], capture_output=True, text=True)
         assert (r.returncode != 0) == too_long, r.stderr
+
+
+def _unknown(k: int) -> str:
+    return "".join(f"OpFrob{i}\n" for i in range(k))
+
+
+def test_did_you_mean_names_the_closest_opcode_up_to_a_limit_then_on_request():
+    """Issue 14.12, 1 MB of distinct unknown opcodes: past SUGGEST_OPCODES_UP_TO in a module the
+    message names none (all lines alike), and a quick fix finds them when asked."""
+    from spvls.checks import fixes
+    from spvls.model.module import SUGGEST_OPCODES_UP_TO
+
+    few = analyze(Document(HEAD + "OpIAd\n" + _unknown(SUGGEST_OPCODES_UP_TO - 1)))
+    d = few.diagnostics[0]
+    assert (d.line, d.message) == (2, "unknown instruction 'OpIAd'; did you mean 'OpIAdd'?")
+    assert [f.title for f in d.fixes][:1] == ["Change to 'OpIAdd'"]
+    many = analyze(Document(HEAD + "OpIAd\n" + _unknown(SUGGEST_OPCODES_UP_TO)))
+    e = many.diagnostics[0]
+    assert (e.line, e.message, e.fixes) == (2, "unknown instruction 'OpIAd'", ())
+    assert not any("did you mean" in x.message for x in many.diagnostics)
+    assert fixes.offered(many.module, e) == d.fixes

@@ -175,3 +175,20 @@ def test_an_edit_in_a_function_keeps_what_whole_module_rules_report_inside_it(bo
     text = body if body.startswith(";") else HEAD + body
     assert Document(text).texts[line] == "OpNop"
     _edit_matches_fresh(text, line, "OpNop ; retyped")
+
+
+@pytest.mark.parametrize("before, after, same_side", [("OpNop", "OpIAd", "OpNop ; x"), ("OpIAd", "OpNop", "OpIAdx")])
+def test_an_edit_across_the_did_you_mean_limit_rechecks_the_whole_module(before, after, same_side):
+    """Past SUGGEST_OPCODES_UP_TO distinct unknown opcodes no message names the closest opcode: an
+    edit inside a function that crosses it changes the messages elsewhere, so it rebuilds."""
+    from spvls.model.module import SUGGEST_OPCODES_UP_TO
+
+    unknown = "".join(f"OpFrob{i}\n" for i in range(SUGGEST_OPCODES_UP_TO))
+    text = HEAD + unknown + f"%main = OpFunction %void None %fn\n%l = OpLabel\n{before}\nOpReturn\nOpFunctionEnd\n"
+    line = 5 + SUGGEST_OPCODES_UP_TO + 2
+    assert Document(text).texts[line] == before
+    _edit_matches_fresh(text, line, after)
+    doc = Document(text)
+    a = analyze(doc)
+    doc.replace((line, 0), (line, len(before)), same_side)  # in place
+    assert analyze(doc, previous=a).rechecked is not None

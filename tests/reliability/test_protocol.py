@@ -2,6 +2,7 @@
 reported; the server keeps serving."""
 import json
 import random
+import socket
 
 import pytest
 
@@ -11,8 +12,8 @@ URI = "file:///tmp/p.spvasm"
 TEXT = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
 
 
-def _started() -> Server:
-    s = Server()
+def _started(tcp: bool = False) -> Server:
+    s = Server(tcp=tcp)
     s.initialize()
     s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1, "text": TEXT}})
     return s
@@ -26,10 +27,10 @@ def shared_server():
     s.close()
 
 
-@pytest.fixture
-def server():
-    """A server of its own: these tests break the byte stream on purpose."""
-    s = _started()
+@pytest.fixture(params=["stdio", "tcp"])
+def server(request):
+    """A server of its own: these tests break the byte stream on purpose, over stdio and TCP."""
+    s = _started(tcp=request.param == "tcp")
     yield s
     s.close()
 
@@ -135,3 +136,37 @@ def test_header_like_text_inside_a_document_is_text(server):
     r = server.request("textDocument/documentSymbol", {"textDocument": {"uri": URI + "2"}})
     assert "result" in r
     _hover_works(server)
+
+
+def test_a_quick_fix_finds_the_closest_opcode_past_the_did_you_mean_limit():
+    """Issue 14.12: past SUGGEST_OPCODES_UP_TO distinct unknown opcodes the diagnostics name no
+    closest opcode; the quick fix looks it up when the editor asks."""
+    from spvls.model.module import SUGGEST_OPCODES_UP_TO
+
+    s = Server()
+    try:
+        s.initialize()
+        text = TEXT + "OpIAd\n" + "".join(f"OpFrob{i}\n" for i in range(SUGGEST_OPCODES_UP_TO))
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1,
+                                                           "text": text}})
+        where = {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 5}}
+        r = s.request("textDocument/codeAction", {"textDocument": DOC, "range": where, "context": {"diagnostics": []}})
+        first = r["result"][0]
+        assert (first["title"], first["isPreferred"]) == ("Change to 'OpIAdd'", True)
+        assert first["diagnostics"][0]["message"] == "unknown instruction 'OpIAd'"
+        assert first["edit"]["changes"][URI] == [{"range": where, "newText": "OpIAdd"}]
+    finally:
+        s.close()
+
+
+def test_a_tcp_client_that_leaves_mid_message_ends_the_server():
+    """`spvls --tcp` serves one client: when it disconnects, even inside a body, the server exits
+    rather than wait for bytes that never come."""
+    s = Server(tcp=True)
+    try:
+        s.initialize()
+        s.send_bytes(b"Content-Length: 500\r\n\r\n{\"jsonrpc\": ")
+        s.sock.shutdown(socket.SHUT_RDWR)
+        assert s.proc.wait(timeout=30) == 0
+    finally:
+        s.close()
