@@ -118,7 +118,8 @@ class Function:
     calls: list[tuple[str, Inst]] = field(default_factory=list)  # callee id, call site
     labels: dict[str, Block] = field(default_factory=dict)  # the first block of each label
     # Lines inside it carry diagnostics of rules that run only over the whole module: a misplaced
-    # module-level instruction, or (at its OpFunction) the missing end of the function before it.
+    # module-level instruction, an id an entry point's interface lists, or (at its OpFunction) the
+    # missing end of the function before it.
     # An edit inside it rebuilds the model (Module.update).
     foreign: bool = False
 
@@ -286,6 +287,13 @@ class Module:
                     callee = inst.ids(skip_type=True)
                     if callee:
                         fn.calls.append((callee[0].token.text, inst))
+        # An interface listing an id defined inside a function: the entry rules report on that line.
+        for ep in self.entry_points.values():
+            for o in [o for o in ep.inst.match.operands if o.is_id][1:]:
+                d = self.defs.get(o.token.text)
+                f = self.function_at(d.line) if d is not None else None
+                if f is not None:
+                    f.foreign = True
 
     def _index(self, inst: Inst) -> None:
         if self._by_op is not None:  # an in-place update after with_op built the index

@@ -167,6 +167,12 @@ HEAD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%void = OpTypeVoid\n
          "%void = OpTypeVoid\n%int = OpTypeInt 32 0\n%p = OpTypePointer StorageBuffer %int\n%fn = OpTypeFunction %void\n"
          "%main = OpFunction %void None %fn\n%l = OpLabel\n%v = OpVariable %p StorageBuffer\nOpNop\nOpReturn\n"
          "OpFunctionEnd\n", 12),
+        # A function's own variable listed in an interface (fuzzer, seed 2401, after 5,514 inputs).
+        ("; Version: 1.0\nOpCapability Shader\nOpMemoryModel Logical GLSL450\n"
+         'OpEntryPoint GLCompute %main "main" %v\nOpExecutionMode %main LocalSize 1 1 1\n'
+         "%void = OpTypeVoid\n%int = OpTypeInt 32 0\n%p = OpTypePointer Function %int\n%fn = OpTypeFunction %void\n"
+         "%main = OpFunction %void None %fn\n%l = OpLabel\n%v = OpVariable %p Function\nOpNop\nOpReturn\n"
+         "OpFunctionEnd\n", 12),
     ],
 )
 def test_an_edit_in_a_function_keeps_what_whole_module_rules_report_inside_it(body, line):
