@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from ..model.module import Inst, Module
 from ..spec.names import suggest
 from ..syntax.parser import VALID_ID
@@ -76,7 +78,8 @@ class _DidYouMean:
 
     def __init__(self, m: Module):
         self.m = m
-        self.visible: dict[tuple, dict[int, list[str]]] = {}  # by scope, then by length
+        # by scope, then by length: the ids sorted, with each one's place among the visible ids
+        self.visible: dict[tuple, dict[int, tuple[list[str], list[int]]]] = {}
         self.found: dict[tuple, list[str]] = {}
 
     def __call__(self, name: str, inst: Inst) -> list[str]:
@@ -86,16 +89,36 @@ class _DidYouMean:
         if key not in self.found:
             by_len = self.visible.get(where)
             if by_len is None:
+                lists: dict[int, list[tuple[str, int]]] = {}
+                for k, c in enumerate(self._visible(fn, where[1])):
+                    lists.setdefault(len(c), []).append((c, k))
                 by_len = self.visible[where] = {}
-                for c in self._visible(fn, where[1]):
-                    by_len.setdefault(len(c), []).append(c)
-            pool = [c for k in range(len(name) - 2, len(name) + 3) for c in by_len.get(k, ())]
-            keep = 2
-            while len(pool) > self.MAX_POOL and keep < len(name):
-                keep += 1
-                pool = [c for c in pool if c[:keep] == name[:keep]]
-            self.found[key] = suggest(name, pool)
+                for n, lst in lists.items():
+                    lst.sort()
+                    by_len[n] = ([c for c, _ in lst], [k for _, k in lst])
+            self.found[key] = suggest(name, self._pool(name, by_len))
         return self.found[key]
+
+    def _pool(self, name: str, by_len: dict[int, tuple[list[str], list[int]]]) -> list[str]:
+        """The ids of about the name's length (within 2), in the order they are visible; past
+        MAX_POOL, only those that share the name's first 3, 4, ... characters. Found by bisection
+        in each length's sorted ids: a scan per name made 23,000 undefined ids take 50 s."""
+        lengths = [by_len[n] for n in range(len(name) - 2, len(name) + 3) if n in by_len]
+
+        def ranges(prefix: str) -> list[tuple[int, int]]:
+            if not prefix:
+                return [(0, len(names)) for names, _ in lengths]
+            after = prefix[:-1] + chr(ord(prefix[-1]) + 1) if ord(prefix[-1]) < 0x10FFFF else prefix + "\U0010ffff"
+            return [(bisect_left(names, prefix), bisect_left(names, after)) for names, _ in lengths]
+
+        spans, keep = ranges(""), 2
+        while sum(hi - lo for lo, hi in spans) > self.MAX_POOL and keep < len(name):
+            keep += 1
+            spans = ranges(name[:keep])
+        pool = []
+        for (names, places), (lo, hi) in zip(lengths, spans):
+            pool += [names[j] for j in sorted(range(lo, hi), key=places.__getitem__)]
+        return pool
 
     def _visible(self, fn, call: bool) -> list[str]:
         m = self.m
@@ -132,7 +155,8 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 ),
             )
         )
-    did_you_mean = _DidYouMean(m)
+    # Past SUGGEST_IDS_UP_TO undefined ids in the module, none is compared with the others.
+    did_you_mean = _DidYouMean(m) if m.suggests_ids() else lambda name, inst: []
     for inst in m.scoped(scope):
         for pos, op in enumerate(inst.match.operands):
             tok = op.token

@@ -212,6 +212,7 @@ def _declares(opname: str, grammar_inst: Instruction | None) -> bool:
 # costs ~0.15 ms to find: 70,000 in a 1 MB file took 10 s); a quick fix still finds it on request.
 # All or none, so a re-check of one function says what a fresh check would (see Module.update).
 SUGGEST_OPCODES_UP_TO = 1000
+SUGGEST_IDS_UP_TO = 1000  # the same for undefined ids (each compared with the ids visible there)
 
 
 class Module:
@@ -234,6 +235,7 @@ class Module:
         self.functions: list[Function] = []
         self.function_of: dict[str, Function] = {}
         self.unknown_opcodes: Counter[str] = Counter()  # lines per unknown opcode
+        self.undefined_ids = 0  # distinct ids used and never defined
         self._ints: dict[str | None, int | None] = {}
         self.facts: dict[tuple, object] = {}  # see model.facts: kept across in-place updates
         self.generation: int | None = None  # the document generation checked; None while updating
@@ -306,10 +308,14 @@ class Module:
                 self.duplicates.append(inst)
             else:
                 self.defs[res] = inst
+                if self.uses.get(res):
+                    self.undefined_ids -= 1
         line = inst.line
         for op in inst.match.operands:
             if op.token.kind == "ID":
                 lst = self.uses.setdefault(op.token.text, [])
+                if not lst and op.token.text not in self.defs:
+                    self.undefined_ids += 1
                 if not lst or lst[-1][0].line <= line:
                     lst.append((inst, op))
                 else:  # an incremental update re-indexes a line in the middle
@@ -425,14 +431,21 @@ class Module:
                 return None
         if fn is None or self.suggests_opcodes() != (self._unknown_opcodes_after(lines) <= SUGGEST_OPCODES_UP_TO):
             return None
+        suggesting_ids = self.suggests_ids()
         for n in sorted(lines):
             self._replace_line(fn, n)
+        if self.suggests_ids() != suggesting_ids:
+            return None  # the messages elsewhere change: a fresh module (this one is dropped)
         self._ints.clear()
         return fn
 
     def suggests_opcodes(self) -> bool:
         """Whether unknown opcodes' diagnostics name the closest opcode (SUGGEST_OPCODES_UP_TO)."""
         return len(self.unknown_opcodes) <= SUGGEST_OPCODES_UP_TO
+
+    def suggests_ids(self) -> bool:
+        """Whether undefined ids' diagnostics name the closest ids (SUGGEST_IDS_UP_TO)."""
+        return self.undefined_ids <= SUGGEST_IDS_UP_TO
 
     def _unknown_opcodes_after(self, lines: set[int]) -> int:
         """How many distinct unknown opcodes the module names once `lines` are replaced."""
@@ -510,6 +523,8 @@ class Module:
         res = inst.result
         if res and self.defs.get(res) is inst:
             del self.defs[res]
+            if self.uses.get(res):
+                self.undefined_ids += 1
         self.duplicates[:] = [d for d in self.duplicates if d is not inst]
         for op in inst.match.operands:
             if op.token.kind == "ID":
@@ -519,6 +534,8 @@ class Module:
                     lo = bisect_left(uses, inst.line, key=_use_line)
                     hi = bisect_right(uses, inst.line, key=_use_line)
                     uses[lo:hi] = [u for u in uses[lo:hi] if u[0] is not inst]
+                    if not uses and op.token.text not in self.defs:
+                        self.undefined_ids -= 1
 
     # -- queries ----------------------------------------------------------
     def definition(self, id_: str | None) -> Inst | None:

@@ -198,3 +198,17 @@ def test_an_edit_across_the_did_you_mean_limit_rechecks_the_whole_module(before,
     a = analyze(doc)
     doc.replace((line, 0), (line, len(before)), same_side)  # in place
     assert analyze(doc, previous=a).rechecked is not None
+
+
+@pytest.mark.parametrize("before, after", [("OpNop", "%r = OpIAdd %int %zz %zz"), ("%r = OpIAdd %int %zz %zz", "OpNop")])
+def test_an_edit_across_the_undefined_id_limit_rechecks_the_whole_module(before, after):
+    """Past SUGGEST_IDS_UP_TO undefined ids no message names the closest id: an edit inside a
+    function that crosses it changes the messages elsewhere, so it rebuilds."""
+    from spvls.model.module import SUGGEST_IDS_UP_TO
+
+    names = "".join(f'OpName %u{i} "x"\n' for i in range(SUGGEST_IDS_UP_TO))
+    text = HEAD + "%c1 = OpConstant %int 1\n%u = OpConstant %int 2\n" + names
+    text += f"%main = OpFunction %void None %fn\n%l = OpLabel\n{before}\nOpReturn\nOpFunctionEnd\n"
+    line = 7 + SUGGEST_IDS_UP_TO + 2
+    assert Document(text).texts[line] == before
+    _edit_matches_fresh(text, line, after)

@@ -60,6 +60,13 @@ def long_name(n: int) -> str:
     return HEAD + "%void = OpTypeVoid\nOpName %void \"" + "a" * n + "\"\n"
 
 
+def undefined_ids(n: int) -> str:
+    """n/2 constants, then n/2 distinct undefined ids (named, never defined), each a did-you-mean
+    candidate against every defined one."""
+    return (HEAD + "%int = OpTypeInt 32 0\n" + "".join(f"%c{i} = OpConstant %int 1\n" for i in range(n // 2))
+            + "".join(f'OpName %u{_word(i)} "x"\n' for i in range(n // 2)))
+
+
 # name -> (generator, n for the growth test, n for the bench: about 1 MB or the issue's size)
 CASES = {
     "literals": (literals, 2_000, 20_000),
@@ -67,6 +74,7 @@ CASES = {
     # Past model.module.SUGGEST_OPCODES_UP_TO: 95,000 distinct ones fill 1 MB. n and 4n both past
     # the parser's cache of lines without ids (4,096), which would make n look cheap.
     "many-unknown-opcodes": (unknown_opcodes, 5_000, 95_000),
+    "undefined-ids": (undefined_ids, 4_000, 46_000),  # 46,000: 1 MB (50 s of CPU, quadratic, before)
     "call-chain": (call_chain, 1_000, 5_000),
     "blocks": (blocks, 4_000, 20_000),
     "long-name": (long_name, 200_000, 1_000_000),
