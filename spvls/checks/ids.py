@@ -155,8 +155,8 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 ),
             )
         )
-    # Past SUGGEST_IDS_UP_TO undefined ids in the module, none is compared with the others.
-    did_you_mean = _DidYouMean(m) if m.suggests_ids() else lambda name, inst: []
+    did_you_mean = _DidYouMean(m)
+    suggesting = m.suggests_ids()  # past SUGGEST_IDS_UP_TO undefined ids, none is compared with others
     for inst in m.scoped(scope):
         for pos, op in enumerate(inst.match.operands):
             tok = op.token
@@ -167,7 +167,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             if d is None and not VALID_ID.fullmatch(name):
                 continue  # malformed ('%', '%a.b'): syntax.bad-id says so, not "never defined"
             if d is None:
-                sugg = did_you_mean(name, inst)
+                sugg = did_you_mean(name, inst) if suggesting else []
                 hint = f"; did you mean {sugg[0]}?" if sugg else ""
                 found = fixes.change_to(inst.line, tok.start, tok.end, sugg)
                 out.append(
