@@ -86,6 +86,17 @@ def _run(m: Module, scope=None) -> list[Diagnostic]:
     return attach_sources(m, diags)
 
 
+def _points_into(diags: list[Diagnostic], fn: Function | None, touched: set[int]) -> bool:
+    """Whether a diagnostic outside the edited function (kept as it is by an in-place re-check)
+    relates an edited line: its columns may have moved (entry.interface names a variable's first
+    use in each function)."""
+    if fn is None:
+        return False
+    return any(
+        r.line in touched for d in diags if d.related and not fn.line <= d.line <= fn.end_line for r in d.related
+    )
+
+
 def analyze(doc: Document, target_env: str | None = None, previous: Analysis | None = None) -> Analysis:
     """Check a document, which is only read. With the previous analysis of the same document, edits
     since then inside one function's body update its module in place and re-check only that
@@ -98,7 +109,7 @@ def analyze(doc: Document, target_env: str | None = None, previous: Analysis | N
     ):
         m = previous.module
         touched = doc.touched_since(m.generation)
-        if touched:
+        if touched and not _points_into(previous.diagnostics, m.function_at(min(touched)), touched):
             m.generation = None  # until this update is checked: after a failure the next one starts afresh
             fn = m.update(touched)
             if fn is not None:
