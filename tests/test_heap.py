@@ -3,9 +3,11 @@
 
 import gc
 import sys
+import weakref
 from pathlib import Path
 
 from spvls.checks import analyze
+from spvls.syntax import heap
 from spvls.syntax.document import Document
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -25,3 +27,19 @@ def test_a_rebuilt_model_frees_the_frozen_one():
         a = analyze(d, "vulkan1.3", a)
     # Each rebuild froze a new document and model; reference counting freed the old ones.
     assert gc.get_freeze_count() - before < one * 1.5
+
+
+def test_a_cycle_alive_during_a_build_is_collected_once_it_dies():
+    # A build freezes the whole heap: a cycle held elsewhere at that moment (a request's task, the
+    # validator thread's buffer) must not outlive its last reference for good.
+    class Cycle:
+        pass
+
+    c = Cycle()
+    c.me = c
+    gone = weakref.ref(c)
+    Document("OpCapability Shader\n")  # freezes c with everything else
+    del c
+    for _ in range(heap.FULL_EVERY):
+        Document("OpCapability Shader\n")
+    assert gone() is None

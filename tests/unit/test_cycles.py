@@ -25,9 +25,10 @@ def heap_set_aside(monkeypatch):
     """Everything alive before the test (the rest of the suite's objects) is frozen, so the final
     collection counts this analysis' cycles alone and costs its objects, not the whole heap (two
     full collections of a late-suite heap were 1.2 s a case, 48 s in all). What spvls builds stays
-    collectable: its own freeze after a build (syntax/heap.py) is held off for the test."""
+    collectable: its own freeze after a build (syntax/heap.py) and its occasional unfreeze are held off for the test."""
     gc.freeze()
     monkeypatch.setattr(gc, "freeze", lambda: None)
+    monkeypatch.setattr(gc, "unfreeze", lambda: None)
     yield
     monkeypatch.undo()
     gc.unfreeze()
