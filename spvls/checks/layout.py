@@ -60,29 +60,11 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         if r is None:
             continue
         if r == _FUNCTIONS:
-            tok = inst.opcode
-            out.append(
-                at(
-                    inst.line,
-                    tok,
-                    ERROR,
-                    "layout.outside-function",
-                    f"{inst.opname} must be inside a function (SPIR-V 2.4 Logical Layout)",
-                )
-            )
+            out.append(_misplaced(inst, "layout.outside-function", "must be inside a function"))
             continue
         if r < highest:
-            tok = inst.opcode
-            out.append(
-                at(
-                    inst.line,
-                    tok,
-                    ERROR,
-                    "layout.order",
-                    f"{inst.opname} belongs with {_NAMES[r]}, which must come before "
-                    f"{_NAMES[highest]} (line {where + 1}) (SPIR-V 2.4 Logical Layout)",
-                )
-            )
+            placed = f"belongs with {_NAMES[r]}, which must come before {_NAMES[highest]} (line {where + 1})"
+            out.append(_misplaced(inst, "layout.order", placed))
             continue
         if r > highest:
             highest, where = r, inst.line
@@ -99,3 +81,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             )
         )
     return out
+
+
+def _misplaced(inst, code: str, what: str) -> Diagnostic:
+    return at(inst.line, inst.opcode, ERROR, code, f"{inst.opname} {what} (SPIR-V 2.4 Logical Layout)")
