@@ -13,6 +13,7 @@ from array import array
 from dataclasses import dataclass, field
 
 from ..binding import spirv_tools
+from ..binding import text as text_bytes
 from . import header, names
 from .words import BinaryError, Module, read
 
@@ -103,6 +104,9 @@ def env_for(text: str, given: str | None, original: Module | None = None) -> str
 def assemble(text: str, env: str | None = None, original: Module | None = None) -> array:
     """The words of `text`, numbered after `original` when given (else as the text numbers its
     ids: `%12` stays 12). Raises AssembleError."""
+    lone = text_bytes.lone_surrogate(text)
+    if lone is not None:  # spirv-as would take its bytes into a string: a module that is not UTF-8
+        raise AssembleError(lone[2], lone[0], lone[1])
     env = env_for(text, env, original)
     source = text
     if original is not None:

@@ -16,6 +16,7 @@ from array import array
 from collections.abc import Sequence
 
 from .spirv_tools import Failure, ValidatorOptions
+from .text import utf8
 
 _AS_ERROR = re.compile(r"error: (\d+): (\d+): (.*)", re.DOTALL)
 _VAL_ERROR = re.compile(r"error: line (\d+): (.*)", re.DOTALL)
@@ -39,7 +40,7 @@ def assemble(text: str, env: str = "spv1.6", preserve_numeric_ids: bool = True) 
         args = [shutil.which("spirv-as") or "spirv-as", "--target-env", _env_name(env), "-o", out, "-"]
         if preserve_numeric_ids:
             args.insert(1, "--preserve-numeric-ids")
-        proc = _run(args, text.encode("utf-8", "surrogateescape"))
+        proc = _run(args, utf8(text))
         err = proc.stderr.decode("utf-8", "replace").strip()
         if proc.returncode != 0 or not os.path.exists(out):
             m = _AS_ERROR.search(err)

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from .text import utf8
+
 # spirv-val --help's --target-env list (SPIRV-Tools 2025.5), in its order.
 ENVS = (
     "vulkan1.0",
@@ -293,7 +295,7 @@ class _Context:
 
 def assemble(text: str, env: str = "spv1.6", preserve_numeric_ids: bool = True) -> array | Failure:
     """The module's words (array of uint32), or the assembler's Failure (line, column)."""
-    data = text.encode("utf-8", "surrogateescape")
+    data = utf8(text)
     opts = _TEXT_PRESERVE_NUMERIC_IDS if preserve_numeric_ids else 0
     with _Context(env) as ctx:
         binary = _BinaryP()

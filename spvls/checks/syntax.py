@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
+from ..binding.text import LONE, utf8
 from ..model.module import Module
 from ..syntax.parser import VALID_ID
-from .diagnostic import ERROR, Diagnostic, at
+from .diagnostic import ERROR, WARNING, Diagnostic, at
 
 # In a line with a shape (no strings or comments) every '%' starts an id: one search clears them all.
 _BAD_ID = re.compile(r"%(?![A-Za-z0-9_])|%[A-Za-z0-9_]+[^\sA-Za-z0-9_=]")
@@ -20,6 +21,8 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         if line.error:
             e = line.error
             out.append(at(n, e, ERROR, "syntax.parse", e.message))
+        if not m.doc.texts[n].isascii():
+            out.extend(_lone_surrogates(m, n, line))
         if line.shape is not None and not _BAD_ID.search(line.text):
             continue
         for tok in (line.result, *line.operands):
@@ -34,4 +37,30 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                         "digits and '_' (spirv-as accepts no other characters)",
                     )
                 )
+    return out
+
+
+def _lone_surrogates(m: Module, n: int, line) -> list[Diagnostic]:
+    """Each lone surrogate is a character no UTF-8 file can hold: saved, it becomes bytes that are
+    not UTF-8 (or "?"). Given those bytes, spirv-as skips them in a comment, copies them into a
+    string and rejects them anywhere else, as any unknown character."""
+    out = []
+    for hit in LONE.finditer(m.doc.texts[n]):  # this line's own text (line.text holds a whole instruction)
+        col, ch = hit.start(), hit.group()
+        what = f"U+{ord(ch):04X} is half of a UTF-16 surrogate pair, not a character"
+        tok = line.token_at(col)
+        kind = tok.kind if tok is not None else "STRING" if m.doc.span[n] == 0 else None
+        if kind == "COMMENT":
+            severity, message = WARNING, f"{what}: a file cannot hold it as UTF-8 (in a comment, spirv-as skips it)"
+        elif kind == "STRING":
+            severity, message = (
+                ERROR,
+                f"{what}: a literal string is UTF-8, which cannot hold it "
+                f"(spirv-as would copy its bytes {utf8(ch).hex(' ').upper()} into the module)",
+            )
+        else:
+            severity, message = ERROR, f"{what}: SPIR-V assembly is UTF-8 text, which cannot hold it"
+        out.append(Diagnostic(n, col, col + 1, severity, "syntax.encoding", message))
+        if len(out) >= 10:
+            break
     return out

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..binding import cli_tools
 from ..binding import spirv_tools as tools
+from ..binding.text import code_points
 from ..spec.grammar import load
 from ..syntax.parser import Line, Token
 from .diagnostic import ERROR, INFO, Diagnostic, Related
@@ -97,7 +98,7 @@ def assembler_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:
     line = lines[n] if lines else None
     text = line.text if line else ""
     # The assembler counts bytes; our columns count code points.
-    col = len(text.encode("utf-8")[: fail.column or 0].decode("utf-8", "ignore"))
+    col = code_points(text, fail.column or 0)
     tok = line.token_at(col) if line else None
     start, end = (tok.start, tok.end) if tok and tok.kind != "COMMENT" else (col, max(col, len(text.rstrip())))
     return Diagnostic(n, start, end, ERROR, ASSEMBLER, fail.message.strip())

@@ -360,10 +360,12 @@ def render_svg(dot: str, timeout: float = 60) -> str | None:
     exe = shutil.which("dot")
     if exe is None:
         return None
-    r = subprocess.run([exe, "-Tsvg"], input=dot.encode("utf-8"), capture_output=True, timeout=timeout, check=False)
+    r = subprocess.run(
+        [exe, "-Tsvg"], input=dot.encode("utf-8", "replace"), capture_output=True, timeout=timeout, check=False
+    )
     if r.returncode != 0:
         raise RuntimeError(f"dot failed: {r.stderr.decode('utf-8', 'replace').strip()}")
-    return r.stdout.decode("utf-8")
+    return r.stdout.decode("utf-8", "replace")  # a label is shown, never read back: "?" for a lone surrogate
 
 
 @dataclass(slots=True)

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from ..binding.text import utf8
 from ..model.module import Module
 from ..model.sourcemap import SourceLoc, embedded_texts
 
@@ -76,7 +77,7 @@ def embedded_file(m: Module, file: str) -> Path | None:
             return path
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
-        tmp.write_text(body, encoding="utf-8", errors="surrogateescape")
+        tmp.write_bytes(utf8(body))  # a lone surrogate (from an LSP client) too
         tmp.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)  # a copy: editing it changes nothing
         os.replace(tmp, path)
     except OSError:
