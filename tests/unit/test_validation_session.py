@@ -3,10 +3,11 @@ a runner the test holds: order and generations, not time."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 
 from spvls.checks.diagnostic import ERROR, Diagnostic
-from spvls.session.validation import Job, Validation, run_job
+from spvls.session.validation import BACKGROUND_NICE, Job, Validation, run_job, snapshot
 from spvls.session.workspace import Workspace
 
 TEXT = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
@@ -108,4 +109,36 @@ async def test_the_real_runner_maps_and_keeps_the_edit_lines() -> None:
     assert [x.line for x in v.diagnostics("u", [], len(doc.texts) + 1)] == [3]
     v.edited("u", 3, 3, 0)
     assert v.diagnostics("u", [], 10) == []
+    v.shutdown()
+
+
+def test_the_snapshot_is_the_document_then_and_stays_so() -> None:
+    ws = Workspace()
+    # More lines than a join slice, with every kind of line break the document keeps.
+    text = "".join(f"%c{i} = OpConstant %u32 {i}" + ("\r\n", "\n", "\r")[i % 3] for i in range(20_000))
+    doc = ws.open("u", TEXT + text + "OpNop", 1)
+    job = snapshot(ws, "u", 1)
+    assert job is not None and job.text() == doc.text == TEXT + text + "OpNop"
+    doc.replace((2, 0), (5, 3), "; edit\n\n")
+    doc.replace((0, 0), (0, 0), "OpNop\r\n")
+    doc.set_text(doc.text + "\nOpNop")
+    assert doc.text != TEXT + text + "OpNop"
+    assert job.text() == TEXT + text + "OpNop" and len(job.lines) == 20_003
+
+
+async def test_the_worker_runs_at_a_lower_priority() -> None:
+    ws = Workspace()
+    ws.open("u", TEXT, 1)
+    seen: list[int] = []
+
+    def runner(job: Job) -> list[Diagnostic]:
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return []
+
+    v = Validation(ws, lambda uri: None, delay=0, runner=runner)
+    v.changed("u")
+    await _until(lambda: v.runs == 1, "a run")
+    loop_nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert seen == [min(19, loop_nice + BACKGROUND_NICE)]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == loop_nice  # the loop's is unchanged
     v.shutdown()
