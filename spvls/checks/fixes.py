@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..model.module import Inst, Module
-from ..model.operands import named_value, opcode_suggestions
+from ..model.operands import name_suggestions, named_value, opcode_suggestions
 from ..model.types import int_info
 from .diagnostic import Diagnostic, Edit, Fix
 
@@ -18,14 +18,21 @@ def change_to(line: int, start: int, end: int, choices: Sequence[str], quoted: b
 
 
 def offered(m: Module, d: Diagnostic) -> tuple[Fix, ...]:
-    """A diagnostic's fixes; for an unknown opcode whose check named none (past
-    Module.suggests_opcodes), the closest opcodes, found now."""
+    """A diagnostic's fixes; for an unknown name whose check named none (past
+    Module.suggests_opcodes or suggests_names), the closest names, found now."""
     inst = m.inst_at.get(d.line)
-    if d.fixes or d.code != "operand.unknown-opcode" or inst is None or inst.grammar_inst is not None:
+    if d.fixes or inst is None:
         return d.fixes
-    if (d.start, d.end) != (inst.opcode.start, inst.opcode.end):
+    if inst.grammar_inst is None:
+        if d.code != "operand.unknown-opcode" or (d.start, d.end) != (inst.opcode.start, inst.opcode.end):
+            return d.fixes
+        return change_to(d.line, d.start, d.end, opcode_suggestions(m.grammar, inst.opcode.text), quoted=True)
+    p = next((p for p in inst.match.problems if p.pool and (p.code, p.start, p.end) == (d.code, d.start, d.end)), None)
+    if p is None:
         return d.fixes
-    return change_to(d.line, d.start, d.end, opcode_suggestions(m.grammar, inst.opcode.text), quoted=True)
+    return change_to(
+        d.line, d.start, d.end, name_suggestions(m.grammar, p.pool, inst.src.text[p.start : p.end]), quoted=True
+    )
 
 
 def _indent(inst: Inst) -> str:

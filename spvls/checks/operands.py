@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model.module import Inst, Module
-from ..model.operands import opcode_suggestions
+from ..model.operands import name_suggestions, opcode_suggestions
 from ..syntax.parser import int_value
 from . import fixes
 from .diagnostic import ERROR, Diagnostic, at
@@ -11,7 +11,7 @@ from .diagnostic import ERROR, Diagnostic, at
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    suggesting = m.suggests_opcodes()
+    suggesting, naming = m.suggests_opcodes(), m.suggests_names()
     for inst in m.scoped(scope):
         if inst.grammar_inst is None:  # its one problem: the opcode is unknown
             out.append(_unknown_opcode(m, inst, suggesting))
@@ -19,6 +19,9 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         for p in inst.match.problems if inst.grammar_inst is not None else ():
             if words is None:
                 words = {o.token.start: o for o in inst.match.operands if o.token.kind == "WORD"}
+            if p.pool:
+                out.append(_unknown_name(m, inst, p, naming))
+                continue
             found = fixes.change_to(inst.line, p.start, p.end, p.suggestions, quoted=True) or fixes.constant_for(
                 m, inst, words.get(p.start)
             )
@@ -38,6 +41,15 @@ def _unknown_opcode(m: Module, inst: Inst, suggesting: bool) -> Diagnostic:
     hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
     found = fixes.change_to(inst.line, tok.start, tok.end, sugg, quoted=True)
     return at(inst.line, tok, ERROR, "operand.unknown-opcode", f"unknown instruction {tok.text!r}{hint}", fixes=found)
+
+
+def _unknown_name(m: Module, inst: Inst, p, naming: bool) -> Diagnostic:
+    """An unknown enumerant, extended instruction or OpSpecConstantOp opcode: with the closest
+    names while the module has few (Module.suggests_names); past that, fixes.offered finds them."""
+    sugg = name_suggestions(m.grammar, p.pool, inst.src.text[p.start : p.end]) if naming else []
+    hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
+    found = fixes.change_to(inst.line, p.start, p.end, sugg, quoted=True)
+    return at(inst.line, p, ERROR, p.code, p.message + hint, fixes=found)
 
 
 MAX_WORDS = 0xFFFF  # "The 16 high-order bits are the WordCount of the instruction" (SPIR-V 2.3)

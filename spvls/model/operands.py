@@ -34,6 +34,9 @@ class Problem:
     end: int
     message: str
     suggestions: tuple[str, ...] = ()
+    # An unknown name's pool (see name_suggestions): its did-you-mean is left to the checks, which
+    # name one only while the module has few unknown names (Module.suggests_names).
+    pool: str = ""
 
 
 @dataclass(slots=True)
@@ -81,11 +84,10 @@ class _Matcher:
         start, end = (tok_or_span.start, tok_or_span.end) if isinstance(tok_or_span, Token) else tok_or_span
         self.m.problems.append(Problem(code, start, end, message, tuple(suggestions)))
 
-    def unknown(self, code: str, tok: Token, message: str, names: Iterable[str]) -> None:
-        """A name the grammar lacks: say so with the closest of `names`, and take the rest of the line as-is."""
-        sugg = suggest(tok.text, names)
-        hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
-        self.problem(code, tok, message + hint, sugg)
+    def unknown(self, code: str, tok: Token, message: str, pool: str) -> None:
+        """A name the grammar lacks (its closest in `pool` are found by the checks): say so, and
+        take the rest of the line as-is."""
+        self.m.problems.append(Problem(code, tok.start, tok.end, message, pool=pool))
         self.pos = len(self.tokens)
 
     def end_span(self) -> tuple[int, int]:
@@ -198,10 +200,14 @@ class _Matcher:
         for part in parts:
             e = kind.enumerants.get(part)
             if e is None:
-                sugg = suggest(part, kind.enumerants.keys())
-                hint = f"; did you mean {sugg[0]!r}?" if sugg else ""
-                self.problem(
-                    "operand.unknown-enumerant", (col, col + len(part)), f"unknown {kind.kind} {part!r}{hint}", sugg
+                self.m.problems.append(
+                    Problem(
+                        "operand.unknown-enumerant",
+                        col,
+                        col + len(part),
+                        f"unknown {kind.kind} {part!r}",
+                        pool=ENUM_POOL + kind.kind,
+                    )
                 )
             else:
                 found.append(e)
@@ -248,7 +254,7 @@ class _Matcher:
         set_tok = self.m.operands[-2].token if len(self.m.operands) >= 2 else None
         set_name = self.ext_imports.get(set_tok.text) if set_tok else None
         ext = ext_set(self.g, set_name) if set_name else None
-        if ext is None:
+        if ext is None or set_name is None:
             # Unknown or non-semantic set we have no grammar for: take the rest as-is.
             self.pos = len(self.tokens)
             return None
@@ -260,7 +266,7 @@ class _Matcher:
             inst = ext.by_name.get(tok.text)
         if inst is None:
             self.unknown(
-                "operand.unknown-extinst", tok, f"{tok.text!r} is not an instruction of {set_name}", ext.by_name.keys()
+                "operand.unknown-extinst", tok, f"{tok.text!r} is not an instruction of {set_name}", EXT_POOL + set_name
             )
             return None
         self.m.ext_inst = inst
@@ -276,7 +282,7 @@ class _Matcher:
                 "operand.unknown-opcode",
                 tok,
                 f"OpSpecConstantOp takes an opcode name without 'Op', not {tok.text!r}",
-                [n[2:] for n in self.g.instructions],
+                SPEC_OP_POOL,
             )
             return None
         self.m.ext_inst = inst
@@ -316,6 +322,31 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
             m.ext_inst,
         )
     return m
+
+
+ENUM_POOL, EXT_POOL, SPEC_OP_POOL = "enum:", "extinst:", "specop"
+
+
+@lru_cache(maxsize=4096)
+def name_suggestions(grammar: Grammar, pool: str, word: str) -> list[str]:
+    """The names closest to an unknown one in its pool: a kind's enumerants (ENUM_POOL + kind), an
+    extended set's instructions (EXT_POOL + set) or the opcodes OpSpecConstantOp takes. Kept per
+    word, as opcode_suggestions; asked by the checks, not while matching."""
+    names: Iterable[str]
+    if pool.startswith(ENUM_POOL):
+        kind = grammar.kinds.get(pool[len(ENUM_POOL) :])
+        names = kind.enumerants.keys() if kind else ()
+    elif pool.startswith(EXT_POOL):
+        ext = ext_set(grammar, pool[len(EXT_POOL) :])
+        names = ext.by_name.keys() if ext else ()
+    else:
+        names = _spec_op_names(grammar)
+    return suggest(word, names)
+
+
+@lru_cache(maxsize=8)
+def _spec_op_names(grammar: Grammar) -> tuple[str, ...]:
+    return tuple(n[2:] for n in grammar.instructions)
 
 
 @lru_cache(maxsize=4096)

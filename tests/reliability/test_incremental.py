@@ -200,6 +200,30 @@ def test_an_edit_across_the_did_you_mean_limit_rechecks_the_whole_module(before,
     assert analyze(doc, previous=a).rechecked is not None
 
 
+@pytest.mark.parametrize("before, after, same_side", [
+    ("OpNop", "%r = OpExtInst %int %glsl Sqrtt %c", "OpNop ; x"),
+    ("%r = OpExtInst %int %glsl Sqrtt %c", "OpNop", "%r = OpExtInst %int %glsl Sqrtt %c ; x"),
+    ("OpNop", "OpStore %p %c Volatil", "OpNop ; x"),
+])
+def test_an_edit_across_the_unknown_name_limit_rechecks_the_whole_module(before, after, same_side):
+    """Past SUGGEST_NAMES_UP_TO distinct unknown enumerants, extended instructions and
+    OpSpecConstantOp opcodes no message names the closest: an edit inside a function that crosses
+    it changes the messages elsewhere, so it rebuilds; one that does not is re-checked in place."""
+    from spvls.model.module import SUGGEST_NAMES_UP_TO
+
+    unknown = "".join(f"OpCapability Shadr{i}\n" for i in range(SUGGEST_NAMES_UP_TO))  # each names Shader
+    text = (HEAD + '%glsl = OpExtInstImport "GLSL.std.450"\n%c = OpConstant %int 1\n' + unknown
+            + f"%main = OpFunction %void None %fn\n%l = OpLabel\n%p = OpVariable %int Function\n{before}\n"
+            "OpReturn\nOpFunctionEnd\n")
+    line = 7 + SUGGEST_NAMES_UP_TO + 3
+    assert Document(text).texts[line] == before
+    _edit_matches_fresh(text, line, after)
+    doc = Document(text)
+    a = analyze(doc)
+    doc.replace((line, 0), (line, len(before)), same_side)
+    assert analyze(doc, previous=a).rechecked is not None
+
+
 @pytest.mark.parametrize("before, after", [("OpNop", "%r = OpIAdd %int %zz %zz"), ("%r = OpIAdd %int %zz %zz", "OpNop")])
 def test_an_edit_across_the_undefined_id_limit_rechecks_the_whole_module(before, after):
     """Past SUGGEST_IDS_UP_TO undefined ids no message names the closest id: an edit inside a

@@ -138,23 +138,35 @@ def test_header_like_text_inside_a_document_is_text(server):
     _hover_works(server)
 
 
-def test_a_quick_fix_finds_the_closest_opcode_past_the_did_you_mean_limit():
-    """Issue 14.12: past SUGGEST_OPCODES_UP_TO distinct unknown opcodes the diagnostics name no
-    closest opcode; the quick fix looks it up when the editor asks."""
-    from spvls.model.module import SUGGEST_OPCODES_UP_TO
+# (a line with one misspelt name, a line with the i-th distinct unknown name, where the name is,
+# its diagnostic's message, the closest name)
+PAST_THE_LIMIT = {
+    "opcode": ("OpIAd", "OpFrob{}", (0, 5), "unknown instruction 'OpIAd'", "OpIAdd"),
+    "enumerant": ("OpCapability Shadr", "OpCapability Frob{}", (13, 18), "unknown Capability 'Shadr'", "Shader"),
+}
 
+
+@pytest.mark.parametrize("kind", PAST_THE_LIMIT)
+def test_a_quick_fix_finds_the_closest_name_past_the_did_you_mean_limit(kind):
+    """Issue 14.12: past SUGGEST_OPCODES_UP_TO distinct unknown opcodes (SUGGEST_NAMES_UP_TO unknown
+    enumerants, extended instructions, OpSpecConstantOp opcodes) the diagnostics name no closest
+    one; the quick fix looks it up when the editor asks."""
+    from spvls.model.module import SUGGEST_NAMES_UP_TO, SUGGEST_OPCODES_UP_TO
+
+    line, filler, (start, end), message, closest = PAST_THE_LIMIT[kind]
     s = Server()
     try:
         s.initialize()
-        text = TEXT + "OpIAd\n" + "".join(f"OpFrob{i}\n" for i in range(SUGGEST_OPCODES_UP_TO))
+        limit = max(SUGGEST_OPCODES_UP_TO, SUGGEST_NAMES_UP_TO)
+        text = TEXT + line + "\n" + "".join(filler.format(i) + "\n" for i in range(limit))
         s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1,
                                                            "text": text}})
-        where = {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 5}}
+        where = {"start": {"line": 2, "character": start}, "end": {"line": 2, "character": end}}
         r = s.request("textDocument/codeAction", {"textDocument": DOC, "range": where, "context": {"diagnostics": []}})
         first = r["result"][0]
-        assert (first["title"], first["isPreferred"]) == ("Change to 'OpIAdd'", True)
-        assert first["diagnostics"][0]["message"] == "unknown instruction 'OpIAd'"
-        assert first["edit"]["changes"][URI] == [{"range": where, "newText": "OpIAdd"}]
+        assert (first["title"], first["isPreferred"]) == (f"Change to '{closest}'", True)
+        assert first["diagnostics"][0]["message"] == message
+        assert first["edit"]["changes"][URI] == [{"range": where, "newText": closest}]
     finally:
         s.close()
 

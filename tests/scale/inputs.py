@@ -67,6 +67,23 @@ def undefined_ids(n: int) -> str:
             + "".join(f'OpName %u{_word(i)} "x"\n' for i in range(n // 2)))
 
 
+def unknown_enumerants(n: int) -> str:
+    """n distinct unknown enumerants, each a did-you-mean candidate among the kind's names."""
+    return HEAD + "".join(f"OpCapability Frob{_word(i)}\n" for i in range(n))
+
+
+def unknown_spec_ops(n: int) -> str:
+    """n distinct unknown OpSpecConstantOp opcode names, each a candidate among every opcode."""
+    return (HEAD + "%int = OpTypeInt 32 0\n%c = OpConstant %int 1\n"
+            + "".join(f"%s{i} = OpSpecConstantOp %int Frob{_word(i)} %c %c\n" for i in range(n)))
+
+
+def unknown_ext_insts(n: int) -> str:
+    """n distinct unknown GLSL.std.450 instruction names, each a candidate among the set's."""
+    return (HEAD + "%glsl = OpExtInstImport \"GLSL.std.450\"\n%f = OpTypeFloat 32\n%c = OpConstant %f 1\n"
+            + "".join(f"%x{i} = OpExtInst %f %glsl Frob{_word(i)} %c\n" for i in range(n)))
+
+
 # name -> (generator, n for the growth test, n for the bench: about 1 MB or the issue's size)
 CASES = {
     "literals": (literals, 2_000, 20_000),
@@ -75,6 +92,10 @@ CASES = {
     # the parser's cache of lines without ids (4,096), which would make n look cheap.
     "many-unknown-opcodes": (unknown_opcodes, 5_000, 95_000),
     "undefined-ids": (undefined_ids, 4_000, 46_000),  # 46,000: 1 MB (50 s of CPU, quadratic, before)
+    # Past model.module.SUGGEST_NAMES_UP_TO, each 1 MB (4.1 s, 4.6 s and 1.1 s of analysis before).
+    "many-unknown-enumerants": (unknown_enumerants, 5_000, 47_500),
+    "many-unknown-spec-ops": (unknown_spec_ops, 5_000, 22_700),
+    "many-unknown-ext-insts": (unknown_ext_insts, 5_000, 26_000),
     "call-chain": (call_chain, 1_000, 5_000),
     "blocks": (blocks, 4_000, 20_000),
     "long-name": (long_name, 200_000, 1_000_000),
