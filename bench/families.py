@@ -70,7 +70,9 @@ def corpus() -> list[tuple[Document, str | None]]:
     if not manifest.exists():
         return []
     rows = list(csv.DictReader(open(manifest, encoding="utf-8"), delimiter="\t"))
-    return [(Document((root / r["path"]).read_text(encoding="utf-8", errors="replace")), r["env"] or None) for r in rows]
+    return [
+        (Document((root / r["path"]).read_text(encoding="utf-8", errors="replace")), r["env"] or None) for r in rows
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

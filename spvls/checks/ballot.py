@@ -31,9 +31,18 @@ def _is_u32x4(m: Module, t: Inst | None) -> bool:
     return v is not None and v[1] == 4 and (int_info(v[0]) or (0,))[0] == 32
 
 
+_OPS = (
+    "OpDecorate",
+    "OpMemberDecorate",
+    "OpSubgroupBallotKHR",
+    "OpSubgroupReadInvocationKHR",
+    "OpSubgroupFirstInvocationKHR",
+)
+
+
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in m.scoped(scope):
+    for inst in m.with_op(_OPS, scope):
         op = inst.opname
         if op in ("OpDecorate", "OpMemberDecorate"):
             out.extend(_builtin(m, inst))

@@ -121,34 +121,62 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if scope is None:
         out.extend(_memory_model(m))
-    for inst in m.scoped(scope):
+    memo: dict = {}  # what _load_store derives from each id, once per check
+    values = _declares_matrix(m)
+    for inst in m.with_op(_VALUE_OPS if values else _OWN_OPS, scope):
         op = inst.opname
         if op == COOPMAT:
             out.extend(_type(m, inst))
         elif op == "OpVariable":
             out.extend(_storage(m, inst))
         elif op == "OpCooperativeMatrixLoadKHR":
-            out.extend(_load_store(m, inst, load=True))
+            out.extend(_load_store(m, inst, True, memo))
         elif op == "OpCooperativeMatrixStoreKHR":
-            out.extend(_load_store(m, inst, load=False))
+            out.extend(_load_store(m, inst, False, memo))
         elif op == "OpCooperativeMatrixLengthKHR":
             out.extend(_length(m, inst, inst.operand("Type")))
-        elif (
-            op == "OpSpecConstantOp"
-            and inst.match.ext_inst
-            and inst.match.ext_inst.name == "OpCooperativeMatrixLengthKHR"
-        ):
-            out.extend(_length(m, inst, inst.ids(skip_type=True)[0] if inst.ids(skip_type=True) else None))
+        elif op == "OpSpecConstantOp":
+            if inst.match.ext_inst and inst.match.ext_inst.name == "OpCooperativeMatrixLengthKHR":
+                out.extend(_length(m, inst, inst.ids(skip_type=True)[0] if inst.ids(skip_type=True) else None))
         elif op == "OpCooperativeMatrixMulAddKHR":
             out.extend(_muladd(m, inst))
         elif op in _CONVERSIONS:
             out.extend(_conversion(m, inst))
         elif op in _UNARY or op in _BINARY or op == "OpMatrixTimesScalar":
             out.extend(_arithmetic(m, inst))
-        elif op in ("OpCompositeConstruct", "OpConstantComposite", "OpSpecConstantComposite"):
+        elif op in _COMPOSITES:
             out.extend(_constituents(m, inst))
-    out.extend(_uniformity(m, scope))
+    if values:
+        out.extend(_uniformity(m, scope))
     return out
+
+
+# The opcodes whose rules hold whatever the module declares; the rest judge values of a cooperative
+# matrix type, so they run only when the module declares one.
+_OWN_OPS = (
+    COOPMAT,
+    "OpCooperativeMatrixLoadKHR",
+    "OpCooperativeMatrixStoreKHR",
+    "OpCooperativeMatrixLengthKHR",
+    "OpSpecConstantOp",
+)
+_COMPOSITES = ("OpCompositeConstruct", "OpConstantComposite", "OpSpecConstantComposite")
+_VALUE_OPS = (
+    *_OWN_OPS,
+    "OpVariable",
+    "OpCooperativeMatrixMulAddKHR",
+    *_CONVERSIONS,
+    *_UNARY,
+    *_BINARY,
+    "OpMatrixTimesScalar",
+    *_COMPOSITES,
+)
+
+
+@module_fact
+def _declares_matrix(m: Module) -> bool:
+    """Whether any OpTypeCooperativeMatrixKHR is declared (a type: editing one rebuilds the module)."""
+    return bool(m.with_op((COOPMAT,)))
 
 
 def _memory_model(m: Module) -> list[Diagnostic]:
@@ -249,41 +277,75 @@ def _storage(m: Module, inst: Inst) -> list[Diagnostic]:
     ]
 
 
-def _load_store(m: Module, inst: Inst, load: bool) -> list[Diagnostic]:
+def _load_store(m: Module, inst: Inst, load: bool, memo: dict) -> list[Diagnostic]:
     out = []
+    named = _named(inst)
     if load:
         rt = inst.match.operands[0] if inst.match.operands else None
-        if rt and rt.is_id and m.definition(rt.token.text) and _mat(m, rt.token.text) is None:
+        if rt and rt.is_id and _once(memo, _not_a_matrix, m, rt.token.text):
             out.append(
                 _d(inst.line, rt.token, "coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type")
             )
     else:
-        obj = inst.operand("Object")
-        if obj and m.definition(obj.token.text) and _mat(m, obj.token.text) is None:
+        obj = named.get("Object")
+        if obj and _once(memo, _not_a_matrix, m, obj.token.text):
             out.append(
                 _d(inst.line, obj.token, "coopmat.store-object", f"{obj.token.text} is not a cooperative matrix")
             )
-    ptr = inst.operand("Pointer")
-    pt = m.type_of(ptr.token.text) if ptr else None
-    if ptr and pt is not None and pt.opname == "OpTypePointer":
-        pointee = m.strip_pointer(pt)
-        if pointee is not None and scalar_of(m, pointee) is None:
-            out.append(
-                _d(inst.line, ptr.token, "coopmat.pointer", f"{ptr.token.text} points to {describe(m, pointee)}")
-            )
-    layout = inst.operand("MemoryLayout")
-    if layout and layout.is_id and m.definition(layout.token.text) and not _is_const_u32ish(m, layout.token.text):
+    ptr = named.get("Pointer")
+    if ptr and (pointee := _once(memo, _bad_pointee, m, ptr.token.text)) is not None:
+        out.append(_d(inst.line, ptr.token, "coopmat.pointer", f"{ptr.token.text} points to {pointee}"))
+    layout = named.get("MemoryLayout")
+    if layout and layout.is_id and _once(memo, _bad_layout, m, layout.token.text):
         out.append(
             _d(inst.line, layout.token, "coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant")
         )
-    stride = inst.operand("Stride")
-    if stride and stride.is_id and m.definition(stride.token.text) and int_info(m.type_of(stride.token.text)) is None:
+    stride = named.get("Stride")
+    if stride and stride.is_id and _once(memo, _bad_stride, m, stride.token.text):
         out.append(_d(inst.line, stride.token, "coopmat.stride", f"{stride.token.text} is not a scalar integer"))
     bad = "MakePointerAvailable" if load else "MakePointerVisible"
     for op in inst.match.operands:
         if op.grammar_operand.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):
             out.append(_d(inst.line, op.token, "coopmat.memory-operand", f"{bad} is not valid on {inst.opname}"))
     return out
+
+
+def _named(inst: Inst) -> dict:
+    """Each operand by its grammar name (the first of a name, as Inst.operand finds it)."""
+    named: dict = {}
+    for op in inst.match.operands:
+        named.setdefault(op.grammar_operand.name, op)
+    return named
+
+
+def _once(memo: dict, derive, m: Module, id_: str):
+    """derive(m, id_), once per check: thousands of loads and stores name the same few ids."""
+    key = (derive, id_)
+    if key in memo:
+        return memo[key]
+    value = memo[key] = derive(m, id_)
+    return value
+
+
+def _not_a_matrix(m: Module, id_: str) -> bool:
+    return m.definition(id_) is not None and _mat(m, id_) is None
+
+
+def _bad_pointee(m: Module, id_: str) -> str | None:
+    """What the pointer points to, when that is not a scalar or vector."""
+    pt = m.type_of(id_)
+    if pt is None or pt.opname != "OpTypePointer":
+        return None
+    pointee = m.strip_pointer(pt)
+    return describe(m, pointee) if pointee is not None and scalar_of(m, pointee) is None else None
+
+
+def _bad_layout(m: Module, id_: str) -> bool:
+    return m.definition(id_) is not None and not _is_const_u32ish(m, id_)
+
+
+def _bad_stride(m: Module, id_: str) -> bool:
+    return m.definition(id_) is not None and int_info(m.type_of(id_)) is None
 
 
 def _length(m: Module, inst: Inst, type_op) -> list[Diagnostic]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from ..spec.names import suggest
 from ..syntax.parser import VALID_ID
@@ -122,10 +123,21 @@ class _DidYouMean:
 
     def _visible(self, fn, call: bool) -> list[str]:
         m = self.m
-        names = [i.result for i in m.outside_functions() if i.result]
+        names = _module_ids(m)
         if fn is not None:
-            names += [i.result for i in m.insts_in(fn) if i.result]
-        return names + list(m.function_of) if call or fn is None else names
+            names = names + [i.result for i in m.insts_in(fn) if i.result]
+        return names + _function_ids(m) if call or fn is None else names
+
+
+@module_fact
+def _module_ids(m: Module) -> list[str]:
+    """The ids defined outside functions, in line order (read only: shared by every check)."""
+    return [i.result for i in m.outside_functions() if i.result]
+
+
+@module_fact
+def _function_ids(m: Module) -> list[str]:
+    return list(m.function_of)
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:

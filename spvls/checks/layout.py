@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..model.module import Module
+from bisect import bisect_right
+
+from ..model.module import Inst, Module
 from ..spec.grammar import TYPE_CLASS
 from .diagnostic import ERROR, Diagnostic, at
 
@@ -46,16 +48,19 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         return []  # an edit inside a function body cannot change the module's layout
     out: list[Diagnostic] = []
     highest, where = -1, 0  # where: the line that set highest (read only once highest >= 0)
-    in_function = False
-    for inst in m.insts:
+    insts = m.insts
+    ends = [i.line for i in m.with_op(("OpFunctionEnd",))]
+    k = 0
+    while k < len(insts):
+        inst = insts[k]
         if inst.opname == "OpFunction":
-            in_function = True
-        if in_function:
-            if inst.opname == "OpFunctionEnd":
-                in_function = False
+            # Jump over the body, to just after the next OpFunctionEnd (or to the end).
             if highest < _FUNCTIONS:  # the first function: later module-level lines point here
                 highest, where = _FUNCTIONS, inst.line
+            e = bisect_right(ends, inst.line)
+            k = bisect_right(insts, ends[e], k, key=_line) if e < len(ends) else len(insts)
             continue
+        k += 1
         r = _rank(inst)
         if r is None:
             continue
@@ -68,7 +73,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             continue
         if r > highest:
             highest, where = r, inst.line
-    if m.insts and not any(i.opname == "OpMemoryModel" for i in m.insts):
+    if insts and not m.with_op(("OpMemoryModel",)):
         first = m.insts[0]
         tok = first.opcode
         out.append(
@@ -81,6 +86,10 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             )
         )
     return out
+
+
+def _line(inst: Inst) -> int:
+    return inst.line
 
 
 def _misplaced(inst, code: str, what: str) -> Diagnostic:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from ..model.cfg import cfg_of
 from ..model.facts import module_fact
 from ..model.module import EntryPoint, Function, Inst, Module
@@ -63,11 +65,11 @@ def _reached(m: Module) -> dict[str, tuple[EntryPoint, tuple[Inst, Operand], dic
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     reached = _reached(m)
+    if m.version >= (1, 6):
+        out.extend(_same_labels_unreached(m, scope, reached))
     for fn in m.functions if scope is None else [scope]:
         hit = reached.get(fn.id)
         if hit is None:
-            if m.version >= (1, 6):
-                out.extend(_same_labels(m, fn, None))
             continue
         ep, (mode, op), tree = hit
         path, earlier = m.call_path(tree, fn.id, MAX_PATH)
@@ -104,9 +106,33 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     return out
 
 
-def _same_labels(m: Module, fn: Function, why) -> list[Diagnostic]:
+def _same_labels_unreached(m: Module, scope: Function | None, reached: dict) -> list[Diagnostic]:
+    """Same-label branches in functions outside every MaximallyReconvergesKHR call tree, found
+    through the opcode index: most functions have none, so none is walked."""
     out = []
-    for b in fn.blocks:
+    for t in m.with_op(("OpBranchConditional",), scope):
+        ids = t.ids()
+        if len(ids) < 3 or ids[1].token.text != ids[2].token.text:
+            continue
+        # The function it is in: the last to start before it (one missing its OpFunctionEnd
+        # still holds its blocks), and the block it ends.
+        k = bisect_right(m.functions, t.line, key=_start) - 1
+        fn = m.functions[k] if k >= 0 else None
+        if fn is None or fn.id in reached or (scope is not None and fn is not scope):
+            continue
+        j = bisect_right(fn.blocks, t.line, key=_start) - 1
+        if j >= 0 and fn.blocks[j].terminator is t:
+            out.extend(_same_labels(m, fn, None, [fn.blocks[j]]))
+    return out
+
+
+def _start(x) -> int:
+    return x.line
+
+
+def _same_labels(m: Module, fn: Function, why, blocks=None) -> list[Diagnostic]:
+    out = []
+    for b in fn.blocks if blocks is None else blocks:
         t = b.terminator
         if t is None or t.opname != "OpBranchConditional":
             continue

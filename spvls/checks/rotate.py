@@ -29,9 +29,8 @@ def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in m.scoped(scope):
-        if inst.opname == "OpGroupNonUniformRotateKHR":
-            out.extend(_rotate(m, inst))
+    for inst in m.with_op(("OpGroupNonUniformRotateKHR",), scope):
+        out.extend(_rotate(m, inst))
     return out
 
 

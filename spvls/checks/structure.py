@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
+from ..model.facts import module_fact
 from ..model.module import Block, Function, Inst, Module
 from .diagnostic import Diagnostic, cited, related_at
 
@@ -89,6 +92,10 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
 
 _RETURNS = {"OpReturn", "OpReturnValue"}
 _SELECTS = {"OpBranchConditional", "OpSwitch"}
+
+
+def _start(fn: Function) -> int:
+    return fn.line
 
 
 def _first(b: Block) -> Inst:
@@ -305,7 +312,10 @@ def _returns(m: Module, fn: Function, returns: list[Inst]) -> list[Diagnostic]:
     return out
 
 
-def _predecessors(fn: Function) -> dict[str, list[Block]]:
+@module_fact
+def _predecessors(m: Module, line: int) -> dict[str, list[Block]]:
+    """The predecessors of each block of the function starting on `line` (terminators: structure)."""
+    fn = m.functions[bisect_left(m.functions, line, key=_start)]
     preds: dict[str, list[Block]] = {}
     for b in fn.blocks:
         for target in dict.fromkeys(t for t, _ in b.successors):
@@ -315,7 +325,7 @@ def _predecessors(fn: Function) -> dict[str, list[Block]]:
 
 def _phis(m: Module, fn: Function) -> list[Diagnostic]:
     out = []
-    preds = _predecessors(fn)
+    preds = _predecessors(m, fn.line)
     for b in fn.blocks:
         for inst in b.insts:
             if inst.opname != "OpPhi":
