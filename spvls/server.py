@@ -298,11 +298,11 @@ class _AnsweredErrors(logging.Filter):
 logging.getLogger("pygls.protocol.json_rpc").addFilter(_AnsweredErrors())
 
 
-def _source_related(m, doc, uri: str, d: Diagnostic) -> list[T.DiagnosticRelatedInformation]:
+def _source_related(m, doc, uri: str, d: Diagnostic, folders) -> list[T.DiagnosticRelatedInformation]:
     """Where the instruction came from: the source file (or its embedded copy), else the diagnostic's own place."""
     if d.source is None or m is None:
         return []
-    found = sourcefiles.target(m, d.source)
+    found = sourcefiles.target(m, d.source, folders)
     if found is None:
         where = T.Location(uri, _range(doc, d.line, d.start, d.end))
     else:
@@ -311,11 +311,11 @@ def _source_related(m, doc, uri: str, d: Diagnostic) -> list[T.DiagnosticRelated
     return [T.DiagnosticRelatedInformation(where, f"source: {d.source}")]
 
 
-def _lsp_diagnostic(doc, uri: str, d: Diagnostic, m=None) -> T.Diagnostic:
+def _lsp_diagnostic(doc, uri: str, d: Diagnostic, m=None, folders=()) -> T.Diagnostic:
     family = d.code.split(".")[0]
     href = validator.href(d.code) or (_REGISTRY.format(_FAMILY_DOC[family]) if family in _FAMILY_DOC else _CORE_SPEC)
     origin = family if family in (validator.SOURCE, validator.ASSEMBLER) else "spvls"
-    related = _source_related(m, doc, uri, d)
+    related = _source_related(m, doc, uri, d, folders)
     return T.Diagnostic(
         range=_range(doc, d.line, d.start, d.end),
         message=d.message,
@@ -348,7 +348,7 @@ def _converter(ls: SpvServer, uri: str, doc, m, count: int):
     def convert(d: Diagnostic) -> T.Diagnostic:
         hit = memo.get(id(d))
         if hit is None or hit[0] is not d:
-            hit = memo[id(d)] = (d, _lsp_diagnostic(doc, uri, d, m))
+            hit = memo[id(d)] = (d, _lsp_diagnostic(doc, uri, d, m, ls.ws.folders))
         return hit[1]
 
     return convert
@@ -429,7 +429,7 @@ def _validate(ls: SpvServer, uri: str, when: tuple[str, ...], delay: float | Non
 def initialize(ls: SpvServer, params: T.InitializeParams):
     _update_settings(ls, params.initialization_options)
     roots = [f.uri for f in params.workspace_folders or []] or [params.root_uri or ""]
-    sourcefiles.folders[:] = [p for p in map(sourcefiles.path_of, roots) if p is not None]
+    ls.ws.folders = [p for p in map(sourcefiles.path_of, roots) if p is not None]
     # pygls announces this choice; columns must be counted in it.
     enc = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
     ls.encoding = str(getattr(enc, "value", enc))
@@ -622,7 +622,7 @@ def on_completion_resolve(ls: SpvServer, item: T.CompletionItem):
 @_positional
 def on_hover(params: T.HoverParams, m, doc, line: int, col: int):
     a = server.ws.analysis(params.text_document.uri)
-    found = rules.with_rules(hover.hover(m, line, col), a.diagnostics if a else (), line, col)
+    found = rules.with_rules(hover.hover(m, line, col, server.ws.folders), a.diagnostics if a else (), line, col)
     if not found:
         return None
     text, (start, end) = found
@@ -640,7 +640,7 @@ def on_definition(params: T.DefinitionParams, m, doc, line: int, col: int):
     span = navigation.definition(m, line, col)
     if span:
         return _location(doc, params.text_document.uri, span)
-    found = source.definition(m, line, col)  # on an opcode: the shader source it came from
+    found = source.definition(m, line, col, server.ws.folders)  # on an opcode: the shader source it came from
     if found is None:
         return None
     path, sl, sc = found
@@ -917,7 +917,7 @@ def on_code_action(ls: SpvServer, params: T.CodeActionParams):
                 T.CodeAction(
                     fix.title,
                     kind=T.CodeActionKind.QuickFix,
-                    diagnostics=[_lsp_diagnostic(doc, uri, d, a.module)],
+                    diagnostics=[_lsp_diagnostic(doc, uri, d, a.module, ls.ws.folders)],
                     is_preferred=fix is fixes[0],
                     edit=T.WorkspaceEdit(changes={uri: edits}),
                 )

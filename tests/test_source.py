@@ -199,6 +199,36 @@ def test_missing_file_without_embedded_text_has_no_target(tmp_path):
     assert md.startswith(f"Source: `sum.comp:{line_of('sum.comp', 'return x * x;')}` in `square`\n\n---\n\n")
 
 
+def test_a_workspace_folder_is_searched_after_the_documents_directory(tmp_path):
+    """The document moved away from its sources: a workspace folder holding them (the session's
+    state, passed in) gives hover its source line and definition its target; none, neither."""
+    path = build(tmp_path, "sum.comp", "gV")  # -gV embeds no text
+    elsewhere = tmp_path / "moved"
+    elsewhere.mkdir()
+    m = module(path, uri=(elsewhere / path.name).as_uri())
+    inst = first(m, "square", "OpFMul")
+    want = line_of("sum.comp", "return x * x;")
+    assert source.definition(m, inst.line, col(inst), [elsewhere]) is None
+    assert source.definition(m, inst.line, col(inst), [elsewhere, tmp_path]) == ((tmp_path / "sum.comp").resolve(),
+                                                                                 want - 1, 0)
+    md, _ = hover.hover(m, inst.line, col(inst), [tmp_path])
+    assert md.startswith(f"Source: `sum.comp:{want}` in `square`\n\n```glsl\n{source_text('sum.comp', want)}\n```\n\n")
+
+
+def test_the_server_keeps_the_workspace_folders_in_its_session(tmp_path):
+    """initialize's workspace folders (else its root) become the session's Workspace.folders."""
+    from lsprotocol import types as T
+
+    from spvls.server import SpvServer, initialize
+
+    ls = SpvServer()
+    folders = [T.WorkspaceFolder((tmp_path / "a").as_uri(), "a"), T.WorkspaceFolder((tmp_path / "b").as_uri(), "b")]
+    initialize(ls, T.InitializeParams(T.ClientCapabilities(), workspace_folders=folders, root_uri=tmp_path.as_uri()))
+    assert ls.ws.folders == [tmp_path / "a", tmp_path / "b"]
+    initialize(ls, T.InitializeParams(T.ClientCapabilities(), root_uri=tmp_path.as_uri()))
+    assert ls.ws.folders == [tmp_path]
+
+
 def test_edits_keep_locations_and_names_equal_to_a_fresh_analysis(tmp_path):
     """Typing inside a function (the model updates in place) leaves the same source locations on
     diagnostics, and the same outline, as analysing the text afresh."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..model.enablement import lacks
@@ -14,8 +15,9 @@ from .docs import enumerant_md, ext_set_doc, extension_md, instruction_md, term_
 from .sourcefiles import source_line
 
 
-def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
-    """Markdown and the (start, end) columns it describes, or None."""
+def hover(m: Module, line: int, col: int, folders: Sequence[Path] = ()) -> tuple[str, tuple[int, int]] | None:
+    """Markdown and the (start, end) columns it describes, or None. `folders`: the workspace
+    folders, where a relative source file name is looked for."""
     src = m.doc.line(line)
     if src is None:
         return None
@@ -26,7 +28,7 @@ def hover(m: Module, line: int, col: int) -> tuple[str, tuple[int, int]] | None:
     span = (tok.start, tok.end)
     if tok.kind == "OPNAME":
         grammar_inst = m.grammar.instruction(tok.text)
-        note = hover_note(m, line) if inst is not None else ""
+        note = hover_note(m, line, folders) if inst is not None else ""
         md = "\n\n---\n\n".join(
             x for x in (note, instruction_md(grammar_inst) if grammar_inst else "", _enabled(m, grammar_inst)) if x
         )
@@ -136,7 +138,7 @@ def _term(comment: str, offset: int, base: int):
 _FENCE = {".hlsl": "hlsl", ".slang": "slang", ".cl": "c", ".c": "c", ".cpp": "cpp"}
 
 
-def hover_note(m: Module, line: int) -> str:
+def hover_note(m: Module, line: int, folders: Sequence[Path] = ()) -> str:
     """Markdown: where the instruction came from, that source line, and its inlining chain; '' when
     it has no location."""
     line_inst, scope = in_effect(m, line)
@@ -148,7 +150,7 @@ def hover_note(m: Module, line: int) -> str:
     if fn:
         head += f" in `{fn}`"
     parts = [head]
-    text = source_line(m, loc)
+    text = source_line(m, loc, folders)
     if text is not None and text.strip():
         lang = _FENCE.get(Path(loc.file).suffix.lower(), "glsl")
         parts.append(f"```{lang}\n{text.rstrip()}\n```")

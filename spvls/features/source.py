@@ -3,6 +3,7 @@ source-line inlay hints (finding the files: sourcefiles.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..model.module import Module
@@ -10,14 +11,15 @@ from ..model.sourcemap import debug_op, location, locations
 from .sourcefiles import target
 
 
-def definition(m: Module, line: int, col: int) -> tuple[Path, int, int] | None:
-    """On an instruction's opcode: where in the source it came from."""
+def definition(m: Module, line: int, col: int, folders: Sequence[Path] = ()) -> tuple[Path, int, int] | None:
+    """On an instruction's opcode: where in the source it came from (a relative name is also looked
+    for in the workspace `folders`)."""
     src = m.doc.line(line)
     tok = src.token_at(col) if src else None
     if tok is None or tok.kind != "OPNAME" or line not in m.inst_at:
         return None
     loc = location(m, line)
-    return target(m, loc) if loc is not None else None
+    return target(m, loc, folders) if loc is not None else None
 
 
 def _is_debug(m: Module, inst) -> bool:

@@ -9,16 +9,13 @@ import os
 import re
 import stat
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ..binding.text import utf8
 from ..model.module import Module
 from ..model.sourcemap import SourceLoc, embedded_texts
-
-# Workspace folders (the server sets them from `initialize`): where a relative source name is
-# looked for after the document's own directory.
-folders: list[Path] = []
 
 
 def path_of(uri: str) -> Path | None:
@@ -31,14 +28,15 @@ def path_of(uri: str) -> Path | None:
     return Path(unquote(u.path)) if u.scheme == "file" else None
 
 
-def on_disk(m: Module, file: str) -> Path | None:
-    """The source file: as written when absolute, else next to the document, else in a workspace folder."""
+def on_disk(m: Module, file: str, folders: Sequence[Path] = ()) -> Path | None:
+    """The source file: as written when absolute, else next to the document, else in one of the
+    workspace `folders` (session state: `session.workspace.Workspace.folders`)."""
     p = Path(file)
     try:
         if p.is_absolute():
             return p if p.is_file() else None
         doc = path_of(m.doc.uri)
-        for base in ([doc.parent] if doc else []) + folders:
+        for base in [*([doc.parent] if doc else []), *folders]:
             cand = base / p
             if cand.is_file():
                 return cand.resolve()
@@ -89,35 +87,35 @@ def embedded_file(m: Module, file: str) -> Path | None:
 # keystroke may name the same file thousands of times, and each look-up touches the disk.
 # Keyed by the embedded text itself, not the id() of a module's texts: a new module's dict can
 # reuse a dropped one's id, which named the old text's copy for up to 2 s.
-_FOUND: dict[tuple[str, str, str | None], tuple[float, Path | None]] = {}
+_FOUND: dict[tuple[str, str, str | None, tuple[Path, ...]], tuple[float, Path | None]] = {}
 _FOUND_FOR = 2.0  # seconds
 
 
-def _find(m: Module, file: str) -> Path | None:
-    key, now = (m.doc.uri, file, embedded_texts(m).get(file)), time.monotonic()
+def _find(m: Module, file: str, folders: Sequence[Path]) -> Path | None:
+    key, now = (m.doc.uri, file, embedded_texts(m).get(file), tuple(folders)), time.monotonic()
     hit = _FOUND.get(key)
     if hit is not None and now - hit[0] < _FOUND_FOR:
         return hit[1]
     if len(_FOUND) > 4096:
         _FOUND.clear()
-    path = on_disk(m, file) or embedded_file(m, file)
+    path = on_disk(m, file, folders) or embedded_file(m, file)
     _FOUND[key] = (now, path)
     return path
 
 
-def target(m: Module, loc: SourceLoc) -> tuple[Path, int, int] | None:
+def target(m: Module, loc: SourceLoc, folders: Sequence[Path] = ()) -> tuple[Path, int, int] | None:
     """(file, 0-based line, 0-based column) of a location: on disk first, else the embedded text."""
-    path = _find(m, loc.file)
+    path = _find(m, loc.file, folders)
     if path is None:
         return None
     return path, max(loc.line - 1, 0), max(loc.column - 1, 0)
 
 
-def source_line(m: Module, loc: SourceLoc) -> str | None:
+def source_line(m: Module, loc: SourceLoc, folders: Sequence[Path] = ()) -> str | None:
     """The text of the location's line, from the file on disk or the embedded text."""
     if loc.line <= 0:
         return None
-    path = on_disk(m, loc.file)
+    path = on_disk(m, loc.file, folders)
     text = None
     if path is not None:
         try:

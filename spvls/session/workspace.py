@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import ClassVar
 
 from ..binding.spirv_tools import ValidatorOptions
@@ -87,6 +88,9 @@ class Workspace:
     # uri -> (generation, env, the analysis, the analysis with the file's suppressions applied)
     _analyses: dict[str, tuple[int, str | None, Analysis, Analysis]] = field(default_factory=dict)
     _marked: dict[str, bool] = field(default_factory=dict)  # uri -> has `; spvls: ignore…` comments
+    # The workspace folders (from `initialize`): where a relative source file name is looked for
+    # after the document's own directory; the features that find source files take them as a parameter.
+    folders: list[Path] = field(default_factory=list)
 
     def open(self, uri: str, text: str, version: int) -> Document:
         doc = Document(text, uri, version)
