@@ -194,17 +194,20 @@ def _interfaces(m: Module) -> list[Diagnostic]:
     out = []
     trees = {ep.id: m.call_tree(ep.id) for ep in m.entry_points.values()}
     listed = {ep.id: {o.token.text for o in ep.inst.match.operands if o.is_id} for ep in m.entry_points.values()}
+    first_uses: dict[str, dict[str, Inst]] = {}  # per id: a redefined one shares its uses (was quadratic)
     for inst in m.outside_functions():
         if inst.opname != "OpVariable" or not inst.result:
             continue
         sc = _storage(inst)
         if sc is None or sc == "Function" or (m.version < (1, 4) and sc not in ("Input", "Output")):
             continue
-        used: dict[str, Inst] = {}  # function id -> first use there
-        for user, _ in m.uses.get(inst.result, ()):
-            fn = m.function_at(user.line)
-            if fn is not None and fn.id not in used:
-                used[fn.id] = user
+        used = first_uses.get(inst.result)
+        if used is None:
+            used = first_uses[inst.result] = {}  # function id -> first use there
+            for user, _ in m.uses.get(inst.result, ()):
+                fn = m.function_at(user.line)
+                if fn is not None and fn.id not in used:
+                    used[fn.id] = user
         if not used:
             continue
         missing = []
