@@ -168,3 +168,18 @@ def test_assembled_words_are_handed_to_the_library_uncopied() -> None:
     buf = st._buffer(words)
     assert ctypes.addressof(buf) == words.buffer_info()[0]  # the library reads the array itself
     assert st.validate(words) is None
+
+
+@pytest.mark.parametrize("name", ["spirv-as", "spirv-val", "spirv-dis", "spirv-opt"])
+def test_the_tests_run_the_program_the_venvs_command_runs(name: str) -> None:
+    """tests.helpers.tool skips cmeel's Python wrapper: the program it gives is the one the venv's
+    command runs (the same version line)."""
+    import sys
+
+    wrapper = Path(sys.executable).parent / name
+    if not wrapper.exists():
+        pytest.skip(f"no {name} in the venv")
+    runs = [subprocess.run([exe, "--version"], capture_output=True, text=True) for exe in (str(wrapper), tool(name))]
+    assert runs[0].returncode == runs[1].returncode == 0
+    said = [r.stdout + r.stderr for r in runs]  # spirv-opt says it on stderr
+    assert said[0] == said[1] and "SPIRV-Tools v" in said[0]
