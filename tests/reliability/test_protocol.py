@@ -147,28 +147,27 @@ PAST_THE_LIMIT = {
 
 
 @pytest.mark.parametrize("kind", PAST_THE_LIMIT)
-def test_a_quick_fix_finds_the_closest_name_past_the_did_you_mean_limit(kind):
+def test_a_quick_fix_finds_the_closest_name_past_the_did_you_mean_limit(shared_server, kind):
     """Issue 14.12: past SUGGEST_OPCODES_UP_TO distinct unknown opcodes (SUGGEST_NAMES_UP_TO unknown
     enumerants, extended instructions, OpSpecConstantOp opcodes) the diagnostics name no closest
     one; the quick fix looks it up when the editor asks."""
     from spvls.model.module import SUGGEST_NAMES_UP_TO, SUGGEST_OPCODES_UP_TO
 
     line, filler, (start, end), message, closest = PAST_THE_LIMIT[kind]
-    s = Server()
+    s, uri = shared_server, f"file:///tmp/past-the-limit-{kind}.spvasm"  # a document of its own
+    limit = max(SUGGEST_OPCODES_UP_TO, SUGGEST_NAMES_UP_TO)
+    text = TEXT + line + "\n" + "".join(filler.format(i) + "\n" for i in range(limit))
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "spvasm", "version": 1, "text": text}})
     try:
-        s.initialize()
-        limit = max(SUGGEST_OPCODES_UP_TO, SUGGEST_NAMES_UP_TO)
-        text = TEXT + line + "\n" + "".join(filler.format(i) + "\n" for i in range(limit))
-        s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1,
-                                                           "text": text}})
         where = {"start": {"line": 2, "character": start}, "end": {"line": 2, "character": end}}
-        r = s.request("textDocument/codeAction", {"textDocument": DOC, "range": where, "context": {"diagnostics": []}})
+        r = s.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": where,
+                                                  "context": {"diagnostics": []}})
         first = r["result"][0]
         assert (first["title"], first["isPreferred"]) == (f"Change to '{closest}'", True)
         assert first["diagnostics"][0]["message"] == message
-        assert first["edit"]["changes"][URI] == [{"range": where, "newText": closest}]
+        assert first["edit"]["changes"][uri] == [{"range": where, "newText": closest}]
     finally:
-        s.close()
+        s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
 
 def test_a_tcp_client_that_leaves_mid_message_ends_the_server():
