@@ -212,6 +212,7 @@ class Stats:
 # and the tokens are re-placed over the line's own ids. Lines with strings or comments
 # (where '%' may be text) always go to Lark whole.
 _ID = re.compile(r'%[^\s;="]*')
+_ID_SPLIT = re.compile(f"({_ID.pattern})")
 VALID_ID = re.compile(r"%[A-Za-z0-9_]+")  # what spirv-as accepts as an id (the parser takes more)
 
 
@@ -219,11 +220,11 @@ def parse_line(text: str) -> Line:
     """Parse one line (without its newline)."""
     if '"' in text or ";" in text or "%" not in text:
         return _parse_whole(text)
-    shape = _ID.sub("%", text)
-    template = _template(shape)
+    parts = _ID_SPLIT.split(text)  # the text between ids, and the ids: one pass over the line
+    template = _template("%".join(parts[::2]))
     if template is None:
         return _parse_whole(text)
-    return _reshape(template, text, _ID.findall(text))
+    return _reshape(template, text, parts[1::2])
 
 
 _new = tuple.__new__  # builds a Token or Line without the NamedTuple's Python-level __new__
