@@ -182,6 +182,22 @@ STRUCTURAL = TERMINATORS | {
 }
 
 
+# What _index files besides defs and uses.
+_INDEXED = frozenset(
+    (
+        "OpCapability",
+        "OpExtension",
+        "OpName",
+        "OpDecorate",
+        "OpMemberDecorate",
+        "OpDecorateId",
+        "OpDecorateString",
+        "OpEntryPoint",
+        "OpExecutionMode",
+        "OpExecutionModeId",
+    )
+)
+
 # Allowed inside a function body although their grammar class is a module-level one.
 _IN_BODIES = {"OpLine", "OpNoLine", "OpExtInst", "OpExtInstWithForwardRefsKHR"}
 
@@ -252,15 +268,24 @@ class Module:
     def _build(self) -> None:
         fn: Function | None = None
         block: Block | None = None
+        grammar, ext_imports, insts, inst_at, index = (
+            self.grammar,
+            self.ext_imports,
+            self.insts,
+            self.inst_at,
+            self._index,
+        )
         for n, line in enumerate(self.doc.lines):
-            if line.opcode is None:
+            opcode = line.opcode
+            if opcode is None:
                 continue
-            if line.opcode.text == "OpExtInstImport" and line.result and line.operands:
-                self.ext_imports[line.result.text] = line.operands[0].text.strip('"')
-            inst = make_inst(n, line, match(self.grammar, line, self.ext_imports))
-            self.insts.append(inst)
-            self.inst_at[n] = inst
-            self._index(inst)
+            if opcode.text == "OpExtInstImport" and line.result and line.operands:
+                ext_imports[line.result.text] = line.operands[0].text.strip('"')
+            m = match(grammar, line, ext_imports)
+            inst = Inst(n, line, m, m.inst.name if m.inst is not None else opcode.text)  # as make_inst
+            insts.append(inst)
+            inst_at[n] = inst
+            index(inst)
             op = inst.opname
             if op == "OpFunction":
                 # A function still open: its structure.function-end lands on this line.
@@ -304,13 +329,15 @@ class Module:
     def _index(self, inst: Inst) -> None:
         if self._by_op is not None:  # an in-place update after with_op built the index
             insort(self._by_op.setdefault(inst.opname, []), inst, key=_inst_line)
-        if inst.match.inst is None:
+        m = inst.match
+        if m.inst is None:
             self.unknown_opcodes[inst.opname] += 1
-        for p in inst.match.problems:
+        for p in m.problems:
             if p.pool:
                 self.unknown_names[p.pool, inst.src.text[p.start : p.end]] += 1
-        res = inst.result
-        if res:
+        result = inst.src.result
+        if result is not None:
+            res = result.text
             if res in self.defs:
                 self.duplicates.append(inst)
             else:
@@ -318,29 +345,39 @@ class Module:
                 if self.uses.get(res):
                     self.undefined_ids -= 1
         line = inst.line
-        for op in inst.match.operands:
-            if op.token.kind == "ID":
-                lst = self.uses.setdefault(op.token.text, [])
-                if not lst and op.token.text not in self.defs:
-                    self.undefined_ids += 1
-                if not lst or lst[-1][0].line <= line:
+        uses = self.uses
+        ops = m.operands
+        for op in ops:
+            tok = op.token
+            if tok.kind == "ID":
+                lst = uses.get(tok.text)
+                if not lst:  # this line runs once per id operand on open: no list made for nothing
+                    if lst is None:
+                        lst = uses[tok.text] = []
+                    if tok.text not in self.defs:
+                        self.undefined_ids += 1
+                    lst.append((inst, op))
+                elif lst[-1][0].line <= line:
                     lst.append((inst, op))
                 else:  # an incremental update re-indexes a line in the middle
                     insort(lst, (inst, op), key=_use_line)
         opname = inst.opname
-        ops = inst.match.operands
-        if opname == "OpCapability" and ops:
+        if opname not in _INDEXED or not ops:
+            return
+        if opname == "OpCapability":
             self.capabilities.setdefault(ops[0].token.text, inst)
-        elif opname == "OpExtension" and ops:
+        elif opname == "OpExtension":
             self.extensions.setdefault(ops[0].token.text.strip('"'), inst)
-        elif opname == "OpName" and len(ops) >= 2:
-            self.names.setdefault(ops[0].token.text, ops[1].token.text.strip('"'))
-        elif opname in ("OpDecorate", "OpMemberDecorate", "OpDecorateId", "OpDecorateString") and ops:
+        elif opname == "OpName":
+            if len(ops) >= 2:
+                self.names.setdefault(ops[0].token.text, ops[1].token.text.strip('"'))
+        elif opname in ("OpDecorate", "OpMemberDecorate", "OpDecorateId", "OpDecorateString"):
             self.decorations.setdefault(ops[0].token.text, []).append(inst)
-        elif opname == "OpEntryPoint" and len(ops) >= 3:
-            ep = EntryPoint(ops[1].token.text, ops[2].token.text.strip('"'), ops[0].token.text, inst)
-            self.entry_points.setdefault(ep.id, ep)
-        elif opname in ("OpExecutionMode", "OpExecutionModeId") and ops:
+        elif opname == "OpEntryPoint":
+            if len(ops) >= 3:
+                ep = EntryPoint(ops[1].token.text, ops[2].token.text.strip('"'), ops[0].token.text, inst)
+                self.entry_points.setdefault(ep.id, ep)
+        elif opname in ("OpExecutionMode", "OpExecutionModeId"):
             target = self.entry_points.get(ops[0].token.text)
             if target:
                 target.modes.append(inst)
