@@ -38,8 +38,19 @@ def test_a_cycle_alive_during_a_build_is_collected_once_it_dies():
     c = Cycle()
     c.me = c
     gone = weakref.ref(c)
-    Document("OpCapability Shader\n")  # freezes c with everything else
+    Document(module(3000))  # a big build freezes c with everything else
     del c
     for _ in range(heap.FULL_EVERY):
         Document("OpCapability Shader\n")
     assert gone() is None
+
+
+def test_a_small_build_leaves_the_collector_alone():
+    """Below heap.BIG lines nothing is paused or frozen: a full collection every FULL_EVERY small
+    builds cost more than the builds, in a process holding a big heap."""
+    gc.collect()
+    gc.unfreeze()
+    d = Document(module(100))
+    assert len(d.texts) < heap.BIG and gc.isenabled()
+    analyze(d, "vulkan1.3")
+    assert gc.get_freeze_count() == 0

@@ -260,7 +260,7 @@ class Module:
         self.facts: dict[tuple, object] = {}  # see model.facts: kept across in-place updates
         self.generation: int | None = None  # the document generation checked; None while updating
         self._by_op: dict[str, list[Inst]] | None = None  # built on first use, then kept current
-        with building():
+        with building(len(doc.texts)):
             self._build()
         self.declared_caps = grammar.implied_capabilities(self.capabilities)
 

@@ -148,7 +148,7 @@ class Document:
 
     def set_text(self, text: str) -> None:
         removed = len(self.texts)
-        with building():
+        with building(text.count("\n") + 1):
             self.texts, self.breaks = _split(text)
             self.lines = [_UNPARSED] * len(self.texts)
             self.span = [1] * len(self.texts)
