@@ -14,7 +14,7 @@ BESIDE = {"binding": set(), "binary": {"binding", "spec", "syntax"}}  # what the
 USE_BINDING = {"checks", "features", *FRONT}
 # What a check family or a feature may import from its own package besides the package itself.
 SHARED = {
-    "checks": {"diagnostic", "fixes", "idkinds"},
+    "checks": {"diagnostic", "fixes", "idkinds", "scope"},
     "features": {"context", "docs", "sourcefiles"},
 }
 FAMILY_NAMES = {f.__name__.rsplit(".", 1)[1] for f in FAMILIES}

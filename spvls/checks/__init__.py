@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..model.module import Function, Module, build
@@ -27,6 +27,7 @@ from . import (
 )
 from .diagnostic import Diagnostic
 from .origin import attach_sources
+from .scope import Scope, holds, plan
 
 
 class Check(Protocol):
@@ -34,13 +35,15 @@ class Check(Protocol):
 
     __name__: str
 
-    def check(self, m: Module, scope: Function | None = None) -> list[Diagnostic]:
+    def check(self, m: Module, scope: Scope = None) -> list[Diagnostic]:
         """The family's diagnostics. `scope` None: the whole module. `scope` a function: only the
         diagnostics whose line lies inside that function (its OpFunction to its OpFunctionEnd) —
         the module was just updated in place there (see model.facts), and the diagnostics this
         family gave elsewhere are kept as they were. A rule about lines inside the function may
         read anything outside it; a rule whose diagnostic lies outside functions runs only
-        whole, since an in-place edit cannot change what it reads."""
+        whole, since an in-place edit cannot change what it reads. `scope` a `scope.Lines`
+        (only for a family that says it is line-wise, see checks.scope): only the diagnostics on
+        those lines."""
         ...
 
 
@@ -69,6 +72,19 @@ class Analysis:
     module: Module
     diagnostics: list[Diagnostic]
     rechecked: Function | None = None  # the function re-checked in place; None: checked whole
+    # Each family's diagnostics (by the family's name), in the order of `diagnostics`.
+    by_family: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    # What each family re-checked in place (a function or some of its lines); empty: checked whole.
+    scopes: dict[str, Scope] = field(default_factory=dict)
+
+
+def _key(d: Diagnostic) -> tuple[int, int, str]:
+    return (d.line, d.start, d.code)
+
+
+def _families() -> dict[str, Check]:
+    """The families by name (read at each analysis: tests add one)."""
+    return {f.__name__.rsplit(".", 1)[-1]: f for f in FAMILIES}
 
 
 def target(doc: Document, target_env: str | None) -> tuple[tuple[int, int], str | None]:
@@ -78,12 +94,16 @@ def target(doc: Document, target_env: str | None) -> tuple[tuple[int, int], str 
     return doc.header_version() or (1, 6), None
 
 
-def _run(m: Module, scope=None) -> list[Diagnostic]:
-    diags: list[Diagnostic] = []
-    for family in FAMILIES:
-        diags.extend(family.check(m, scope))
-    diags.sort(key=lambda d: (d.line, d.start, d.code))
-    return attach_sources(m, diags)
+def _run(m: Module, scopes: dict[str, Scope] | None = None) -> dict[str, list[Diagnostic]]:
+    """Each family's diagnostics (in its scope; all: the whole module), sorted, with their sources."""
+    return {
+        name: attach_sources(m, sorted(family.check(m, scopes[name] if scopes else None), key=_key))
+        for name, family in _families().items()
+    }
+
+
+def _merge(by_family: dict[str, list[Diagnostic]]) -> list[Diagnostic]:
+    return sorted((d for diags in by_family.values() for d in diags), key=_key)
 
 
 def _points_into(diags: list[Diagnostic], fn: Function | None, touched: set[int]) -> bool:
@@ -111,15 +131,25 @@ def analyze(doc: Document, target_env: str | None = None, previous: Analysis | N
         touched = doc.touched_since(m.generation)
         if touched and not _points_into(previous.diagnostics, m.function_at(min(touched)), touched):
             m.generation = None  # until this update is checked: after a failure the next one starts afresh
+            before = {n: i for n in touched if (i := m.inst_at.get(n)) is not None}
             fn = m.update(touched)
             if fn is not None:
-                kept = [d for d in previous.diagnostics if not fn.line <= d.line <= fn.end_line]
-                fresh = _run(m, fn)
+                names = _families()
+                scopes = plan(m, fn, touched, before, previous.by_family, names)
+                fresh = _run(m, scopes)
+                by_family = {
+                    name: sorted(
+                        [d for d in previous.by_family.get(name, ()) if not holds(scopes[name], d.line)] + fresh[name],
+                        key=_key,
+                    )
+                    for name in names
+                }
                 m.generation = doc.generation
-                return Analysis(m, sorted(kept + fresh, key=lambda d: (d.line, d.start, d.code)), fn)
+                return Analysis(m, _merge(by_family), fn, by_family, scopes)
     generation = doc.generation
     m = build(doc, load(), version)
     m.env = env
-    a = Analysis(m, _run(m))
+    by_family = _run(m)
+    a = Analysis(m, _merge(by_family), None, by_family)
     m.generation = generation
     return a

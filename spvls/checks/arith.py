@@ -8,6 +8,11 @@ from __future__ import annotations
 from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from .diagnostic import Diagnostic, cited
+from .scope import with_op
+
+# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
+LINEWISE = True
+
 
 RULES = {
     "arith.int": "Result Type must be a scalar or vector of integer type. The type of Operand 1 and Operand 2 must "
@@ -130,7 +135,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     shapes = None
     codes = _CODE
     defs = m.defs
-    for inst in m.with_op(_OPS, scope):
+    for inst in with_op(m, _OPS, scope):
         code = codes[inst.opname]
         if shapes is None:
             shapes = _shapes(m)

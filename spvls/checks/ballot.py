@@ -6,6 +6,11 @@ from ..model.module import Inst, Module
 from ..model.types import describe, int_info, vector_of
 from ..spec.env import is_vulkan
 from .diagnostic import ERROR, WARNING, Diagnostic, cited, related_at
+from .scope import with_op
+
+# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
+LINEWISE = True
+
 
 EXTENSION = "SPV_KHR_shader_ballot"
 # The mask builtins the extension adds (by the grammar's canonical names; a test checks they exist).
@@ -42,7 +47,7 @@ _OPS = (
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in m.with_op(_OPS, scope):
+    for inst in with_op(m, _OPS, scope):
         op = inst.opname
         if op in ("OpDecorate", "OpMemberDecorate"):
             out.extend(_builtin(m, inst))

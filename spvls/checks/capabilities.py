@@ -15,6 +15,11 @@ from ..model.operands import Operand
 from ..spec.grammar import Instruction, format_version
 from . import fixes
 from .diagnostic import ERROR, Diagnostic, Fix, at, cited
+from .scope import insts
+
+# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
+LINEWISE = True
+
 
 FAMILY = "capability"  # the codes' prefix (the module is named for what it checks)
 
@@ -93,7 +98,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     # Requirements depend only on the instruction or enumerant and the module's header, so each
     # one found satisfied is not asked again (a 100k-line module uses a few dozen of each).
     satisfied: set[int] = set()
-    for inst in m.scoped(scope):
+    for inst in insts(m, scope):
         grammar_inst = inst.grammar_inst
         if grammar_inst is None:
             continue

@@ -7,6 +7,7 @@ from ..model.module import Inst, Module
 from ..model.types import contains, describe, float_encoding, int_info, scalar_of
 from . import fixes
 from .diagnostic import ERROR, WARNING, Diagnostic, cited, related_at
+from .scope import Lines, with_op
 
 EXTENSION = "SPV_KHR_cooperative_matrix"
 COOPMAT = "OpTypeCooperativeMatrixKHR"
@@ -123,7 +124,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         out.extend(_memory_model(m))
     memo: dict = {}  # what _load_store derives from each id, once per check
     values = _declares_matrix(m)
-    for inst in m.with_op(_VALUE_OPS if values else _OWN_OPS, scope):
+    for inst in with_op(m, _VALUE_OPS if values else _OWN_OPS, scope):
         op = inst.opname
         if op == COOPMAT:
             out.extend(_type(m, inst))
@@ -146,9 +147,19 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             out.extend(_arithmetic(m, inst))
         elif op in _COMPOSITES:
             out.extend(_constituents(m, inst))
-    if values:
+    if values and not isinstance(scope, Lines):
         out.extend(_uniformity(m, scope))
     return out
+
+
+def linewise(m: Module) -> bool:
+    """Whether its diagnostics on a line read only that line, the definitions of the ids it names
+    and module facts: all but the uniformity rule's, which follows values through the function."""
+    return not (_declares_matrix(m) and _uniformity_applies(m))
+
+
+def _uniformity_applies(m: Module) -> bool:
+    return "CooperativeMatrixKHR" in m.declared_caps and bool(_per_invocation(m))
 
 
 # The opcodes whose rules hold whatever the module declares; the rest judge values of a cooperative
@@ -566,11 +577,9 @@ _PER_INVOCATION = {
 
 
 def _uniformity(m: Module, scope) -> list[Diagnostic]:
-    if "CooperativeMatrixKHR" not in m.declared_caps:
+    if not _uniformity_applies(m):
         return []
     tainted = _per_invocation(m)
-    if not tainted:
-        return []
     out = []
     for fn in m.functions if scope is None else [scope]:
         local = dict(tainted)

@@ -10,6 +10,11 @@ from ..spec.names import suggest
 from ..syntax.parser import VALID_ID
 from . import fixes, idkinds
 from .diagnostic import ERROR, Diagnostic, Related, at
+from .scope import holds, insts
+
+# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
+LINEWISE = True
+
 
 # Operands (by word index, result type and result id counted) that may name an id
 # defined later: SPIR-V 2.4 "Logical Layout" allows forward references only in these.
@@ -146,7 +151,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     defs = m.defs
     accepts_by_op: dict[str, tuple[bool, bool]] = {}
     for inst in m.duplicates:
-        if scope is not None and not scope.line <= inst.line <= scope.end_line:
+        if not holds(scope, inst.line):
             continue
         tok = inst.src.result
         first = m.defs.get(tok.text) if tok else None
@@ -169,7 +174,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         )
     did_you_mean = _DidYouMean(m)
     suggesting = m.suggests_ids()  # past SUGGEST_IDS_UP_TO undefined ids, none is compared with others
-    for inst in m.scoped(scope):
+    for inst in insts(m, scope):
         for pos, op in enumerate(inst.match.operands):
             tok = op.token
             if tok.kind != "ID":  # (Operand.is_id, without the call: this loop sees every operand)

@@ -7,6 +7,11 @@ from bisect import bisect_right
 from ..model.facts import module_fact
 from ..model.module import Inst, Module
 from .diagnostic import Diagnostic, cited
+from .scope import with_op
+
+# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
+LINEWISE = True
+
 
 RULES = {
     "memory.variable-type": "OpVariable: Result Type must be an OpTypePointer. Its Type operand is the type of "
@@ -53,7 +58,7 @@ def _pointer(m: Module, type_id: str | None) -> tuple[str, str | None] | None:
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in m.with_op(_HANDLERS, scope):
+    for inst in with_op(m, _HANDLERS, scope):
         found = _HANDLERS[inst.opname](m, inst)
         if found:
             out.extend(found)

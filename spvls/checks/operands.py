@@ -7,12 +7,16 @@ from ..model.operands import name_suggestions, opcode_suggestions
 from ..syntax.parser import int_value
 from . import fixes
 from .diagnostic import ERROR, Diagnostic, at
+from .scope import insts
+
+# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
+LINEWISE = True
 
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     suggesting, naming = m.suggests_opcodes(), m.suggests_names()
-    for inst in m.scoped(scope):
+    for inst in insts(m, scope):
         if inst.grammar_inst is None:  # its one problem: the opcode is unknown
             out.append(_unknown_opcode(m, inst, suggesting))
         words = None  # the line's name operands by column, looked up once per line, not per problem

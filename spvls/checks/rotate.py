@@ -6,6 +6,11 @@ from ..model.module import Inst, Module
 from ..model.types import describe, int_info, scalar_of
 from ..spec.env import is_vulkan
 from .diagnostic import ERROR, Diagnostic, at, cited
+from .scope import with_op
+
+# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
+LINEWISE = True
+
 
 EXTENSION = "SPV_KHR_subgroup_rotate"
 RULES = {
@@ -29,7 +34,7 @@ def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in m.with_op(("OpGroupNonUniformRotateKHR",), scope):
+    for inst in with_op(m, ("OpGroupNonUniformRotateKHR",), scope):
         out.extend(_rotate(m, inst))
     return out
 

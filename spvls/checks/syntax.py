@@ -8,6 +8,11 @@ from ..binding.text import LONE, utf8
 from ..model.module import Module
 from ..syntax.parser import VALID_ID
 from .diagnostic import ERROR, WARNING, Diagnostic, at
+from .scope import line_range
+
+# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
+LINEWISE = True
+
 
 # In a line with a shape (no strings or comments) every '%' starts an id: one search clears them all.
 _BAD_ID = re.compile(r"%(?![A-Za-z0-9_])|%[A-Za-z0-9_]+[^\sA-Za-z0-9_=]")
@@ -15,8 +20,7 @@ _BAD_ID = re.compile(r"%(?![A-Za-z0-9_])|%[A-Za-z0-9_]+[^\sA-Za-z0-9_=]")
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    lo, hi = (0, len(m.doc.lines) - 1) if scope is None else (scope.line, scope.end_line)
-    for n in range(lo, hi + 1):
+    for n in line_range(m, scope):
         line = m.doc.lines[n]
         if line.error:
             e = line.error

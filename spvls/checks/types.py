@@ -7,6 +7,11 @@ from __future__ import annotations
 from ..model.module import Inst, Module
 from . import idkinds
 from .diagnostic import Diagnostic, cited
+from .scope import with_op
+
+# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
+LINEWISE = True
+
 
 RULES = {
     "types.int-width": "Scalar integer types must be parameterized only as 32 bit, plus any additional sizes "
@@ -29,7 +34,7 @@ _VECTOR_SIZES = {2, 3, 4, 8, 16}
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in m.with_op(_DECLS, scope):  # declared outside functions: none in a function's scope
+    for inst in with_op(m, _DECLS, scope):  # declared outside functions: none in a function's scope
         out.extend(_DECLS[inst.opname](inst))
     return out
 
