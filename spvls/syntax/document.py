@@ -41,6 +41,20 @@ def _blank(text: str) -> Line:
 _BREAK = re.compile(r"(\r\n|\r|\n)")
 
 
+# A high surrogate then a low one: the two halves of one character beyond U+FFFF.
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+def paired(text: str) -> str:
+    """The text with each surrogate pair made the one character it stands for. A client whose text
+    is UTF-16 (VS Code) holds a pair typed half by half, or an edit that ends between two halves,
+    as that character, and JSON decodes "\\ud83d\\ude00" as one: so must we, or every column
+    after it differs from a fresh open's (fuzzer: pull diagnostics differed in utf-8)."""
+    if text.isascii() or _PAIR.search(text) is None:
+        return text
+    return _PAIR.sub(lambda m: m.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"), text)
+
+
 def _split(text: str) -> tuple[list[str], list[str]]:
     """Lines split on \\n, \\r\\n and lone \\r, as LSP splits them, and the terminator after each
     ('' after the last)."""
@@ -94,7 +108,7 @@ class Document:
         (sl, sc), (el, ec) = self.clamp(*start), self.clamp(*end)
         if (el, ec) < (sl, sc):
             (sl, sc), (el, ec) = (el, ec), (sl, sc)
-        raw = self.texts[sl][:sc] + new_text + self.texts[el][ec:] + self.breaks[el]
+        raw = paired(self.texts[sl][:sc] + new_text + self.texts[el][ec:] + self.breaks[el])
         if sl > 0 and raw.startswith("\n") and self.breaks[sl - 1] == "\r":
             sl -= 1  # the line before ends in a lone CR: with this LF it is one break
             raw = self.texts[sl] + "\r" + raw
@@ -149,7 +163,7 @@ class Document:
     def set_text(self, text: str) -> None:
         removed = len(self.texts)
         with building(text.count("\n") + 1):
-            self.texts, self.breaks = _split(text)
+            self.texts, self.breaks = _split(paired(text))
             self.lines = [_UNPARSED] * len(self.texts)
             self.span = [1] * len(self.texts)
             self._regroup(0, len(self.texts))

@@ -14,7 +14,7 @@ from spvls.syntax.parser import parse_line
 
 # Characters that have broken something before, or that spirv-as treats specially.
 NASTY = ['"', "\\", "\r", "\n", "\r\n", "\f", "\v", "\t", ";", "%", "=", "|", "!", "\x00", "é", "😀", "²", "①",
-         "\u00a0", "\u2028", "\ud800", "0x", "-", "."]
+         "\u00a0", "\u2028", "\ud800", "\udc00", "0x", "-", "."]  # a lone half of a pair: "\ud800" then "\udc00" is one
 LITERALS = ["0", "1", "-1", "4294967295", "4294967296", "18446744073709551616", "0x7fffffff", "0xFFFFFFFF", "1.5",
             "-0.0", "0x1.8p+1", "1e39", "²", "٣", "99999999999999999999", "!7", "!0x10", "NaN", "inf"]
 STRINGS = ['""', '"x"', '"a\\"b"', '"a\\\\"', '"line\nOpNop\nline"', '"a\\"\n b"', '"\\\n"', '"😀é"',

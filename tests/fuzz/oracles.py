@@ -7,7 +7,7 @@ import traceback
 from spvls.binding import spirv_tools
 from spvls.checks import analyze
 from spvls.features.formatting import format_lines
-from spvls.syntax.document import Document
+from spvls.syntax.document import Document, paired
 from tests.reliability.rawlsp import Server
 
 
@@ -182,7 +182,7 @@ class Session:
             a, b = snap(text, min(a, len(text))), snap(text, min(b, len(text)))
             change = {"range": {"start": position(text, a, self.encoding), "end": position(text, b, self.encoding)},
                       "text": new}
-            text = text[:a] + new + text[b:]
+            text = paired(text[:a] + new + text[b:])  # as the client's UTF-16 text holds it
             version += 1
             self.server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                                           "contentChanges": [change]})

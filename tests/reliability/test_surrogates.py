@@ -154,3 +154,34 @@ def test_spvls_assemble_refuses_a_lone_surrogate_and_keeps_the_file(tmp_path):
         assert target.read_bytes() == b"old"
     finally:
         s.close()
+
+
+PAIR_DOC = HEAD + 'OpName %x "ab" junk\n'
+PAIR_AT = PAIR_DOC.index("\"ab\"") + 2  # between a and b
+
+
+def test_a_pair_typed_half_by_half_is_one_character():
+    """A UTF-16 client holds the halves typed one after the other as one character, and a fresh
+    open's JSON "\\ud83d\\ude00" decodes to one: the edited document must hold the same."""
+    doc = Document(PAIR_DOC)
+    doc.replace((2, PAIR_AT - len(HEAD)), (2, PAIR_AT - len(HEAD)), "\ud83d")
+    doc.replace((2, PAIR_AT - len(HEAD) + 1), (2, PAIR_AT - len(HEAD) + 1), "\ude00")
+    assert doc.texts[2] == 'OpName %x "a\U0001f600b" junk'
+    fresh = Document(PAIR_DOC[:PAIR_AT] + "\ud83d\ude00" + PAIR_DOC[PAIR_AT:])
+    assert fresh.texts == doc.texts
+    assert [(d.start, d.end, d.code) for d in analyze(doc).diagnostics] == [
+        (d.start, d.end, d.code) for d in analyze(fresh).diagnostics]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_a_pair_typed_half_by_half_over_lsp_equals_a_fresh_open(encoding):
+    """Fuzzer finding (a pull-diagnostics difference in utf-8): the server kept the halves as two
+    lone surrogates, a fresh open had one character, so every column after it differed (and each
+    half got a syntax.encoding diagnostic)."""
+    from tests.fuzz.oracles import Session
+
+    s = Session(encoding)
+    try:
+        assert s.run(PAIR_DOC, [(PAIR_AT, PAIR_AT, "\ud800"), (PAIR_AT + 1, PAIR_AT + 1, "\udc00")]) == []
+    finally:
+        s.close()
