@@ -31,6 +31,7 @@ from pygls.lsp.client import LanguageClient
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+from common import Publications, pct  # noqa: E402
 from generate import module  # noqa: E402
 
 PAUSES = (0.21, 0.24, 0.3, 0.45, 0.7)  # seconds between keys, in turn: past the 0.2 s debounce
@@ -60,11 +61,6 @@ def serve() -> None:
     srv.serve()
 
 
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))] if s else float("nan")
-
-
 def status_mb(pid: int) -> tuple[float, float]:
     """The process's RSS now and at its peak (VmRSS, VmHWM), MB."""
     fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
@@ -75,21 +71,15 @@ async def session(text: str, keys: int, mode: str) -> dict:
     lines = text.split("\n")
     times_file = Path(tempfile.mkstemp(prefix="spvls-keys-")[1])
     client = LanguageClient("spvls-bench", "1")
-    published: dict[int, float] = {}
+    published = Publications(client)
     validated: list[int] = []
-    got = asyncio.Event()
-
-    @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_diags(params: T.PublishDiagnosticsParams):
-        published.setdefault(params.version, time.perf_counter())
-        got.set()
 
     @client.feature(T.WINDOW_LOG_MESSAGE)
     def on_log(params: T.LogMessageParams):
         m = re.search(r"version (\d+) done in", params.message)
         if m:
             validated.append(int(m.group(1)))
-            got.set()
+            published.changed.set()
 
     await client.start_io(sys.executable, str(Path(__file__).resolve()), "--serve",
                           env={**os.environ, TIMES: str(times_file)})
@@ -99,17 +89,11 @@ async def session(text: str, keys: int, mode: str) -> dict:
     client.initialized(T.InitializedParams())
     uri = f"file:///tmp/spvls-bench-keys-{len(lines)}.spvasm"
 
-    async def until(cond) -> None:
-        while not cond():
-            got.clear()
-            await got.wait()
-
     t = time.perf_counter()
     client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "spvasm", 1, text)))
-    await until(lambda: 1 in published)
-    open_s = published[1] - t
+    open_s = await published.version(1) - t
     if mode != "off":
-        await until(lambda: 1 in validated)
+        await published.until(lambda: 1 in validated)
     targets = [n for n, ln in enumerate(lines) if "= OpIAdd" in ln or "= OpLoad" in ln][:keys]
     client_s = []
     for i in range(keys):
@@ -123,10 +107,9 @@ async def session(text: str, keys: int, mode: str) -> dict:
         t = time.perf_counter()
         client.text_document_did_change(T.DidChangeTextDocumentParams(
             T.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]))
-        await until(lambda: version in published)
-        client_s.append(published[version] - t)
+        client_s.append(await published.version(version) - t)
     if mode != "off":
-        await until(lambda: keys + 1 in validated)
+        await published.until(lambda: keys + 1 in validated)
     rss, peak = status_mb(pid)
     await client.shutdown_async(None)
     client.exit(None)

@@ -24,6 +24,7 @@ from pygls.lsp.client import LanguageClient
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+from common import Publications, pct  # noqa: E402
 from generate import module  # noqa: E402
 import peer  # noqa: E402
 
@@ -60,11 +61,6 @@ def cold_check(path: Path) -> float:
                                               str(path)], capture_output=True))
 
 
-def pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 def peak_rss_mb(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -92,13 +88,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
     text = path.read_text()
     lines = text.split("\n")
     client = LanguageClient("spvls-bench", "1")
-    published: dict[int, float] = {}
-    got = asyncio.Event()
-
-    @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_diags(params: T.PublishDiagnosticsParams):
-        published[params.version] = time.perf_counter()
-        got.set()
+    published = Publications(client)
 
     await client.start_io(sys.executable, "-m", "spvls")
     pid = client._server.pid  # noqa: SLF001 - the benchmark reads the server's RSS
@@ -107,15 +97,9 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
     client.initialized(T.InitializedParams())
     uri = path.resolve().as_uri()
 
-    async def wait_version(v: int) -> float:
-        while v not in published:
-            got.clear()
-            await got.wait()
-        return published[v]
-
     t0 = time.perf_counter()
     client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "spirv", 1, text)))
-    open_s = await wait_version(1) - t0
+    open_s = await published.version(1) - t0
 
     targets = edit_lines(lines, edits)
     keystrokes = []
@@ -130,7 +114,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
         t = time.perf_counter()
         client.text_document_did_change(T.DidChangeTextDocumentParams(
             T.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]))
-        keystrokes.append(await wait_version(version) - t)
+        keystrokes.append(await published.version(version) - t)
 
     doc = T.TextDocumentIdentifier(uri)
     probe, col, op = hover_probe(lines)
@@ -161,7 +145,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
             text=" " if i % 2 == 0 else "")
         client.text_document_did_change(T.DidChangeTextDocumentParams(
             T.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]))
-        await wait_version(version)
+        await published.version(version)
         t = time.perf_counter()
         d = await client.text_document_semantic_tokens_full_delta_async(
             T.SemanticTokensDeltaParams(doc, previous_result_id=result_id))

@@ -30,6 +30,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
+from common import Publications, pct  # noqa: E402
 from generate import module  # noqa: E402
 
 from spvls.binding import spirv_tools as st  # noqa: E402
@@ -80,23 +81,12 @@ def agreement() -> None:
               f"({native_assembled}/{assembled} of those that assemble)")
 
 
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
-
-
 async def keystrokes(lines_wanted: int, count: int, pause: float, mode: str) -> dict:
     text = module(lines_wanted)
     lines = text.split("\n")
     client = LanguageClient("spvls-bench", "1")
-    published: dict[int, float] = {}
+    published = Publications(client)
     runs: list[float] = []
-    got = asyncio.Event()
-
-    @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_diags(params: T.PublishDiagnosticsParams):
-        published.setdefault(params.version, time.perf_counter())
-        got.set()
 
     @client.feature(T.WINDOW_LOG_MESSAGE)
     def on_log(params: T.LogMessageParams):
@@ -111,13 +101,7 @@ async def keystrokes(lines_wanted: int, count: int, pause: float, mode: str) -> 
     uri = f"file:///tmp/spvls-bench-validate-{lines_wanted}.spvasm"
     client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "spvasm", 1, text)))
 
-    async def wait_version(v: int) -> float:
-        while v not in published:
-            got.clear()
-            await got.wait()
-        return published[v]
-
-    await wait_version(1)
+    await published.version(1)
     targets = [n for n, ln in enumerate(lines) if "= OpIAdd" in ln or "= OpLoad" in ln][:count]
     times = []
     for i in range(count):
@@ -130,7 +114,7 @@ async def keystrokes(lines_wanted: int, count: int, pause: float, mode: str) -> 
             T.VersionedTextDocumentIdentifier(uri=uri, version=version),
             [T.TextDocumentContentChangePartial(range=T.Range(T.Position(n, col), T.Position(n, col)),
                                                 text=" " if i % 2 == 0 else "")]))
-        times.append(await wait_version(version) - t)
+        times.append(await published.version(version) - t)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
