@@ -141,7 +141,8 @@ def _unterminated(m: Module, fn: Function, k: int, b: Block) -> list[Diagnostic]
         nxt = b.label_inst  # the function's end is missing: structure.function-end says so
     if nxt is None:
         return []
-    ends = "is followed by the next block" if nxt.opname == "OpLabel" else "ends"
+    # Its own label when the function has no end: the block does not go on into another.
+    ends = "is followed by the next block" if nxt.opname == "OpLabel" and nxt is not b.label_inst else "ends"
     rel = (
         [related_at(b.line, b.label_inst.src.result or b.label_inst.src.opcode, f"block {b.label} starts here")]
         if b.label_inst

@@ -53,7 +53,8 @@ def check_and_format(text: str) -> list[str]:
 
 
 def _key(d) -> tuple:
-    return d.line, d.start, d.end, d.code, d.severity, d.message, d.related, d.fixes
+    # related and fixes as text: two diagnostics alike but for them must still sort
+    return d.line, d.start, d.end, d.code, d.severity, d.message, repr(d.related), repr(d.fixes)
 
 
 def in_place(text: str, functions: int = 3) -> list[str]:

@@ -126,3 +126,30 @@ def test_did_you_mean_names_the_closest_name_up_to_a_limit_then_on_request(kind)
     assert (e.code, e.start, e.end, e.message, e.fixes) == (d.code, d.start, d.end, message.split(";")[0], ())
     assert not any("did you mean" in x.message for x in many.diagnostics)
     assert fixes.offered(many.module, e) == d.fixes
+
+
+# Fuzzer seed 2701: two blocks named alike, the function without its end. Each block's missing
+# terminator was told in the same words at the same place, and the fuzzer's in-place oracle could
+# not sort the two (they differed only in their related information).
+_TWO_UNENDED_BLOCKS = """OpCapability Shader
+OpMemoryModel Logical GLSL450
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%x = OpUndef %void
+%entry = OpLabel
+%y = OpUndef %void
+"""
+
+
+def test_a_block_without_terminator_at_a_missing_function_end_says_it_ends():
+    from tests.fuzz.oracles import in_place
+
+    a = analyze(Document(_TWO_UNENDED_BLOCKS))
+    told = [(d.line, d.message.split(". SPIR-V")[0]) for d in a.diagnostics if d.code == "structure.terminator"]
+    assert told == [
+        (7, "block %entry has no terminator (OpBranch, OpReturn...) where it is followed by the next block"),
+        (7, "block %entry has no terminator (OpBranch, OpReturn...) where it ends"),
+    ]
+    assert in_place(_TWO_UNENDED_BLOCKS) == []
