@@ -42,6 +42,7 @@ from .features import (
 )
 from .session import progress
 from .session.validation import OFF, ON_SAVE, ON_TYPE, Validation
+from .session.warm import warm
 from .session.workspace import Workspace
 
 log = logging.getLogger("spvls")
@@ -439,6 +440,7 @@ def initialize(ls: SpvServer, params: T.InitializeParams):
     ls.refresh = bool(caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
     ls.pull = bool(caps.text_document and caps.text_document.diagnostic) and ls.refresh
     ls.takes_progress = bool(caps.window and caps.window.work_done_progress)
+    warm(ls.protocol._converter)  # what the first didOpen would build and no document needs
 
 
 @server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
