@@ -59,7 +59,8 @@ def warm(converter) -> None:
     """Build what the first didOpen would otherwise build. `converter` is the protocol's cattrs
     converter; the sample's texts and answers are dropped."""
     analyze(Document(SAMPLE), None)
-    item = {"uri": "file:///warm.spvasm", "languageId": "spirv", "version": 1, "text": SAMPLE}
+    uri = "file:///warm.spvasm"
+    item = {"uri": uri, "languageId": "spirv", "version": 1, "text": SAMPLE}
     converter.structure(
         {"jsonrpc": "2.0", "method": T.TEXT_DOCUMENT_DID_OPEN, "params": {"textDocument": item}},
         T.DidOpenTextDocumentNotification,
@@ -71,9 +72,7 @@ def warm(converter) -> None:
         severity=T.DiagnosticSeverity.Error,
         code="warm",
         source="spvls",
-        related_information=[T.DiagnosticRelatedInformation(T.Location(item["uri"], at), "warm")],
+        related_information=[T.DiagnosticRelatedInformation(T.Location(uri, at), "warm")],
         tags=[T.DiagnosticTag.Unnecessary],
     )
-    converter.unstructure(
-        T.PublishDiagnosticsNotification(params=T.PublishDiagnosticsParams(item["uri"], [diag], version=1))
-    )
+    converter.unstructure(T.PublishDiagnosticsNotification(params=T.PublishDiagnosticsParams(uri, [diag], version=1)))
