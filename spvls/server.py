@@ -22,7 +22,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from . import __version__, transport
 from .binary import commands as binary_commands
-from .checks import EXTENSION_OF_FAMILY, validator
+from .checks import EXTENSION_OF_FAMILY, parallel, validator
 from .checks import fixes as check_fixes
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from .features import (
@@ -441,6 +441,7 @@ def initialize(ls: SpvServer, params: T.InitializeParams):
     ls.pull = bool(caps.text_document and caps.text_document.diagnostic) and ls.refresh
     ls.takes_progress = bool(caps.window and caps.window.work_done_progress)
     warm(ls.protocol._converter)  # what the first didOpen would build and no document needs
+    parallel.enabled = True  # a large module's whole check on both cores (checks/parallel.py)
 
 
 @server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)

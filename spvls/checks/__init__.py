@@ -19,6 +19,7 @@ from . import (
     layout,
     memory,
     operands,
+    parallel,
     reconvergence,
     rotate,
     structure,
@@ -96,10 +97,17 @@ def target(doc: Document, target_env: str | None) -> tuple[tuple[int, int], str 
 
 def _run(m: Module, scopes: dict[str, Scope] | None = None) -> dict[str, list[Diagnostic]]:
     """Each family's diagnostics (in its scope; all: the whole module), sorted, with their sources."""
+    if scopes is None and parallel.wanted(m):
+        return parallel.run_split(m, list(_families()), _run_whole)
     return {
         name: attach_sources(m, sorted(family.check(m, scopes[name] if scopes else None), key=_key))
         for name, family in _families().items()
     }
+
+
+def _run_whole(m: Module, names: list[str]) -> dict[str, list[Diagnostic]]:
+    families = _families()
+    return {name: attach_sources(m, sorted(families[name].check(m, None), key=_key)) for name in names}
 
 
 def _merge(by_family: dict[str, list[Diagnostic]]) -> list[Diagnostic]:

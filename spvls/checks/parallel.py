@@ -1,0 +1,80 @@
+"""A whole-module check on two cores: a forked child runs some families while this process runs the
+others, and sends back its diagnostics (plain data, a few bytes for a valid module).
+
+Only where `os.fork` exists, with more than one core, for modules of at least FROM_INSTRUCTIONS
+instructions (below that, the fork and the copy-on-write page faults it causes cost what the child
+saves), and only when `enabled` (the server turns it on; the CLI's jobs already fill the cores).
+Whatever goes wrong in the child (an exception, a signal, no answer), this process runs those
+families itself: the result is always the serial one.
+
+The child holds the model only as pages shared with this process; it runs Python code and writes
+to its pipe, takes no lock another thread may hold (the validator's worker runs inside the C
+library, whose allocations glibc's fork handlers keep consistent), and leaves with `os._exit`,
+so nothing it inherited (stdout buffers, the event loop) is touched.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import warnings
+from collections.abc import Callable
+
+from ..model.module import Module
+from .diagnostic import Diagnostic
+
+enabled = False
+FROM_INSTRUCTIONS = 30_000
+# The families the child runs: about half the CPU of a whole check at 100k lines (bench/families.py),
+# and none whose module facts a keystroke's re-check reads first (those stay computed here).
+CHILD = ("coopmat", "ids")
+
+Run = Callable[[Module, list[str]], dict[str, list[Diagnostic]]]
+
+
+def wanted(m: Module) -> bool:
+    return enabled and hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and len(m.insts) >= FROM_INSTRUCTIONS
+
+
+def run_split(m: Module, names: list[str], run: Run) -> dict[str, list[Diagnostic]]:
+    """`run(m, names)`, with the CHILD families among `names` run by a forked child."""
+    theirs = [n for n in names if n in CHILD]
+    mine = [n for n in names if n not in CHILD]
+    r, w = os.pipe()
+    try:
+        with warnings.catch_warnings():  # 3.12 warns of forking with threads: see the docstring
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return run(m, names)
+    if pid == 0:  # the child
+        code = 1
+        try:
+            os.close(r)
+            gc.disable()  # a collection would touch (and so copy) every page the model is on
+            data = pickle.dumps(run(m, theirs), pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(w, "wb") as f:
+                f.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    got: dict[str, list[Diagnostic]] | None = None
+    try:
+        out = run(m, mine)
+        with os.fdopen(r, "rb") as f:
+            data = f.read()
+    finally:
+        _, status = os.waitpid(pid, 0)  # reaped whatever happens here
+    if status == 0:
+        try:
+            got = pickle.loads(data)
+        except Exception:
+            got = None
+    if got is None or sorted(got) != sorted(theirs):
+        got = run(m, theirs)
+    out.update(got)
+    return {n: out[n] for n in names}

@@ -1,0 +1,118 @@
+"""A whole check on two cores (spvls.checks.parallel): the same diagnostics as one process, whatever
+happens to the child, also while the validator runs in a worker thread."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from spvls.binding import spirv_tools as st
+from spvls.checks import _run_whole, analyze, parallel
+from spvls.checks.idkinds import kinds
+from spvls.syntax.document import Document
+from tests.scale.inputs import call_chain
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from generate import module as generated  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+RULES = sorted((ROOT / "tests" / "data" / "rules").glob("*.spvasm"))
+
+
+@pytest.fixture
+def forking(monkeypatch):
+    monkeypatch.setattr(parallel, "enabled", True)
+    monkeypatch.setattr(parallel, "FROM_INSTRUCTIONS", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+
+
+def _text(d) -> tuple:
+    return (d.line, d.start, d.end, d.code, d.message, d.related, d.fixes, d.source)
+
+
+def _serial(text: str, env: str | None) -> list[tuple]:
+    return [_text(d) for d in analyze(Document(text), env).diagnostics]
+
+
+@pytest.mark.parametrize("env", [None, "vulkan1.3"])
+def test_forked_checks_say_what_one_process_says(forking, env):
+    texts = [p.read_text(encoding="utf-8") for p in RULES] + [generated(3000)]
+    for text in texts:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(parallel, "enabled", False)
+            want = _serial(text, env)
+        a = analyze(Document(text), env)
+        assert [_text(d) for d in a.diagnostics] == want
+        # ids ran in the child: its module fact was never computed here.
+        assert not any(slot[0] is kinds.__wrapped__ for slot in a.module.facts)
+
+
+def test_small_modules_and_disabled_runs_stay_in_this_process(monkeypatch):
+    text = generated(3000)
+    monkeypatch.setattr(parallel, "enabled", True)
+    monkeypatch.setattr(parallel, "FROM_INSTRUCTIONS", 10**9)
+    a = analyze(Document(text), None)
+    assert any(slot[0] is kinds.__wrapped__ for slot in a.module.facts)
+
+
+def _failing(how: str):
+    parent = os.getpid()
+
+    def run(m, names):
+        if os.getpid() != parent:
+            if how == "raise":
+                raise RuntimeError("a family failed in the child")
+            if how == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            if how == "garbage":
+                os._exit(0)  # nothing sent: an empty answer
+        return _run_whole(m, names)
+
+    return run
+
+
+@pytest.mark.parametrize("how", ["raise", "kill", "garbage"])
+def test_whatever_befalls_the_child_the_result_is_the_serial_one(forking, how):
+    text = (ROOT / "tests" / "data" / "rules" / "coopmat-fail.spvasm").read_text(encoding="utf-8")
+    want = analyze(Document(text), None)
+    m = want.module
+    got = parallel.run_split(m, list(want.by_family), _failing(how))
+    assert {n: [_text(d) for d in ds] for n, ds in got.items()} == {
+        n: [_text(d) for d in ds] for n, ds in want.by_family.items()
+    }
+    assert list(got) == list(want.by_family)
+    assert want.by_family["coopmat"]  # the child's share was not empty
+
+
+@pytest.mark.skipif(not st.available(), reason="needs SPIRV-Tools' library")
+def test_forking_while_the_validator_runs_in_a_thread(forking):
+    """The server's validator runs in a worker thread, inside the C library, when a document is
+    opened: forks made meanwhile neither hang nor change a result."""
+    words = st.assemble(call_chain(3000), "vulkan1.3")
+    assert not isinstance(words, st.Failure)
+    stop = threading.Event()
+    runs = []
+
+    def validate():
+        while not stop.is_set():
+            runs.append(st.validate(words, "vulkan1.3"))
+
+    worker = threading.Thread(target=validate)
+    worker.start()
+    try:
+        text = generated(3000)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(parallel, "enabled", False)
+            want = _serial(text, "vulkan1.3")
+        for _ in range(10):
+            assert [_text(d) for d in analyze(Document(text), "vulkan1.3").diagnostics] == want
+    finally:
+        stop.set()
+        worker.join()
+    assert runs and all(r is not None and "Selection must be structured" in r.message for r in runs)
