@@ -1,28 +1,48 @@
-"""Issue 14.11-15: `check`'s memory is bounded on each 1 MB-class input. Memory is deterministic,
-so it is bounded absolutely (time: test_growth.py)."""
-import gc
-import tracemalloc
+"""Issue 14.11-15: `spvls check` stays under 300 MB on each 1 MB-class input (time: test_growth.py).
+
+Measured as the issue states it: the peak resident memory of a cold `spvls check` process, from the
+kernel (wait4's ru_maxrss). This replaced a bound on the Python objects traced by tracemalloc in
+the test's own process, which slowed the analysis about five times (60-90 s of the suite's CPU).
+The bound on growth is kept: the input may raise the process's peak by at most 150 MB over the same
+check of a 10-line input. Every traced object is resident while it lives, so that bound is at
+least as strict as the old one, and it also counts what tracemalloc does not see (the allocator's
+overhead and fragmentation, C extensions' buffers).
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from spvls.checks import analyze
-from spvls.syntax.document import Document
 from tests.scale.inputs import CASES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+LIMIT_MB = 300  # the issue's bound for the whole process
+GROWTH_MB = 150  # what the input may add to a small check's peak
+
+
+def _peak_mb(path) -> int:
+    """Peak RSS in MB of `spvls check` on one file. spvls' own analysis only: SPIRV-Tools' validator
+    is not ours to bound (it takes 90 s of CPU on the undefined-ids input by itself)."""
+    p = subprocess.Popen([sys.executable, "-m", "spvls", "check", "--no-spirv-val", "--color", "never", str(path)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    assert code in (0, 1), f"spvls check {path.name} exited {code}: {err.decode(errors='replace')[-2000:]}"
+    return usage.ru_maxrss >> 10  # KB on Linux
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_memory_of_a_1mb_class_input(name):
-    """Peak memory allocated while checking the issue's input (up to 1 MB): under 150 MB of
-    Python objects, so the process stays under 300 MB (the 1 MB OpName took 650 MB; the
-    5,000-deep call chain 2 GB)."""
+def test_memory_of_a_1mb_class_input(name, tmp_path):
+    """The 1 MB OpName took 650 MB; the 5,000-deep call chain 2 GB."""
     gen, _, big = CASES[name]
-    text = gen(big)
-    analyze(Document(gen(10)))
-    gc.collect()
-    tracemalloc.start()
-    try:
-        analyze(Document(text))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 150 << 20, f"{name}: {peak >> 20} MB for {len(text) >> 10} KB of text"
+    small, large = tmp_path / "small.spvasm", tmp_path / "large.spvasm"
+    small.write_text(gen(10), encoding="utf-8")
+    large.write_text(gen(big), encoding="utf-8")
+    base, peak = _peak_mb(small), _peak_mb(large)
+    size = large.stat().st_size >> 10
+    assert peak < LIMIT_MB, f"{name}: {peak} MB for {size} KB of text"
+    assert peak - base < GROWTH_MB, f"{name}: {peak} MB for {size} KB of text, {base} MB for 10 lines"
