@@ -67,6 +67,8 @@ HOW_TO_GET = (
     "spirv-val on PATH, or set SPVLS_SPIRV_TOOLS_LIB to libSPIRV-Tools-shared.so"
 )
 
+# Seconds of CPU time a validation may take (worker.py); a valid 100k-line module takes ~0.3 s.
+DEFAULT_TIMEOUT = 5.0
 _TEXT_PRESERVE_NUMERIC_IDS = 1 << 1
 _DIS = {
     "print": 1 << 1,
@@ -121,6 +123,8 @@ class ValidatorOptions:
     allow_vulkan_32_bit_bitwise: bool = False
     friendly_names: bool = True
     limits: dict[str, int] = field(default_factory=dict)  # spirv-val's --max-* names
+    # Not spirv-val's: the CPU seconds a validation may take in the worker process (0: no limit).
+    timeout: float = DEFAULT_TIMEOUT
 
     def flags(self) -> list[str]:
         """The same options as spirv-val command-line flags."""

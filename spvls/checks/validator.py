@@ -15,6 +15,7 @@ from typing import Any
 
 from ..binding import cli_tools
 from ..binding import spirv_tools as tools
+from ..binding import worker as workers
 from ..binding.text import code_points
 from ..spec.grammar import load
 from ..syntax.parser import Line, Token
@@ -80,8 +81,32 @@ def unavailable() -> Diagnostic:
     )
 
 
-def run(text: str, lines: Sequence[Line], env: str, options: tools.ValidatorOptions | None = None) -> list[Diagnostic]:
-    """Assemble and validate the text; at most one diagnostic (the tools stop at the first error)."""
+def stopped(why: workers.Stopped) -> Diagnostic:
+    """Where the validator gave no verdict: said at the top of the module."""
+    if why.reason == "timeout":
+        message = (
+            f"spirv-val was stopped after {why.seconds:g} s of CPU time, so this module was not validated "
+            "by SPIRV-Tools; spvls' own checks still ran (raise the limit: `spvls check --spirv-val-timeout`, "
+            "or the `validatorTimeout` setting)"
+        )
+    else:
+        message = (
+            f"spirv-val's process died twice on this module ({why.detail}), so it was not validated by "
+            "SPIRV-Tools; spvls' own checks still ran"
+        )
+    return Diagnostic(0, 0, 0, INFO, f"{SOURCE}.{why.reason}", message)
+
+
+def run(
+    text: str,
+    lines: Sequence[Line],
+    env: str,
+    options: tools.ValidatorOptions | None = None,
+    worker: workers.Worker | None = None,
+    tag: object = None,
+) -> list[Diagnostic]:
+    """Assemble (in process) and validate (in the worker process, else in process) the text; at
+    most one diagnostic (the tools stop at the first error). tag: the job's name for cancelling."""
     be = backend()
     if be is None:
         return [unavailable()]
@@ -89,7 +114,13 @@ def run(text: str, lines: Sequence[Line], env: str, options: tools.ValidatorOpti
     if isinstance(words, tools.Failure):
         return [assembler_error(words, lines)]
     opts = replace(options or tools.ValidatorOptions(), friendly_names=False)
-    fail = be.validate(words, env, opts)
+    if be is tools:
+        fail = (worker or workers.shared()).validate(words, env, opts, opts.timeout, tag)
+    else:
+        fail = be.validate(words, env, opts)
+    if isinstance(fail, workers.Stopped):
+        # A cancelled job's result is for an older text, and dropped by whoever cancelled it.
+        return [] if fail.reason == "cancelled" else [stopped(fail)]
     return [] if fail is None else [validator_error(fail, lines)]
 
 

@@ -61,6 +61,14 @@ def register(sub) -> None:
         action="store_false",
         help="run spvls' own checks only, without SPIRV-Tools' assembler and validator",
     )
+    p.add_argument(
+        "--spirv-val-timeout",
+        type=float,
+        default=tools.DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="stop spirv-val after this much CPU time on one file and say so (it runs in a worker "
+        f"process; 0: no limit; default {tools.DEFAULT_TIMEOUT:g})",
+    )
     val = p.add_argument_group("spirv-val options (same meaning as spirv-val's flags)")
     for name, flag in tools.FLAGS.items():
         val.add_argument(flag, dest=name, action="store_true")
@@ -94,7 +102,8 @@ def validator_options(args) -> tools.ValidatorOptions:
         for n in tools.LIMITS
         if getattr(args, n.replace("-", "_"), None) is not None
     }
-    return tools.ValidatorOptions(**{n: getattr(args, n, False) for n in tools.FLAGS}, limits=limits)
+    timeout = getattr(args, "spirv_val_timeout", tools.DEFAULT_TIMEOUT)
+    return tools.ValidatorOptions(**{n: getattr(args, n, False) for n in tools.FLAGS}, limits=limits, timeout=timeout)
 
 
 def check_text(

@@ -1,5 +1,7 @@
 """SPIRV-Tools' validator behind the keystrokes: after the document has been idle a moment, on a
-snapshot, in a worker thread, so native diagnostics are never delayed.
+snapshot, in a worker thread, so native diagnostics are never delayed. The thread assembles; the
+validation itself runs in a child process (binding.worker), which a newer generation kills, so a
+stale run stops burning a core, and whose memory peak is not the server's.
 
 Each change bumps the document's generation; a result computed for an older generation is
 dropped, never published (as rust-analyzer drops a stale flycheck). The snapshot (copies of the
@@ -21,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from ..binding.spirv_tools import ValidatorOptions
+from ..binding.worker import Worker
 from ..checks import validator
 from ..checks.diagnostic import ERROR, Diagnostic
 from ..syntax.parser import Line
@@ -29,7 +32,7 @@ from .workspace import Workspace
 log = logging.getLogger("spvls")
 
 DELAY = 0.2  # seconds of idle typing before a run
-BACKGROUND_NICE = 10  # the worker thread's niceness above the server's
+BACKGROUND_NICE = 10  # the worker thread's and process's niceness above the server's
 JOIN_SLICE = 8192  # lines joined at a time: the GIL is free between slices
 ON_TYPE, ON_SAVE, OFF = "onType", "onSave", "off"
 MODES = (ON_TYPE, ON_SAVE, OFF)
@@ -57,9 +60,10 @@ class Job:
         return "".join(parts)
 
 
-def run_job(job: Job) -> list[Diagnostic]:
-    """The worker's part: ctypes releases the GIL while the library assembles and validates."""
-    return validator.run(job.text(), job.lines, job.env, job.options)
+def run_job(job: Job, worker: Worker | None = None) -> list[Diagnostic]:
+    """The worker thread's part: ctypes releases the GIL while the library assembles; the worker
+    process validates (the job's uri names it, for `Worker.cancel`)."""
+    return validator.run(job.text(), job.lines, job.env, job.options, worker, job.uri)
 
 
 def lower_priority() -> None:
@@ -100,14 +104,15 @@ class Validation:
         ws: Workspace,
         on_result: Callable[[str], None],
         delay: float = DELAY,
-        runner: Callable[[Job], list[Diagnostic]] = run_job,
+        runner: Callable[[Job], list[Diagnostic]] | None = None,
         note: Callable[[str], None] = log.debug,
     ):
         self.ws = ws
         self.on_result = on_result  # called on the loop's thread when a document's results change
         self.note = note  # one line per run started and ended, for the client's log
         self.delay = delay
-        self.runner = runner
+        self.worker = Worker(nice=BACKGROUND_NICE)  # the validator's process, started on the first run
+        self.runner = runner or self._run
         self.results: dict[str, list[Diagnostic]] = {}
         self._generation: dict[str, int] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -119,6 +124,8 @@ class Validation:
     def changed(self, uri: str, delay: float | None = None) -> None:
         """The document changed (or was opened or saved): drop what is in flight, run when idle."""
         gen = self._generation[uri] = self._generation.get(uri, 0) + 1
+        if uri in self._running:
+            self.worker.cancel(uri)  # its result would be dropped: stop it now
         timer = self._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
@@ -128,6 +135,8 @@ class Validation:
     def forget(self, uri: str) -> None:
         """The document closed, or validation was turned off for it."""
         self._generation[uri] = self._generation.get(uri, 0) + 1
+        if uri in self._running:
+            self.worker.cancel(uri)
         timer = self._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
@@ -148,6 +157,13 @@ class Validation:
         """The native diagnostics merged with the validator's latest (kept until replaced)."""
         found = [d for d in self.results.get(uri, ()) if d.line < lines]
         return validator.merge(native, found) if found else native
+
+    def _run(self, job: Job) -> list[Diagnostic]:
+        """In the worker thread: a job that waited behind another document's and went stale
+        meanwhile is not run (its result would be dropped)."""
+        if job.generation != self._generation.get(job.uri):
+            return []
+        return run_job(job, self.worker)
 
     def _fire(self, uri: str, gen: int) -> None:
         self._timers.pop(uri, None)
@@ -198,3 +214,4 @@ class Validation:
         for timer in self._timers.values():
             timer.cancel()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self.worker.close()

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ClassVar
 
-from ..binding.spirv_tools import ValidatorOptions
+from ..binding.spirv_tools import DEFAULT_TIMEOUT, ValidatorOptions
 from ..checks import Analysis, analyze, suppress, validator
 from ..spec import env as envs
 from ..syntax.document import Document
@@ -27,6 +27,12 @@ def _boolean(value):
     raise ValueError(f"expected true or false, not {value!r}")
 
 
+def _seconds(value):
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e6:
+        return float(value)
+    raise ValueError(f"expected a number of seconds (0: no limit), not {value!r}")
+
+
 def _validate_mode(value):
     if value in ("onType", "onSave", "off"):  # session.validation.MODES
         return value
@@ -39,6 +45,7 @@ class Settings:
     inlay_hints: bool = True
     source_hints: bool = False  # `a.comp:7` where each run of instructions from one source line starts
     validate: str = "onType"  # when spirv-val runs: onType, onSave, off
+    validator_timeout: float = DEFAULT_TIMEOUT  # CPU seconds before spirv-val's process is stopped
 
     # Each setting's key, the attribute it sets, and a reader that returns the value or raises
     # ValueError with what is wrong. A new setting is one more line here.
@@ -47,6 +54,7 @@ class Settings:
         "inlayHints": ("inlay_hints", _boolean),
         "sourceHints": ("source_hints", _boolean),
         "validate": ("validate", _validate_mode),
+        "validatorTimeout": ("validator_timeout", _seconds),
     }
     # spirv-val's options (relaxBlockLayout, scalarBlockLayout, ...), each a boolean.
     KEYS.update({key: (name, _boolean) for key, name in validator.SETTINGS.items()})
@@ -74,7 +82,8 @@ class Settings:
         return problems
 
     def validator_options(self) -> ValidatorOptions:
-        return ValidatorOptions(**{name: getattr(self, name) for name in validator.SETTINGS.values()})
+        flags = {name: getattr(self, name) for name in validator.SETTINGS.values()}
+        return ValidatorOptions(**flags, timeout=self.validator_timeout)
 
 
 for _name in validator.SETTINGS.values():

@@ -1,0 +1,324 @@
+"""SPIRV-Tools' validator in a long-lived child process, so that a run can be stopped.
+
+A validation running in a thread of our own process cannot be stopped, and its memory peak
+(tens of MB at 100k lines, inside the library) would be ours. So the parent assembles in
+process, then sends the words over a pipe to a child that runs `spirv_tools.validate` through
+the same binding and answers with the Failure (or None). The child is started on first use and
+kept. It is killed when its CPU-time budget is spent (`Stopped("timeout")`), when the caller
+cancels the job (`Stopped("cancelled")`), and if it dies otherwise it is restarted and the job
+tried once more before the death is reported (`Stopped("crashed")`). Where no child can start,
+validation runs in process, as before.
+
+Messages, both ways: a 4-byte little-endian length, then that much JSON; a request is followed
+by the words (native byte order: parent and child are the same machine and Python).
+
+    python -m spvls.binding.worker [NICE]     # the child; NICE: niceness to add (default 0)
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from array import array
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from . import spirv_tools as st
+
+TIMEOUT_EXIT = 75  # the child's exit status when its own watchdog stopped it
+WATCH_EVERY = 0.02  # seconds between the child's looks at its CPU time
+_LEN = struct.Struct("<I")
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """A validation that gave no verdict: 'timeout' (after `seconds` of CPU time), 'cancelled'
+    (a newer job superseded it), or 'crashed' (the child died twice; `detail` says how)."""
+
+    reason: str
+    seconds: float = 0.0
+    detail: str = ""
+
+
+def wall_limit(budget: float) -> float:
+    """The parent's own limit, in wall time, for a child that stops counting CPU time (stopped,
+    starved, or stuck): generous, since a loaded machine stretches wall time several times."""
+    return 4 * budget + 10
+
+
+# ---- the child -------------------------------------------------------------------------------
+
+
+def _die_with_parent() -> None:
+    """Linux: be killed when the parent dies, even mid-validation (else the child would finish
+    its run first, then read EOF)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _read(stream: IO[bytes], n: int) -> bytes | None:
+    data = stream.read(n)
+    return data if data is not None and len(data) == n else None
+
+
+def _send(stream: IO[bytes], obj: Any) -> None:
+    body = json.dumps(obj).encode()
+    stream.write(_LEN.pack(len(body)) + body)
+    stream.flush()
+
+
+def _watch(budget: float, done: threading.Event) -> None:
+    """Exit with TIMEOUT_EXIT once this job has used `budget` seconds of the process's CPU."""
+    start = time.process_time()
+    while not done.wait(WATCH_EVERY):
+        if time.process_time() - start > budget and not done.is_set():
+            os._exit(TIMEOUT_EXIT)
+
+
+def _job(req: dict, words: array) -> dict:
+    options = st.ValidatorOptions(**req["options"])
+    try:
+        fail = st.validate(words, req["env"], options)
+    except ValueError as e:
+        return {"value_error": str(e)}
+    return {"failure": None if fail is None else asdict(fail)}
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    _die_with_parent()
+    if argv and hasattr(os, "nice"):
+        try:
+            os.nice(int(argv[0]))
+        except (OSError, ValueError):
+            pass
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not corrupt the answers
+    try:
+        _send(out, {"ready": st.version()})
+    except st.Unavailable as e:
+        _send(out, {"unavailable": str(e)})
+        return 0
+    while True:
+        head = _read(inp, _LEN.size)
+        if head is None:
+            return 0
+        body = _read(inp, _LEN.unpack(head)[0])
+        if body is None:
+            return 0
+        req = json.loads(body)
+        raw = _read(inp, 4 * req["words"])
+        if raw is None:
+            return 0
+        words = array("I")
+        words.frombytes(raw)
+        del raw
+        done = threading.Event()
+        if req.get("budget"):
+            threading.Thread(target=_watch, args=(req["budget"], done), daemon=True).start()
+        try:
+            answer = _job(req, words)
+        finally:
+            done.set()
+        del words
+        _send(out, answer)
+
+
+# ---- the parent ------------------------------------------------------------------------------
+
+
+class _Dead(Exception):
+    """The child died (or its pipe broke) during a job."""
+
+
+class Worker:
+    """The parent's handle on one child. `validate` runs one job at a time (others wait);
+    `cancel` may be called from any thread."""
+
+    def __init__(self, nice: int = 0):
+        self.nice = nice
+        self.starts = 0  # children started, for tests and logs
+        self.in_process = False  # no child could start: validate in process
+        self.why_in_process = ""
+        self._proc: subprocess.Popen | None = None
+        self._lock = threading.Lock()  # one job at a time
+        self._state = threading.Lock()  # guards _proc, _tag and _reason against cancel()
+        self._tag: object = None  # the running job's tag
+        self._reason: str | None = None  # why we killed the child, if we did
+
+    @property
+    def pid(self) -> int | None:
+        """The live child's process id, else None."""
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def validate(
+        self,
+        words: Sequence[int],
+        env: str = "spv1.6",
+        options: st.ValidatorOptions | None = None,
+        budget: float | None = st.DEFAULT_TIMEOUT,
+        tag: object = None,
+    ) -> st.Failure | None | Stopped:
+        """spirv_tools.validate's answer, computed in the child; Stopped if it gave none.
+        budget: seconds of CPU time (None or 0: no limit). tag: what `cancel` names the job by."""
+        options = options or st.ValidatorOptions()
+        st.env_value(env)  # an unknown env raises ValueError here, as in process
+        with self._lock:
+            if not self.in_process:
+                died = ""
+                for _attempt in range(2):
+                    try:
+                        return self._run(words, env, options, budget, tag)
+                    except _Dead as e:
+                        died = str(e)
+                    except _NoChild as e:
+                        self.in_process, self.why_in_process = True, str(e)
+                        break
+                    if self._reason == "cancelled":
+                        return Stopped("cancelled")
+                    if self._reason == "timeout" or died.endswith(f"status {TIMEOUT_EXIT}"):
+                        return Stopped("timeout", float(budget or 0))
+                else:
+                    return Stopped("crashed", detail=died)
+        return st.validate(words, env, options)
+
+    def cancel(self, tag: object = None) -> bool:
+        """Kill the child if it is running the job tagged `tag` (any job if tag is None)."""
+        return self._kill("cancelled", tag)
+
+    def close(self) -> None:
+        with self._state:
+            proc, self._proc = self._proc, None
+        if proc is not None:
+            _stop(proc)
+
+    def _kill(self, reason: str, tag: object = None) -> bool:
+        with self._state:
+            proc = self._proc
+            if proc is None or self._tag is None or (tag is not None and tag != self._tag):
+                return False
+            self._reason = reason
+            proc.kill()
+            return True
+
+    def _start(self) -> subprocess.Popen:
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parents[2])  # the directory holding the spvls package
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        lib = st.library_path()
+        if lib is not None:
+            env["SPVLS_SPIRV_TOOLS_LIB"] = str(lib)  # the same library, found without a search
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "spvls.binding.worker", str(self.nice)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                start_new_session=True,  # the terminal's Ctrl-C goes to the parent alone
+            )
+        except OSError as e:
+            raise _NoChild(f"cannot start the validator process: {e}") from e
+        self.starts += 1
+        hello = _answer(proc)
+        if hello is None or "ready" not in hello:
+            _stop(proc)
+            why = hello.get("unavailable") if hello else f"it exited with status {proc.returncode}"
+            raise _NoChild(f"the validator process did not start: {why}")
+        return proc
+
+    def _run(
+        self, words: Sequence[int], env: str, options: st.ValidatorOptions, budget: float | None, tag: object
+    ) -> st.Failure | None:
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            proc = self._start()
+        data = words if isinstance(words, array) and words.itemsize == 4 else array("I", words)
+        fields = {k: v for k, v in asdict(options).items()}
+        req = {"env": env, "options": fields, "budget": budget or 0, "words": len(data)}
+        with self._state:
+            self._proc, self._tag, self._reason = proc, (tag if tag is not None else True), None
+        timer = threading.Timer(wall_limit(budget), self._kill, ("timeout",)) if budget else None
+        try:
+            if timer is not None:
+                timer.daemon = True
+                timer.start()
+            try:
+                assert proc.stdin is not None
+                body = json.dumps(req).encode()
+                proc.stdin.write(_LEN.pack(len(body)) + body)
+                proc.stdin.write(memoryview(data).cast("B"))
+                proc.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                pass  # the child died; its answer below says so
+            answer = _answer(proc)
+        finally:
+            if timer is not None:
+                timer.cancel()
+            with self._state:
+                self._tag = None
+        if answer is None:
+            status = proc.wait()
+            with self._state:
+                if self._proc is proc:
+                    self._proc = None
+            raise _Dead(f"the validator process ended with status {status}")
+        if "value_error" in answer:
+            raise ValueError(answer["value_error"])
+        fail = answer.get("failure")
+        return None if fail is None else st.Failure(**fail)
+
+
+class _NoChild(Exception):
+    """No child could be started here."""
+
+
+def _answer(proc: subprocess.Popen) -> dict | None:
+    assert proc.stdout is not None
+    head = _read(proc.stdout, _LEN.size)
+    body = _read(proc.stdout, _LEN.unpack(head)[0]) if head else None
+    return json.loads(body) if body else None
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    for f in (proc.stdin, proc.stdout):
+        if f is not None:
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+_shared: Worker | None = None
+_shared_lock = threading.Lock()
+
+
+def shared() -> Worker:
+    """This process's worker (started on its first job)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Worker()
+            atexit.register(_shared.close)
+        return _shared
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,220 @@
+"""The validator's worker process (spvls/binding/worker.py), with the real library: a run past its
+CPU budget is stopped and said so, a superseded job's process is killed, a dead process is
+restarted once and then reported, no child means in process, and its answers are the library's."""
+from __future__ import annotations
+
+import asyncio
+import csv
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from spvls.binding import spirv_tools as st
+from spvls.binding import worker as workers
+from spvls.checks import validator
+from spvls.checks.diagnostic import INFO
+from spvls.cli import main
+from spvls.cli.check import check_text
+from spvls.session.validation import Validation
+from spvls.session.workspace import Workspace
+from tests.scale.inputs import undefined_ids
+
+pytestmark = pytest.mark.skipif(not st.available(), reason="libSPIRV-Tools-shared not available")
+DATA = Path(__file__).resolve().parents[1] / "data"
+# SPIRV-Tools checks every OpName against every definition here: ~4 s of CPU (quadratic).
+SLOW = undefined_ids(12_000)
+VALID = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n"
+
+
+@pytest.fixture(scope="module")
+def slow_words():
+    return st.assemble(SLOW)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _until(cond, what: str, seconds: float = 60) -> None:
+    end = time.monotonic() + seconds
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"never: {what}")
+        time.sleep(0.005)
+
+
+def test_a_long_validation_is_stopped_at_its_budget_and_the_next_one_runs(slow_words) -> None:
+    w = workers.Worker()
+    try:
+        assert w.validate(slow_words, budget=0.5) == workers.Stopped("timeout", 0.5)
+        assert w.pid is None and w.starts == 1
+        # The next job starts a new process; a budget the run fits in lets it answer.
+        assert w.validate(st.assemble(VALID)) is None
+        assert w.starts == 2 and w.pid is not None
+    finally:
+        w.close()
+
+
+def test_check_says_spirv_val_was_stopped_and_keeps_the_native_diagnostics(tmp_path, capsys) -> None:
+    diags = check_text(SLOW, "slow.spvasm", None, True, st.ValidatorOptions(timeout=0.5))
+    first = diags[0]
+    assert (first.line, first.start, first.severity, first.code) == (0, 0, INFO, "spirv-val.timeout")
+    assert first.message.startswith("spirv-val was stopped after 0.5 s of CPU time")
+    assert "spvls' own checks still ran" in first.message
+    assert {d.code for d in diags[1:]} == {"layout.order", "id.undefined"}
+    # The same through the command line, with its option.
+    path = tmp_path / "slow.spvasm"
+    path.write_text(SLOW)
+    assert main(["check", "--spirv-val-timeout", "0.5", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{path}:1:1: info: {first.message} [spirv-val.timeout]"
+
+
+def test_a_cancelled_job_kills_its_process(slow_words) -> None:
+    w = workers.Worker()
+    answers: list = []
+    t = threading.Thread(target=lambda: answers.append(w.validate(slow_words, budget=0, tag="a")))
+    t.start()
+    try:
+        _until(lambda: w.pid is not None and w._tag == "a", "job a running")
+        pid = w.pid
+        assert not w.cancel("b")  # another job's tag: not this one
+        assert w.cancel("a")
+        t.join(60)
+        assert answers == [workers.Stopped("cancelled")]
+        assert pid is not None and _gone(pid)
+        assert not w.cancel("a")  # nothing runs now
+    finally:
+        t.join(60)
+        w.close()
+
+
+async def test_a_superseded_validation_kills_the_worker_process() -> None:
+    ws = Workspace()
+    doc = ws.open("u", SLOW, 1)
+    published: list[list[str]] = []
+    v = Validation(ws, lambda uri: published.append([d.code for d in v.results[uri]]), delay=0)
+    try:
+        v.changed("u")
+        for _ in range(12_000):
+            if v.worker.pid is not None and v.worker._tag == "u":
+                break
+            await asyncio.sleep(0.005)
+        pid = v.worker.pid
+        assert pid is not None
+        doc.replace((0, 0), (len(doc.texts), 0), VALID)
+        doc.version = 2
+        v.changed("u")  # version 1's run is stale now: its process is killed
+        for _ in range(12_000):
+            if published:
+                break
+            await asyncio.sleep(0.005)
+        assert published == [[]]  # version 2 validates; version 1 never published
+        assert _gone(pid)
+        assert v.worker.starts == 2 and v.worker.pid not in (None, pid)
+    finally:
+        v.shutdown()
+
+
+def test_a_killed_process_is_restarted_and_the_job_still_answered(slow_words) -> None:
+    w = workers.Worker()
+    bad = st.assemble("OpCapability Shader\nOpMemoryModel Logical GLSL450\n%f = OpTypeFloat 7\n")
+    want = st.validate(bad)
+    try:
+        assert w.validate(bad) == want and w.starts == 1
+        os.kill(w.pid, signal.SIGKILL)  # killed while idle: the next job starts another
+        assert w.validate(bad) == want and w.starts == 2
+        # Killed during a job: the job runs again on a new process.
+        answers: list = []
+        t = threading.Thread(target=lambda: answers.append(w.validate(slow_words, budget=0.5)))
+        t.start()
+        _until(lambda: w._tag is not None and w.starts == 2, "the slow job running")
+        os.kill(w.pid, signal.SIGKILL)
+        t.join(60)
+        assert answers == [workers.Stopped("timeout", 0.5)] and w.starts == 3  # it ran again, to its budget
+    finally:
+        w.close()
+
+
+def test_a_process_that_dies_twice_is_reported(slow_words) -> None:
+    w = workers.Worker()
+    killed: list[int] = []
+    answers: list = []
+    t = threading.Thread(target=lambda: answers.append(w.validate(slow_words, budget=0)))
+    t.start()
+    try:
+        while t.is_alive() and len(killed) < 3:
+            pid = w.pid
+            if pid is not None and w._tag is not None and pid not in killed:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            time.sleep(0.005)
+        t.join(60)
+        assert len(killed) == 2
+        assert answers == [workers.Stopped("crashed", detail=f"the validator process ended with status {-signal.SIGKILL}")]
+    finally:
+        t.join(60)
+        w.close()
+    d = validator.stopped(answers[0])
+    assert (d.line, d.severity, d.code) == (0, INFO, "spirv-val.crashed")
+    assert "died twice" in d.message and "spvls' own checks still ran" in d.message
+
+
+def test_without_a_process_it_validates_in_process(monkeypatch) -> None:
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    w = workers.Worker()
+    bad = st.assemble("OpCapability Shader\nOpMemoryModel Logical GLSL450\n%f = OpTypeFloat 7\n")
+    assert w.validate(bad) == st.validate(bad)
+    assert w.in_process and "cannot start the validator process" in w.why_in_process
+    assert w.pid is None
+
+
+def test_an_unknown_env_raises_as_in_process() -> None:
+    with pytest.raises(ValueError, match="unknown target env"):
+        workers.shared().validate(st.assemble(VALID), "vulkan7")
+
+
+def _modules(shared: Path):
+    for path in sorted(DATA.rglob("*.spvasm")):
+        yield path, "spv1.6"
+    for kind in ("cases", "corpus"):
+        with open(shared / kind / "MANIFEST.tsv", encoding="utf-8") as f:
+            for row in csv.DictReader(f, delimiter="\t"):
+                yield shared / kind / row["path"], row["env"] or "spv1.6"
+
+
+def test_the_process_answers_what_the_library_answers_in_process(shared: Path) -> None:
+    w = workers.Worker()
+    compared = differ = 0
+    try:
+        for path, env in _modules(shared):
+            words = st.assemble(path.read_text(encoding="utf-8", errors="replace"), env)
+            if isinstance(words, st.Failure):
+                continue
+            for options in (st.ValidatorOptions(), st.ValidatorOptions(friendly_names=False, relax_block_layout=True)):
+                compared += 1
+                if w.validate(words, env, options) != st.validate(words, env, options):
+                    differ += 1
+    finally:
+        w.close()
+    assert compared > 1000 and differ == 0
+    assert w.starts == 1  # one process answered them all
+
+
+def test_the_budget_is_a_setting() -> None:
+    ws = Workspace()
+    assert ws.settings.validator_options().timeout == st.DEFAULT_TIMEOUT
+    assert ws.settings.update({"validatorTimeout": 0.5}) == []
+    assert ws.settings.validator_options().timeout == 0.5
+    assert ws.settings.update({"validatorTimeout": "long"}) == [
+        "spvls settings: validatorTimeout: expected a number of seconds (0: no limit), not 'long'; kept 0.5"
+    ]
