@@ -232,8 +232,16 @@ _new = tuple.__new__  # builds a Token or Line without the NamedTuple's Python-l
 
 @lru_cache(maxsize=4096)
 def _parse_whole(text: str) -> Line:
-    """Lark's parse of a line the shapes do not cover. Kept per text: lines without ids repeat
-    (OpReturn, OpFunctionEnd), and share one Line."""
+    """Lark's parse of a line without ids, or one the shapes do not cover. Kept per text: lines
+    without ids repeat (OpReturn, OpFunctionEnd), and share one Line."""
+    if '"' not in text and ";" not in text and "%" not in text:
+        template = _template(text)  # the line is its own shape
+        if template is not None:
+            toks = [
+                _new(Token, (kind, tok_text, start, start + len(tok_text)))
+                for _, kind, tok_text, start in template.toks
+            ]
+            return _new(Line, (text, None, toks[0], tuple(toks[1:]), None, None, None))
     return _parse(text)
 
 
@@ -248,9 +256,55 @@ class _Shape(NamedTuple):
     layouts: dict[tuple[int, ...], tuple[list[Token | None], tuple[tuple[int, int], ...]]]
 
 
+# A word alone between spaces or tabs: an Op name, a name (enumerant, extended instruction), a
+# decimal integer or decimal float. Lark reads each as one token whose kind follows from its class
+# alone (Op name, other name, integer, float; see _stand_in), never from its spelling: so a shape
+# is parsed with every such word written as its class's stand-in, and 95,000 distinct unknown
+# opcodes are one Lark parse. tests/unit/test_parser.py holds this against Lark on every line.
+_WORD = re.compile(r"(?<![^ \t])(Op[A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*|[-+]?[0-9]+(?:\.[0-9]+)?)(?![^ \t])")
+
+
+def _stand_in(word: str) -> str:
+    if word[0] in "+-0123456789":
+        return "0.0" if "." in word else "0"
+    return "Op" if word.startswith("Op") else "a"
+
+
 @lru_cache(maxsize=16384)
 def _template(shape: str) -> _Shape | None:
-    """A shape's template, or None when the shape has an error."""
+    """A shape's template, or None when the shape has an error: Lark's parse of the shape with its
+    words abstracted, the words then put back."""
+    parts = _WORD.split(shape)
+    if len(parts) == 1:
+        return _lark_template(shape)
+    words = parts[1::2]
+    stand_ins = [_stand_in(w) for w in words]
+    abstract = _lark_template("".join(p + s for p, s in zip(parts[::2], stand_ins)) + parts[-1])
+    if abstract is None:
+        return None
+    at = {}  # the abstract shape's column of each stand-in -> its word
+    col = 0
+    for lit, stand_in, word in zip(parts[::2], stand_ins, words):
+        col += len(lit)
+        at[col] = stand_in, word
+        col += len(stand_in)
+    toks = []
+    shift = 0
+    for is_id, kind, tok_text, start in abstract.toks:
+        found = at.pop(start, None)
+        if found is not None and found[0] == tok_text:
+            toks.append((is_id, kind, found[1], start + shift))
+            shift += len(found[1]) - len(tok_text)
+        else:
+            toks.append((is_id, kind, tok_text, start + shift))
+    if at:  # a stand-in that is not one token: not the case in this grammar, but Lark decides
+        return _lark_template(shape)
+    return _Shape(abstract.has_result, tuple(toks), shape, {})
+
+
+@lru_cache(maxsize=16384)
+def _lark_template(shape: str) -> _Shape | None:
+    """Lark's parse of a shape as a template, or None when the shape has an error."""
     line = _parse(shape)
     if line.error is not None or line.opcode is None:
         return None

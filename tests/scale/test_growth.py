@@ -42,6 +42,7 @@ def _cold_parser() -> None:
     n = 5,000 distinct OpSpecConstantOp lines, where a cold parse grows x3.2)."""
     parser._template.cache_clear()
     parser._parse_whole.cache_clear()
+    parser._lark_template.cache_clear()
 
 
 @pytest.mark.parametrize("name", CASES)

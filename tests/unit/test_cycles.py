@@ -18,6 +18,7 @@ JUNK = '\n%x = OpFoo "unterminated\n junk!!! \x00 \xff\n%y = OpIAdd %u32 %undefi
 def _clear_caches():
     parser._parse_whole.cache_clear()  # noqa: SLF001 - cached lines would keep objects alive
     parser._template.cache_clear()  # noqa: SLF001
+    parser._lark_template.cache_clear()  # noqa: SLF001
 
 
 @pytest.fixture

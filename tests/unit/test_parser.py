@@ -88,3 +88,51 @@ def test_lines_of_one_shape_parse_as_lark_parses_each(words, other_ids):
         swapped = iter(other_ids[k:] + other_ids[:k])
         line = parser._ID.sub(lambda m: next(swapped, m.group()), text)  # noqa: SLF001
         assert parser.parse_line(line)._replace(shape=None) == parser._parse(line)._replace(shape=None), line
+
+
+_words = (st.from_regex(r"Op[A-Za-z0-9_]{0,10}", fullmatch=True) | st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True)
+          | st.from_regex(r"[-+]?[0-9]{1,6}(\.[0-9]{1,4})?", fullmatch=True))
+_glue = st.sampled_from(["=", "|", "1D", "0x1p+1", "!3", "$", "-", ".5", "1e3", "%", "%a.b", "\x0c", "é", "Op|x"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(st.one_of(_ids, _words, _glue), st.sampled_from([" ", "  ", "\t", ""])), max_size=8),
+       st.lists(_words, min_size=1, max_size=6))
+def test_lines_differing_in_their_words_parse_as_lark_parses_each(words, other_words):
+    """A shape is parsed by Lark once with each word alone between blanks (Op name, name, integer,
+    float) written as a stand-in of its class, and the words put back: each line, with its words
+    spelt any other way of the same class, gives what Lark gives for it."""
+    from spvls.syntax import parser
+
+    text = "".join(w + sp for w, sp in words).rstrip()
+    lines = [text]
+    for k in range(len(other_words)):
+        swapped = iter(other_words[k:] + other_words[:k])
+
+        def respell(m):
+            word = next(swapped, m.group())
+            return word if parser._stand_in(word) == parser._stand_in(m.group()) else m.group()  # noqa: SLF001
+
+        lines.append(parser._WORD.sub(respell, text))  # noqa: SLF001
+    for line in lines:
+        assert parser.parse_line(line)._replace(shape=None) == parser._parse(line)._replace(shape=None), line
+        assert parser.parse_line(line).shape == (parser._ID.sub("%", line) if parser.parse_line(line).shape else None)
+
+
+def test_a_shape_of_abstracted_words_is_the_shape_lark_parses(shared):
+    """Every corpus line's shape: the template built from its words' stand-ins equals Lark's own
+    parse of the shape, token for token (kind, text, column)."""
+    from spvls.syntax import parser
+
+    shapes = set()
+    for path in sorted((shared / "corpus").rglob("*.asm.*")):
+        for text in path.read_text(encoding="utf-8", errors="replace").split("\n"):
+            if '"' not in text and ";" not in text:
+                shapes.add(parser._ID.sub("%", text))  # noqa: SLF001
+    abstracted = 0
+    for shape in sorted(shapes):
+        direct = parser._lark_template(shape)  # noqa: SLF001
+        derived = parser._template(shape)  # noqa: SLF001
+        assert (derived and derived.toks) == (direct and direct.toks), shape
+        abstracted += len(parser._WORD.split(shape)) > 1  # noqa: SLF001
+    assert abstracted > 0.9 * len(shapes)
