@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .heap import building
-from .parser import Line, parse_line, version_from_comment
+from .parser import Line, Stats, parse_line, version_from_comment
 
 # spirv-as lets a string run over several lines, in any instruction (in practice it is embedded
 # source text). A string token: up to the closing quote, a backslash escaping any character
@@ -223,6 +223,7 @@ class Document:
                 self.lines[k] = _blank(self.texts[k])
                 self.span[k] = 0
             i = last + 1
+        Stats.lines += i - lo
         return i
 
     def _runs_on(self, i: int) -> bool:

@@ -203,9 +203,11 @@ def _token_message(tok: str, kind: str, err: UnexpectedToken) -> str:
 
 
 class Stats:
-    """Counts real parses; tests use it to prove edits re-parse only touched lines."""
+    """Counts Lark's parses, and the lines a Document parsed (the caches may spare a line Lark):
+    tests use it to prove edits re-parse only touched lines."""
 
     parses = 0
+    lines = 0
 
 
 # Lines that differ only in their ids parse alike: Lark parses each distinct shape once,

@@ -9,10 +9,10 @@ def _unique_module(n: int) -> str:
 
 def test_edit_reparses_only_touched_lines():
     doc = Document(_unique_module(500) + "\n; unique-tail-marker-1")
-    before = Stats.parses
+    before = Stats.lines
     doc.replace((250, 0), (250, 0), "%new = OpConstant %uint 123456789\n")
-    # Only the inserted line: the rest of line 250 is unchanged text, parsed once already.
-    assert Stats.parses - before == 1
+    # Only the two lines the edit spans: the inserted one and the rest of line 250.
+    assert Stats.lines - before == 2
     assert doc.lines[250].result.text == "%new"
     assert doc.lines[251].result.text == "%c250"
     assert len(doc.lines) == 502
