@@ -237,13 +237,10 @@ def _parse_whole(text: str) -> Line:
     """Lark's parse of a line without ids, or one the shapes do not cover. Kept per text: lines
     without ids repeat (OpReturn, OpFunctionEnd), and share one Line."""
     if '"' not in text and ";" not in text and "%" not in text:
-        template = _template(text)  # the line is its own shape
-        if template is not None:
-            toks = [
-                _new(Token, (kind, tok_text, start, start + len(tok_text)))
-                for _, kind, tok_text, start in template.toks
-            ]
-            return _new(Line, (text, None, toks[0], tuple(toks[1:]), None, None, None))
+        toks = _placed(text)  # the line is its own shape
+        if toks is not None:
+            out = [_new(Token, (kind, tok_text, start, start + len(tok_text))) for _, kind, tok_text, start in toks]
+            return _new(Line, (text, None, out[0], tuple(out[1:]), None, None, None))
     return _parse(text)
 
 
@@ -274,34 +271,45 @@ def _stand_in(word: str) -> str:
 
 @lru_cache(maxsize=16384)
 def _template(shape: str) -> _Shape | None:
-    """A shape's template, or None when the shape has an error: Lark's parse of the shape with its
-    words abstracted, the words then put back."""
+    """A shape's template, or None when the shape has an error."""
+    toks = _placed(shape)
+    if toks is None:
+        return None
+    return _Shape(toks[0][1] == "ID", tuple(toks), shape, {})
+
+
+def _placed(shape: str) -> list[tuple[bool, str, str, int]] | None:
+    """A shape's tokens as (is id, kind, text, column), or None when it has an error: Lark's parse
+    of the shape with its words written as stand-ins, the words then put back."""
     parts = _WORD.split(shape)
     if len(parts) == 1:
-        return _lark_template(shape)
+        direct = _lark_template(shape)
+        return None if direct is None else list(direct.toks)
     words = parts[1::2]
     stand_ins = [_stand_in(w) for w in words]
-    abstract = _lark_template("".join(p + s for p, s in zip(parts[::2], stand_ins)) + parts[-1])
+    cols = []  # the column of each stand-in in the abstract shape
+    col = 0
+    for lit, stand_in in zip(parts[::2], stand_ins):
+        col += len(lit)
+        cols.append(col)
+        col += len(stand_in)
+    cols.append(-1)
+    abstract = _lark_template("".join([p + s for p, s in zip(parts[::2], stand_ins)]) + parts[-1])
     if abstract is None:
         return None
-    at = {}  # the abstract shape's column of each stand-in -> its word
-    col = 0
-    for lit, stand_in, word in zip(parts[::2], stand_ins, words):
-        col += len(lit)
-        at[col] = stand_in, word
-        col += len(stand_in)
     toks = []
-    shift = 0
+    shift = k = 0
     for is_id, kind, tok_text, start in abstract.toks:
-        found = at.pop(start, None)
-        if found is not None and found[0] == tok_text:
-            toks.append((is_id, kind, found[1], start + shift))
-            shift += len(found[1]) - len(tok_text)
+        if start == cols[k] and tok_text == stand_ins[k]:
+            toks.append((is_id, kind, words[k], start + shift))
+            shift += len(words[k]) - len(tok_text)
+            k += 1
         else:
             toks.append((is_id, kind, tok_text, start + shift))
-    if at:  # a stand-in that is not one token: not the case in this grammar, but Lark decides
-        return _lark_template(shape)
-    return _Shape(abstract.has_result, tuple(toks), shape, {})
+    if k < len(words):  # a stand-in that is not one token: not the case in this grammar, but Lark decides
+        direct = _lark_template(shape)
+        return None if direct is None else list(direct.toks)
+    return toks
 
 
 @lru_cache(maxsize=16384)
