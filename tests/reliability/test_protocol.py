@@ -1,5 +1,6 @@
 """Issue 14.16-18: requests with invalid params, broken framing and bad settings are answered or
 reported; the server keeps serving."""
+import itertools
 import json
 import random
 import socket
@@ -27,12 +28,22 @@ def shared_server():
     s.close()
 
 
-@pytest.fixture(params=["stdio", "tcp"])
+@pytest.fixture(scope="module", params=["stdio", "tcp"])
 def server(request):
-    """A server of its own: these tests break the byte stream on purpose, over stdio and TCP."""
+    """One server over stdio and one over TCP: these tests break the byte stream on purpose, each
+    in its own way, and each checks that the server reads its way back and answers. Sharing the
+    server makes each test also start from a stream that every earlier test broke."""
     s = _started(tcp=request.param == "tcp")
     yield s
     s.close()
+
+
+_ids = itertools.count(10**6)
+
+
+def _fresh_id() -> int:
+    """An id no earlier request on the shared server used, so an answer is never taken for another's."""
+    return next(_ids)
 
 
 def _hover_works(s: Server) -> None:
@@ -108,24 +119,26 @@ FRAMING = {
 
 @pytest.mark.parametrize("name", FRAMING)
 def test_broken_framing_resynchronises_and_answers(server, name):
-    how = FRAMING[name]
-    bad = _framed(_hover(901), header=how) if isinstance(how, bytes) else _framed(_hover(901), delta=how)
-    server.send_bytes(bad + _framed(_hover(902)))
-    answers = {server.wait_for(lambda m: m.get("id") in (901, 902), timeout=20)["id"] for _ in range(2)}
-    assert answers == {901, 902}  # the mis-framed request is read too
+    how, first, second = FRAMING[name], _fresh_id(), _fresh_id()
+    bad = _framed(_hover(first), header=how) if isinstance(how, bytes) else _framed(_hover(first), delta=how)
+    server.send_bytes(bad + _framed(_hover(second)))
+    answers = {server.wait_for(lambda m: m.get("id") in (first, second), timeout=20)["id"] for _ in range(2)}
+    assert answers == {first, second}  # the mis-framed request is read too
     _hover_works(server)
 
 
 def test_random_bytes_are_skipped(server):
     noise = bytes(random.Random(14).randrange(256) for _ in range(300))
-    server.send_bytes(noise + _framed(_hover(903)))
-    assert "result" in server.wait_for(lambda m: m.get("id") == 903, timeout=20)
+    id_ = _fresh_id()
+    server.send_bytes(noise + _framed(_hover(id_)))
+    assert "result" in server.wait_for(lambda m: m.get("id") == id_, timeout=20)
     _hover_works(server)
 
 
 def test_a_length_too_long_on_the_last_message_does_not_hang(server):
-    server.send_bytes(_framed(_hover(904), delta=5))  # nothing follows: the server must not wait forever
-    assert "result" in server.wait_for(lambda m: m.get("id") == 904, timeout=20)
+    id_ = _fresh_id()
+    server.send_bytes(_framed(_hover(id_), delta=5))  # nothing follows: the server must not wait forever
+    assert "result" in server.wait_for(lambda m: m.get("id") == id_, timeout=20)
     _hover_works(server)
 
 
