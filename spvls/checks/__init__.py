@@ -28,7 +28,7 @@ from . import (
 )
 from .diagnostic import Diagnostic
 from .origin import attach_sources
-from .scope import Scope, holds, plan
+from .scope import Lines, Scope, holds, plan
 
 
 class Check(Protocol):
@@ -98,7 +98,7 @@ def target(doc: Document, target_env: str | None) -> tuple[tuple[int, int], str 
 def _run(m: Module, scopes: dict[str, Scope] | None = None) -> dict[str, list[Diagnostic]]:
     """Each family's diagnostics (in its scope; all: the whole module), sorted, with their sources."""
     if scopes is None and parallel.wanted(m):
-        return parallel.run_split(m, list(_families()), _run_whole)
+        return parallel.run_split(m, list(_families()), _run_whole, _prime)
     return {
         name: attach_sources(m, sorted(family.check(m, scopes[name] if scopes else None), key=_key))
         for name, family in _families().items()
@@ -108,6 +108,14 @@ def _run(m: Module, scopes: dict[str, Scope] | None = None) -> dict[str, list[Di
 def _run_whole(m: Module, names: list[str]) -> dict[str, list[Diagnostic]]:
     families = _families()
     return {name: attach_sources(m, sorted(families[name].check(m, None), key=_key)) for name in names}
+
+
+def _prime(m: Module, names: list[str]) -> None:
+    """The module facts these families read before their first line: a check of no line computes them."""
+    if m.functions:
+        families = _families()
+        for name in names:
+            families[name].check(m, Lines(m.functions[0], ()))
 
 
 def _merge(by_family: dict[str, list[Diagnostic]]) -> list[Diagnostic]:

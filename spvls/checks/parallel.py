@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import select
 import warnings
 from collections.abc import Callable
 
@@ -31,14 +32,17 @@ FROM_INSTRUCTIONS = 30_000
 CHILD = ("coopmat", "ids")
 
 Run = Callable[[Module, list[str]], dict[str, list[Diagnostic]]]
+Prime = Callable[[Module, list[str]], None]
 
 
 def wanted(m: Module) -> bool:
     return enabled and hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and len(m.insts) >= FROM_INSTRUCTIONS
 
 
-def run_split(m: Module, names: list[str], run: Run) -> dict[str, list[Diagnostic]]:
-    """`run(m, names)`, with the CHILD families among `names` run by a forked child."""
+def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None) -> dict[str, list[Diagnostic]]:
+    """`run(m, names)`, with the CHILD families among `names` run by a forked child. While this
+    process would otherwise wait for the child, `prime(m, families)` computes here the module facts
+    the child's families computed there, which the next keystroke's re-check would otherwise pay."""
     theirs = [n for n in names if n in CHILD]
     mine = [n for n in names if n not in CHILD]
     r, w = os.pipe()
@@ -65,6 +69,8 @@ def run_split(m: Module, names: list[str], run: Run) -> dict[str, list[Diagnosti
     got: dict[str, list[Diagnostic]] | None = None
     try:
         out = run(m, mine)
+        if prime is not None and not select.select([r], [], [], 0)[0]:
+            prime(m, theirs)
         with os.fdopen(r, "rb") as f:
             data = f.read()
     finally:

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from spvls.binding import spirv_tools as st
-from spvls.checks import _run_whole, analyze, parallel
+from spvls.checks import _prime, _run_whole, analyze, parallel
 from spvls.checks.idkinds import kinds
+from spvls.model.module import build
+from spvls.spec.grammar import load
 from spvls.syntax.document import Document
 from tests.scale.inputs import call_chain
 
@@ -27,9 +29,19 @@ RULES = sorted((ROOT / "tests" / "data" / "rules").glob("*.spvasm"))
 
 @pytest.fixture
 def forking(monkeypatch):
+    """Forks counted: [number made]."""
     monkeypatch.setattr(parallel, "enabled", True)
     monkeypatch.setattr(parallel, "FROM_INSTRUCTIONS", 0)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    made = [0]
+    fork = os.fork
+
+    def counted():
+        made[0] += 1
+        return fork()
+
+    monkeypatch.setattr(os, "fork", counted)
+    return made
 
 
 def _text(d) -> tuple:
@@ -49,16 +61,42 @@ def test_forked_checks_say_what_one_process_says(forking, env):
             want = _serial(text, env)
         a = analyze(Document(text), env)
         assert [_text(d) for d in a.diagnostics] == want
-        # ids ran in the child: its module fact was never computed here.
-        assert not any(slot[0] is kinds.__wrapped__ for slot in a.module.facts)
+    assert forking[0] == len(texts)
 
 
-def test_small_modules_and_disabled_runs_stay_in_this_process(monkeypatch):
+def test_the_childs_families_facts_are_primed_here(forking):
+    # A keystroke's re-check of ids reads idkinds.kinds first: computed here by the check of no line.
+    doc = Document(generated(3000))
+    m = build(doc, load(), (1, 6))
+    assert not any(slot[0] is kinds.__wrapped__ for slot in m.facts)
+    _prime(m, ["ids", "coopmat"])
+    assert any(slot[0] is kinds.__wrapped__ for slot in m.facts)
+
+
+def test_a_keystroke_after_a_forked_open_says_what_a_fresh_check_says(forking):
+    doc = Document(generated(3000))
+    a = analyze(doc, None)
+    assert forking[0] == 1
+    n = next(i for i, t in enumerate(doc.texts) if "OpIAdd" in t)
+    col = doc.texts[n].index("OpIAdd") + len("OpIAdd")
+    doc.replace((n, col + 1), (n, col + 2), "%nope")  # an undefined id: ids and its did-you-mean
+    a = analyze(doc, None, a)
+    assert a.rechecked is not None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parallel, "enabled", False)
+        fresh = analyze(Document(doc.text), None)
+    assert [_text(d) for d in a.diagnostics] == [_text(d) for d in fresh.diagnostics]
+    assert any(d.code == "id.undefined" for d in a.diagnostics)
+
+
+def test_small_modules_and_disabled_runs_stay_in_this_process(forking, monkeypatch):
     text = generated(3000)
-    monkeypatch.setattr(parallel, "enabled", True)
     monkeypatch.setattr(parallel, "FROM_INSTRUCTIONS", 10**9)
-    a = analyze(Document(text), None)
-    assert any(slot[0] is kinds.__wrapped__ for slot in a.module.facts)
+    analyze(Document(text), None)
+    monkeypatch.setattr(parallel, "FROM_INSTRUCTIONS", 0)
+    monkeypatch.setattr(parallel, "enabled", False)
+    analyze(Document(text), None)
+    assert forking[0] == 0
 
 
 def _failing(how: str):
