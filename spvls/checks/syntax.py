@@ -20,14 +20,22 @@ _BAD_ID = re.compile(r"%(?![A-Za-z0-9_])|%[A-Za-z0-9_]+[^\sA-Za-z0-9_=]")
 
 def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for n in line_range(m, scope):
+    texts, span = m.doc.texts, m.doc.span
+    ascii_, clean = False, False
+    numbers = line_range(m, scope)
+    if scope is None:  # one search of the whole text clears every one-line instruction at once
+        whole = "\n".join(texts)
+        ascii_, clean = whole.isascii(), _BAD_ID.search(whole) is None
+        if ascii_ and clean:  # only these lines can have something to say
+            numbers = [n for n, line in enumerate(m.doc.lines) if line.error or line.shape is None or span[n] != 1]
+    for n in numbers:
         line = m.doc.lines[n]
         if line.error:
             e = line.error
             out.append(at(n, e, ERROR, "syntax.parse", e.message))
-        if not m.doc.texts[n].isascii():
+        if not ascii_ and not texts[n].isascii():
             out.extend(_lone_surrogates(m, n, line))
-        if line.shape is not None and not _BAD_ID.search(line.text):
+        if line.shape is not None and ((clean and span[n] == 1) or not _BAD_ID.search(line.text)):
             continue
         for tok in (line.result, *line.operands):
             if tok is not None and tok.kind == "ID" and not VALID_ID.fullmatch(tok.text):
