@@ -27,7 +27,7 @@ def _fresh_equal(doc: Document, env=None):
 def _index(analysis) -> tuple[dict, dict]:
     """Where each id is defined and used, in order: what references, rename and the checks read."""
     m = analysis.module
-    uses = {k: [(i.line, o.token.start) for i, o in v] for k, v in m.uses.items() if v}
+    uses = {k: [(i.line, o.token.start) for i, o in m.references(k)] for k, v in m.uses.items() if v}
     return {k: i.line for k, i in m.defs.items()}, uses
 
 

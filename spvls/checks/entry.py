@@ -204,7 +204,7 @@ def _interfaces(m: Module) -> list[Diagnostic]:
         used = first_uses.get(inst.result)
         if used is None:
             used = first_uses[inst.result] = {}  # function id -> first use there
-            for user, _ in m.uses.get(inst.result, ()):
+            for user in m.uses.get(inst.result, ()):
                 fn = m.function_at(user.line)
                 if fn is not None and fn.id not in used:
                     used[fn.id] = user

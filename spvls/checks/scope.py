@@ -105,9 +105,10 @@ def plan(
     base = set(touched)
     lo, hi = fn.line, fn.end_line
     for id_ in old_ids | new_ids:
-        uses = m.uses.get(id_, ())
+        uses = m.uses.get(id_, [])
         # Uses are in line order: the function's by bisection (%int_1 may be used 10,000 times).
-        for user, op in uses[bisect_left(uses, lo, key=_use_line) : bisect_right(uses, hi, key=_use_line)]:
+        part = uses[bisect_left(uses, lo, key=_use_line) : bisect_right(uses, hi, key=_use_line)]
+        for user, op in m.references(id_, part):
             if op.grammar_operand.kind == "IdResultType":
                 return whole
             base.add(user.line)
@@ -128,5 +129,5 @@ def plan(
     return out
 
 
-def _use_line(use) -> int:
-    return use[0].line
+def _use_line(use: Inst) -> int:
+    return use.line

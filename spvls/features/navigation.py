@@ -26,7 +26,7 @@ def references(m: Module, line: int, col: int, include_declaration: bool = True)
             for d in [m.defs.get(tok.text), *[x for x in m.duplicates if x.result == tok.text]]
             if d and d.src.result
         ]
-    out += [(inst.line, op.token.start, op.token.end) for inst, op in m.uses.get(tok.text, [])]
+    out += [(inst.line, op.token.start, op.token.end) for inst, op in m.references(tok.text)]
     return sorted(set(out))
 
 

@@ -74,10 +74,6 @@ def _inst_line(inst: Inst) -> int:
     return inst.line
 
 
-def _use_line(use: tuple[Inst, Operand]) -> int:
-    return use[0].line
-
-
 def make_inst(n: int, line: Line, m: Match) -> Inst:
     name = m.inst.name if m.inst is not None else (line.opcode.text if line.opcode else "")
     return Inst(n, line, m, name)
@@ -244,7 +240,8 @@ class Module:
         self.inst_at: dict[int, Inst] = {}  # by line number
         self.defs: dict[str, Inst] = {}  # first definition of each id
         self.duplicates: list[Inst] = []
-        self.uses: dict[str, list[tuple[Inst, Operand]]] = {}  # each list in line order
+        # The instruction naming each id, once per operand that names it, in line order (see references)
+        self.uses: dict[str, list[Inst]] = {}
         self.names: dict[str, str] = {}  # OpName
         self.decorations: dict[str, list[Inst]] = {}
         self.capabilities: dict[str, Inst] = {}
@@ -356,11 +353,11 @@ class Module:
                         lst = uses[tok.text] = []
                     if tok.text not in self.defs:
                         self.undefined_ids += 1
-                    lst.append((inst, op))
-                elif lst[-1][0].line <= line:
-                    lst.append((inst, op))
+                    lst.append(inst)
+                elif lst[-1].line <= line:
+                    lst.append(inst)
                 else:  # an incremental update re-indexes a line in the middle
-                    insort(lst, (inst, op), key=_use_line)
+                    insort(lst, inst, key=_inst_line)
         opname = inst.opname
         if opname not in _INDEXED or not ops:
             return
@@ -522,12 +519,12 @@ class Module:
 
     def _used_outside(self, id_: str, f: Function, names_read: bool) -> bool:
         uses = self.uses.get(id_)
-        if not uses or (f.line <= uses[0][0].line and uses[-1][0].line <= f.end_line):
+        if not uses or (f.line <= uses[0].line and uses[-1].line <= f.end_line):
             return False  # uses are in line order: none outside
         return any(
             not f.line <= i.line <= f.end_line
             and (names_read or i.grammar_inst is None or i.grammar_inst.cls != "Debug")
-            for i, _ in uses
+            for i in uses
         )
 
     def _block_at(self, fn: Function, n: int) -> Block | None:
@@ -586,13 +583,24 @@ class Module:
                 uses = self.uses.get(op.token.text)
                 if uses:
                     # The line's uses, found by bisection: an id such as %int_1 may be used 10,000 times.
-                    lo = bisect_left(uses, inst.line, key=_use_line)
-                    hi = bisect_right(uses, inst.line, key=_use_line)
-                    uses[lo:hi] = [u for u in uses[lo:hi] if u[0] is not inst]
+                    lo = bisect_left(uses, inst.line, key=_inst_line)
+                    hi = bisect_right(uses, inst.line, key=_inst_line)
+                    uses[lo:hi] = [u for u in uses[lo:hi] if u is not inst]
                     if not uses and op.token.text not in self.defs:
                         self.undefined_ids -= 1
 
     # -- queries ----------------------------------------------------------
+    def references(self, id_: str, uses: list[Inst] | None = None) -> list[tuple[Inst, Operand]]:
+        """Each operand naming the id, with its instruction, in line order: from `uses[id_]`, or
+        from the given part of it (the index keeps no pair per use: 230k at 100k lines)."""
+        out: list[tuple[Inst, Operand]] = []
+        last = None
+        for inst in self.uses.get(id_, ()) if uses is None else uses:
+            if inst is not last:
+                last = inst
+                out += [(inst, op) for op in inst.match.operands if op.token.kind == "ID" and op.token.text == id_]
+        return out
+
     def definition(self, id_: str | None) -> Inst | None:
         return self.defs.get(id_) if id_ else None
 

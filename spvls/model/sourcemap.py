@@ -302,7 +302,7 @@ def _debug_insts(m: Module) -> list[Inst]:
     out: list[Inst] = []
     for set_id, name in m.ext_imports.items():
         if name in DEBUG_SETS:
-            out += [i for i, op in m.uses.get(set_id, ()) if op.grammar_operand.name == "Set"]
+            out += [i for i, op in m.references(set_id) if op.grammar_operand.name == "Set"]
     return sorted(out, key=lambda i: i.line)
 
 
