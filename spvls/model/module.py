@@ -198,14 +198,13 @@ _INDEXED = frozenset(
 _IN_BODIES = {"OpLine", "OpNoLine", "OpExtInst", "OpExtInstWithForwardRefsKHR"}
 
 
+_HEADER_CLASSES = frozenset(("Mode-Setting", "Extension", "Debug"))
+
+
 def _header(opname: str, grammar_inst: Instruction | None) -> bool:
     """Whether the instruction belongs to the module's header (capabilities to debug names, SPIR-V
     2.4), by its grammar class: rules about those run only over the whole module."""
-    return (
-        grammar_inst is not None
-        and opname not in _IN_BODIES
-        and grammar_inst.cls in ("Mode-Setting", "Extension", "Debug")
-    )
+    return grammar_inst is not None and opname not in _IN_BODIES and grammar_inst.cls in _HEADER_CLASSES
 
 
 def _declares(opname: str, grammar_inst: Instruction | None) -> bool:
@@ -265,13 +264,8 @@ class Module:
     def _build(self) -> None:
         fn: Function | None = None
         block: Block | None = None
-        grammar, ext_imports, insts, inst_at, index = (
-            self.grammar,
-            self.ext_imports,
-            self.insts,
-            self.inst_at,
-            self._index,
-        )
+        grammar, ext_imports, insts, inst_at = self.grammar, self.ext_imports, self.insts, self.inst_at
+        defs, uses, duplicates = self.defs, self.uses, self.duplicates
         for n, line in enumerate(self.doc.lines):
             opcode = line.opcode
             if opcode is None:
@@ -279,11 +273,30 @@ class Module:
             if opcode.text == "OpExtInstImport" and line.result and line.operands:
                 ext_imports[line.result.text] = line.operands[0].text.strip('"')
             m = match(grammar, line, ext_imports)
-            inst = Inst(n, line, m, m.inst.name if m.inst is not None else opcode.text)  # as make_inst
+            op = m.inst.name if m.inst is not None else opcode.text
+            inst = Inst(n, line, m, op)  # as make_inst
             insts.append(inst)
             inst_at[n] = inst
-            index(inst)
-            op = inst.opname
+            # What _index does, for lines that come in order into empty indexes (a third of the
+            # model's build went to _index's calls and checks).
+            if m.inst is None or m.problems:
+                self._index_problems(inst)
+            result = line.result
+            if result is not None:
+                if result.text in defs:
+                    duplicates.append(inst)
+                else:
+                    defs[result.text] = inst
+            for o in m.operands:
+                tok = o.token
+                if tok.kind == "ID":
+                    lst = uses.get(tok.text)
+                    if lst is None:
+                        uses[tok.text] = [inst]
+                    else:
+                        lst.append(inst)
+            if op in _INDEXED and m.operands:
+                self._index_module(inst)
             if op == "OpFunction":
                 # A function still open: its structure.function-end lands on this line.
                 fn = Function(inst.result or "", n, n, inst, foreign=fn is not None)
@@ -296,7 +309,7 @@ class Module:
                     fn.end_line = n
                 fn = block = None
             elif fn is not None:
-                if _header(op, inst.grammar_inst) or (
+                if (m.inst is not None and m.inst.cls in _HEADER_CLASSES and _header(op, m.inst)) or (
                     op in ("OpVariable", "OpUntypedVariableKHR") and all(t.text != "Function" for t in line.operands)
                 ):
                     fn.foreign = True
@@ -315,6 +328,7 @@ class Module:
                     callee = inst.ids(skip_type=True)
                     if callee:
                         fn.calls.append((callee[0].token.text, inst))
+        self.undefined_ids = sum(1 for id_ in uses if id_ not in defs)
         # An interface listing an id defined inside a function: the entry rules report on that line.
         for ep in self.entry_points.values():
             for o in [o for o in ep.inst.match.operands if o.is_id][1:]:
@@ -327,11 +341,7 @@ class Module:
         if self._by_op is not None:  # an in-place update after with_op built the index
             insort(self._by_op.setdefault(inst.opname, []), inst, key=_inst_line)
         m = inst.match
-        if m.inst is None:
-            self.unknown_opcodes[inst.opname] += 1
-        for p in m.problems:
-            if p.pool:
-                self.unknown_names[p.pool, inst.src.text[p.start : p.end]] += 1
+        self._index_problems(inst)
         result = inst.src.result
         if result is not None:
             res = result.text
@@ -348,7 +358,7 @@ class Module:
             tok = op.token
             if tok.kind == "ID":
                 lst = uses.get(tok.text)
-                if not lst:  # this line runs once per id operand on open: no list made for nothing
+                if not lst:
                     if lst is None:
                         lst = uses[tok.text] = []
                     if tok.text not in self.defs:
@@ -358,9 +368,19 @@ class Module:
                     lst.append(inst)
                 else:  # an incremental update re-indexes a line in the middle
                     insort(lst, inst, key=_inst_line)
-        opname = inst.opname
-        if opname not in _INDEXED or not ops:
-            return
+        if inst.opname in _INDEXED and ops:
+            self._index_module(inst)
+
+    def _index_problems(self, inst: Inst) -> None:
+        if inst.match.inst is None:
+            self.unknown_opcodes[inst.opname] += 1
+        for p in inst.match.problems:
+            if p.pool:
+                self.unknown_names[p.pool, inst.src.text[p.start : p.end]] += 1
+
+    def _index_module(self, inst: Inst) -> None:
+        """Capabilities, extensions, names, decorations, entry points and their modes."""
+        opname, ops = inst.opname, inst.match.operands
         if opname == "OpCapability":
             self.capabilities.setdefault(ops[0].token.text, inst)
         elif opname == "OpExtension":

@@ -1,0 +1,96 @@
+"""Module._build indexes lines inline (lines in order, empty indexes); Module._index (an in-place
+update's) must give the same indexes, line by line."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from spvls.model.module import Module
+from spvls.spec.grammar import load
+from spvls.syntax.document import Document
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
+
+MIXED = """\
+               OpCapability Shader
+               OpCapability Shader
+               OpExtension "SPV_KHR_bogus"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %later
+               OpExecutionMode %main LocalSize 1 1 1
+               OpName %main "main"
+               OpName %nowhere "nowhere"
+               OpDecorate %later Location 0
+       %void = OpTypeVoid
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+        %int = OpTypeInt 32 1
+      %p_int = OpTypePointer Private %int
+      %later = OpVariable %p_int Private
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %x = OpIAdd %int %y %undefined
+          %y = OpIAdd %int %x %x
+          %z = OpBogus %int %x
+          %w = OpExtInst %int %missing Sqrt %x
+          %v = OpLoad %int %later Bogus
+               OpReturn
+               OpFunctionEnd
+"""
+
+FIELDS = (
+    "defs",
+    "uses",
+    "duplicates",
+    "undefined_ids",
+    "names",
+    "decorations",
+    "capabilities",
+    "extensions",
+    "entry_points",
+    "unknown_opcodes",
+    "unknown_names",
+)
+
+
+def _replayed(m: Module) -> Module:
+    r = copy.copy(m)
+    r.defs, r.uses, r.duplicates, r.names, r.decorations = {}, {}, [], {}, {}
+    r.capabilities, r.extensions, r.entry_points = {}, {}, {}
+    r.unknown_opcodes, r.unknown_names, r.undefined_ids, r._by_op = Counter(), Counter(), 0, None
+    for inst in m.insts:
+        r._index(inst)
+    return r
+
+
+def _texts() -> list[str]:
+    out = [MIXED] + [p.read_text(encoding="utf-8") for p in sorted((ROOT / "tests/data/rules").glob("*.spvasm"))]
+    manifest = SHARED / "corpus" / "MANIFEST.tsv"
+    if manifest.exists():
+        rows = list(csv.DictReader(open(manifest, encoding="utf-8"), delimiter="\t"))[::20]
+        out += [(SHARED / "corpus" / r["path"]).read_text(encoding="utf-8", errors="replace") for r in rows]
+    return out
+
+
+@pytest.mark.parametrize("text", _texts())
+def test_the_build_indexes_as_index_does_line_by_line(text):
+    m = Module(Document(text), load(), (1, 6))
+    r = _replayed(m)
+    for name in FIELDS:
+        assert getattr(m, name) == getattr(r, name), name
+
+
+def test_the_mixed_module_reaches_every_index():
+    m = Module(Document(MIXED), load(), (1, 6))
+    assert m.undefined_ids == 3  # %undefined, %nowhere, %missing
+    assert [i.line for i in m.duplicates] == [10]
+    assert [i.line for i in m.uses["%x"]] == [18, 18]  # once per operand; unmatched operands name nothing
+    assert m.unknown_opcodes == Counter({"OpBogus": 1})
+    assert m.unknown_names
