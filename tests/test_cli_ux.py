@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from helpers import tool
-from test_cli import VALID, run
+from test_cli import VALID, run, run_process
 
 from spvls import __version__
 from spvls.cli import main
@@ -36,8 +36,8 @@ def on_terminal(*args, env=None):
 
 
 def test_version():
-    r = run("--version")
-    assert r.returncode == 0 and r.stdout == f"spvls {__version__}\n"
+    for r in run("--version"), run_process("--version"):
+        assert r.returncode == 0 and r.stdout == f"spvls {__version__}\n"
 
 
 def test_a_closed_pipe_is_no_traceback(tmp_path):
