@@ -72,7 +72,9 @@ async def _logged(client, text: str, after: int = 0) -> int:
     return await _event(client, lambda k, m: k == "log" and text in m, after)
 
 
-@pytest_lsp.fixture(config=SERVER)
+# One server for the module's push-client tests: each opens its own document and waits for events
+# of its own uri, from the index where it started.
+@pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient):
     await _start(lsp_client, T.ClientCapabilities(), {})
     yield
