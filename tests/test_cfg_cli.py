@@ -1,22 +1,21 @@
 """`spvls cfg`: DOT always; SVG drawn by the real Graphviz, parsed as XML, holding every block label."""
 import json
-import os
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from helpers import required_program
+from test_cli import run
 
 ROOT = Path(__file__).resolve().parents[1]
 NESTED = ROOT / "tests" / "data" / "cfg" / "nested.spvasm"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def spvls(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "spvls", "cfg", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, env=env or dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120, check=False)
+def spvls(*args):
+    """`spvls cfg ARGS`, in this process (test_cli.run)."""
+    return run("cfg", *args)
 
 
 @pytest.fixture
@@ -81,9 +80,9 @@ def test_functions_by_name_all_and_unknown():
     assert r.returncode == 2 and "no function 'nope' (functions: %helper, %main)" in r.stderr
 
 
-def test_svg_without_graphviz_says_how_to_get_it(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=str(tmp_path))  # no `dot` here
-    r = spvls("--format", "svg", NESTED, env=env)
+def test_svg_without_graphviz_says_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `dot` here
+    r = spvls("--format", "svg", NESTED)
     assert r.returncode == 2 and r.stdout == ""
     assert "apt-get install graphviz" in r.stderr and "--format dot" in r.stderr
 
