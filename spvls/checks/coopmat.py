@@ -107,7 +107,9 @@ def _mat(m: Module, id_: str | None) -> _Mat | None:
 
 @module_fact
 def _mat_at(m: Module, line: int) -> _Mat:
-    return _Mat(m, m.inst_at[line])
+    t = m.inst_at.get(line)
+    assert t is not None  # _mat asks for a type's own line
+    return _Mat(m, t)
 
 
 def _is_const_u32ish(m: Module, id_: str) -> bool:

@@ -48,7 +48,7 @@ def insts(m: Module, scope: Scope) -> list[Inst]:
     """The instructions a check looks at: all, one function's, or some lines'."""
     if isinstance(scope, Lines):
         at = m.inst_at
-        return [at[n] for n in scope.lines if n in at]
+        return [i for n in scope.lines if (i := at.get(n)) is not None]
     return m.scoped(scope)
 
 
