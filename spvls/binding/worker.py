@@ -12,7 +12,7 @@ validation runs in process, as before.
 Messages, both ways: a 4-byte little-endian length, then that much JSON; a request is followed
 by the words (native byte order: parent and child are the same machine and Python).
 
-    python -m spvls.binding.worker [NICE]     # the child; NICE: niceness to add (default 0)
+    python -S -m spvls.binding.worker     # the child
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from typing import IO, Any
 from . import spirv_tools as st
 
 TIMEOUT_EXIT = 75  # the child's exit status when its own watchdog stopped it
+START_LIMIT = 60  # seconds a child may take to load the library and say it is ready
 WATCH_EVERY = 0.02  # seconds between the child's looks at its CPU time
 _LEN = struct.Struct("<I")
 
@@ -99,13 +100,8 @@ def _job(req: dict, words: array) -> dict:
     return {"failure": None if fail is None else asdict(fail)}
 
 
-def main(argv: Sequence[str] = ()) -> int:
+def main() -> int:
     _die_with_parent()
-    if argv and hasattr(os, "nice"):
-        try:
-            os.nice(int(argv[0]))
-        except (OSError, ValueError):
-            pass
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the answers
     try:
@@ -225,7 +221,8 @@ class Worker:
             env["SPVLS_SPIRV_TOOLS_LIB"] = str(lib)  # the same library, found without a search
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "spvls.binding.worker", str(self.nice)],
+                # -S: no site-packages to scan (spvls comes by PYTHONPATH, the library by its path)
+                [sys.executable, "-S", "-m", "spvls.binding.worker"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 env=env,
@@ -234,7 +231,14 @@ class Worker:
         except OSError as e:
             raise _NoChild(f"cannot start the validator process: {e}") from e
         self.starts += 1
-        hello = _answer(proc)
+        _lower(proc.pid, self.nice)
+        stuck = threading.Timer(START_LIMIT, proc.kill)  # never wait forever on a child's start
+        stuck.daemon = True
+        stuck.start()
+        try:
+            hello = _answer(proc)
+        finally:
+            stuck.cancel()
         if hello is None or "ready" not in hello:
             _stop(proc)
             why = hello.get("unavailable") if hello else f"it exited with status {proc.returncode}"
@@ -294,6 +298,16 @@ def _answer(proc: subprocess.Popen) -> dict | None:
     return json.loads(body) if body else None
 
 
+def _lower(pid: int, nice: int) -> None:
+    """Run the child at `nice` above us from its first instruction on (its start, imports and
+    library load, is CPU the server's keystrokes should get first)."""
+    if nice and hasattr(os, "setpriority"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice))
+        except OSError:
+            pass
+
+
 def _stop(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         proc.kill()
@@ -320,5 +334,16 @@ def shared() -> Worker:
         return _shared
 
 
+def _forget_after_fork() -> None:
+    """A forked process (check -j, checks.parallel) must not share its parent's child: the pipes
+    would interleave. It starts its own on first use."""
+    global _shared, _shared_lock
+    _shared, _shared_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -22,6 +22,7 @@ function settings() {
     inlayHints: cfg.get<boolean>("inlayHints", true),
     sourceHints: cfg.get<boolean>("sourceHints", false),
     validate: cfg.get<string>("validate", "onType"),
+    validatorTimeout: cfg.get<number>("validatorTimeout", 5),
   };
   for (const key of VALIDATOR_OPTIONS) {
     out[key] = cfg.get<boolean>(key, false);
