@@ -300,7 +300,11 @@ class _Context:
 
 def assemble(text: str, env: str = "spv1.6", preserve_numeric_ids: bool = True) -> array | Failure:
     """The module's words (array of uint32), or the assembler's Failure (line, column)."""
-    data = utf8(text)
+    return assemble_bytes(utf8(text), env, preserve_numeric_ids)
+
+
+def assemble_bytes(data: bytes, env: str = "spv1.6", preserve_numeric_ids: bool = True) -> array | Failure:
+    """`assemble` for the text's bytes (as `text.utf8` makes them)."""
     opts = _TEXT_PRESERVE_NUMERIC_IDS if preserve_numeric_ids else 0
     with _Context(env) as ctx:
         binary = _BinaryP()

@@ -1,16 +1,18 @@
-"""SPIRV-Tools' validator in a long-lived child process, so that a run can be stopped.
+"""SPIRV-Tools' assembler + validator in a long-lived child process, so that a run can be stopped.
 
 A validation running in a thread of our own process cannot be stopped, and its memory peak
-(tens of MB at 100k lines, inside the library) would be ours. So the parent assembles in
-process, then sends the words over a pipe to a child that runs `spirv_tools.validate` through
-the same binding and answers with the Failure (or None). The child is started on first use and
-kept. It is killed when its CPU-time budget is spent (`Stopped("timeout")`), when the caller
+(tens of MB at 100k lines, inside the library: the validator's ~45 MB, the assembler's ~17 MB)
+would be ours. So the parent sends the text's bytes over a pipe, a slice at a time, to a child
+that assembles and validates them through the same binding (`spirv_tools`) and answers with the
+first Failure (or None). The text goes rather than the words so that the assembler's peak and CPU
+are the child's too, and a superseded run is stopped wherever it is. The child is started on first
+use and kept. It is killed when its CPU-time budget is spent (`Stopped("timeout")`), when the caller
 cancels the job (`Stopped("cancelled")`), and if it dies otherwise it is restarted and the job
 tried once more before the death is reported (`Stopped("crashed")`). Where no child can start,
 validation runs in process, as before.
 
-Messages, both ways: a 4-byte little-endian length, then that much JSON; a request is followed
-by the words (native byte order: parent and child are the same machine and Python).
+Messages, both ways: a 4-byte little-endian length, then that much JSON. A request is followed by
+the text's bytes in chunks, each a 4-byte length and its bytes, then an empty chunk.
 
     python -S -m spvls.binding.worker     # the child
 """
@@ -26,13 +28,13 @@ import subprocess
 import sys
 import threading
 import time
-from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from . import spirv_tools as st
+from .text import utf8
 
 TIMEOUT_EXIT = 75  # the child's exit status when its own watchdog stopped it
 START_LIMIT = 60  # seconds a child may take to load the library and say it is ready
@@ -91,13 +93,36 @@ def _watch(budget: float, done: threading.Event) -> None:
             os._exit(TIMEOUT_EXIT)
 
 
-def _job(req: dict, words: array) -> dict:
-    options = st.ValidatorOptions(**req["options"])
+def check(data: bytes, env: str, options: st.ValidatorOptions) -> tuple[str, st.Failure | None]:
+    """Assemble, then validate: ("as", the assembler's Failure) or ("val", the validator's or None)."""
+    words = st.assemble_bytes(data, env)
+    if isinstance(words, st.Failure):
+        return "as", words
+    del data
+    return "val", st.validate(words, env, options)
+
+
+def _job(req: dict, data: bytes) -> dict:
     try:
-        fail = st.validate(words, req["env"], options)
+        stage, fail = check(data, req["env"], st.ValidatorOptions(**req["options"]))
     except ValueError as e:
         return {"value_error": str(e)}
-    return {"failure": None if fail is None else asdict(fail)}
+    return {"stage": stage, "failure": None if fail is None else asdict(fail)}
+
+
+def _chunks(stream: IO[bytes]) -> bytes | None:
+    parts: list[bytes] = []
+    while True:
+        head = _read(stream, _LEN.size)
+        if head is None:
+            return None
+        n = _LEN.unpack(head)[0]
+        if not n:
+            return b"".join(parts)
+        part = _read(stream, n)
+        if part is None:
+            return None
+        parts.append(part)
 
 
 def main() -> int:
@@ -117,20 +142,17 @@ def main() -> int:
         if body is None:
             return 0
         req = json.loads(body)
-        raw = _read(inp, 4 * req["words"])
-        if raw is None:
+        data = _chunks(inp)
+        if data is None:
             return 0
-        words = array("I")
-        words.frombytes(raw)
-        del raw
         done = threading.Event()
         if req.get("budget"):
             threading.Thread(target=_watch, args=(req["budget"], done), daemon=True).start()
         try:
-            answer = _job(req, words)
+            answer = _job(req, data)
         finally:
             done.set()
-        del words
+        del data
         _send(out, answer)
 
 
@@ -162,24 +184,26 @@ class Worker:
         proc = self._proc
         return proc.pid if proc is not None and proc.poll() is None else None
 
-    def validate(
+    def check(
         self,
-        words: Sequence[int],
+        text: str | Iterable[str],
         env: str = "spv1.6",
         options: st.ValidatorOptions | None = None,
         budget: float | None = st.DEFAULT_TIMEOUT,
         tag: object = None,
-    ) -> st.Failure | None | Stopped:
-        """spirv_tools.validate's answer, computed in the child; Stopped if it gave none.
+    ) -> tuple[str, st.Failure | None] | Stopped:
+        """The text (or its parts, in order) assembled and validated in the child: ("as", the
+        assembler's Failure) or ("val", the validator's Failure or None); Stopped if it gave none.
         budget: seconds of CPU time (None or 0: no limit). tag: what `cancel` names the job by."""
         options = options or st.ValidatorOptions()
         st.env_value(env)  # an unknown env raises ValueError here, as in process
+        chunks = [utf8(text)] if isinstance(text, str) else [utf8(t) for t in text if t]
         with self._lock:
             if not self.in_process:
                 died = ""
                 for _attempt in range(2):
                     try:
-                        return self._run(words, env, options, budget, tag)
+                        return self._run(chunks, env, options, budget, tag)
                     except _Dead as e:
                         died = str(e)
                     except _NoChild as e:
@@ -191,7 +215,7 @@ class Worker:
                         return Stopped("timeout", float(budget or 0))
                 else:
                     return Stopped("crashed", detail=died)
-        return st.validate(words, env, options)
+        return check(b"".join(chunks), env, options)
 
     def cancel(self, tag: object = None) -> bool:
         """Kill the child if it is running the job tagged `tag` (any job if tag is None)."""
@@ -246,14 +270,12 @@ class Worker:
         return proc
 
     def _run(
-        self, words: Sequence[int], env: str, options: st.ValidatorOptions, budget: float | None, tag: object
-    ) -> st.Failure | None:
+        self, chunks: list[bytes], env: str, options: st.ValidatorOptions, budget: float | None, tag: object
+    ) -> tuple[str, st.Failure | None]:
         proc = self._proc
         if proc is None or proc.poll() is not None:
             proc = self._start()
-        data = words if isinstance(words, array) and words.itemsize == 4 else array("I", words)
-        fields = {k: v for k, v in asdict(options).items()}
-        req = {"env": env, "options": fields, "budget": budget or 0, "words": len(data)}
+        req = {"env": env, "options": asdict(options), "budget": budget or 0}
         with self._state:
             self._proc, self._tag, self._reason = proc, (tag if tag is not None else True), None
         timer = threading.Timer(wall_limit(budget), self._kill, ("timeout",)) if budget else None
@@ -265,7 +287,10 @@ class Worker:
                 assert proc.stdin is not None
                 body = json.dumps(req).encode()
                 proc.stdin.write(_LEN.pack(len(body)) + body)
-                proc.stdin.write(memoryview(data).cast("B"))
+                for chunk in chunks:
+                    proc.stdin.write(_LEN.pack(len(chunk)))
+                    proc.stdin.write(chunk)
+                proc.stdin.write(_LEN.pack(0))
                 proc.stdin.flush()
             except (BrokenPipeError, OSError, ValueError):
                 pass  # the child died; its answer below says so
@@ -284,7 +309,7 @@ class Worker:
         if "value_error" in answer:
             raise ValueError(answer["value_error"])
         fail = answer.get("failure")
-        return None if fail is None else st.Failure(**fail)
+        return answer["stage"], None if fail is None else st.Failure(**fail)
 
 
 class _NoChild(Exception):

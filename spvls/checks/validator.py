@@ -98,30 +98,32 @@ def stopped(why: workers.Stopped) -> Diagnostic:
 
 
 def run(
-    text: str,
+    text: str | Iterable[str],
     lines: Sequence[Line],
     env: str,
     options: tools.ValidatorOptions | None = None,
     worker: workers.Worker | None = None,
     tag: object = None,
 ) -> list[Diagnostic]:
-    """Assemble (in process) and validate (in the worker process, else in process) the text; at
-    most one diagnostic (the tools stop at the first error). tag: the job's name for cancelling."""
+    """Assemble and validate the text (or its parts, in order) in the worker process (else in
+    process); at most one diagnostic (the tools stop at the first error). tag: the job's name, for
+    cancelling it."""
     be = backend()
     if be is None:
         return [unavailable()]
-    words = be.assemble(text, env)
-    if isinstance(words, tools.Failure):
-        return [assembler_error(words, lines)]
     opts = replace(options or tools.ValidatorOptions(), friendly_names=False)
     if be is tools:
-        fail = (worker or workers.shared()).validate(words, env, opts, opts.timeout, tag)
+        got = (worker or workers.shared()).check(text, env, opts, opts.timeout, tag)
+        if isinstance(got, workers.Stopped):
+            # A cancelled job's result is for an older text, and dropped by whoever cancelled it.
+            return [] if got.reason == "cancelled" else [stopped(got)]
+        stage, fail = got
     else:
-        fail = be.validate(words, env, opts)
-    if isinstance(fail, workers.Stopped):
-        # A cancelled job's result is for an older text, and dropped by whoever cancelled it.
-        return [] if fail.reason == "cancelled" else [stopped(fail)]
-    return [] if fail is None else [validator_error(fail, lines)]
+        words = be.assemble(text if isinstance(text, str) else "".join(text), env)
+        stage, fail = ("as", words) if isinstance(words, tools.Failure) else ("val", be.validate(words, env, opts))
+    if fail is None:
+        return []
+    return [assembler_error(fail, lines) if stage == "as" else validator_error(fail, lines)]
 
 
 def assembler_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:

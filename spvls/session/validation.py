@@ -1,7 +1,7 @@
 """SPIRV-Tools' validator behind the keystrokes: after the document has been idle a moment, on a
-snapshot, in a worker thread, so native diagnostics are never delayed. The thread assembles; the
-validation itself runs in a child process (binding.worker), which a newer generation kills, so a
-stale run stops burning a core, and whose memory peak is not the server's.
+snapshot, in a worker thread, so native diagnostics are never delayed. The thread hands the text's
+slices to a child process (binding.worker) that assembles and validates them; a newer generation
+kills it, so a stale run stops burning a core, and its memory peak is not the server's.
 
 Each change bumps the document's generation; a result computed for an older generation is
 dropped, never published (as rust-analyzer drops a stale flycheck). The snapshot (copies of the
@@ -18,7 +18,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -49,21 +49,21 @@ class Job:
     env: str
     options: ValidatorOptions
 
-    def text(self) -> str:
-        """The document's text, joined a slice at a time (the worker's part: joining 100k lines
+    def parts(self) -> Iterator[str]:
+        """The document's text a slice of lines at a time (the worker's part: joining 100k lines
         at once holds the GIL ~15 ms)."""
         texts, breaks = self.texts, self.breaks
-        parts = [
-            "".join(t + b for t, b in zip(texts[i : i + JOIN_SLICE], breaks[i : i + JOIN_SLICE]))
-            for i in range(0, len(texts), JOIN_SLICE)
-        ]
-        return "".join(parts)
+        for i in range(0, len(texts), JOIN_SLICE):
+            yield "".join(t + b for t, b in zip(texts[i : i + JOIN_SLICE], breaks[i : i + JOIN_SLICE]))
+
+    def text(self) -> str:
+        return "".join(self.parts())
 
 
 def run_job(job: Job, worker: Worker | None = None) -> list[Diagnostic]:
-    """The worker thread's part: ctypes releases the GIL while the library assembles; the worker
-    process validates (the job's uri names it, for `Worker.cancel`)."""
-    return validator.run(job.text(), job.lines, job.env, job.options, worker, job.uri)
+    """The worker thread's part: the text's slices go to the validator's process, which assembles
+    and validates them (the job's uri names the run, for `Worker.cancel`)."""
+    return validator.run(job.parts(), job.lines, job.env, job.options, worker, job.uri)
 
 
 def lower_priority() -> None:

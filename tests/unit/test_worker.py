@@ -29,11 +29,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 # SPIRV-Tools checks every OpName against every definition here: ~4 s of CPU (quadratic).
 SLOW = undefined_ids(12_000)
 VALID = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n"
-
-
-@pytest.fixture(scope="module")
-def slow_words():
-    return st.assemble(SLOW)
+BAD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%f = OpTypeFloat 7\n"
 
 
 def _gone(pid: int) -> bool:
@@ -52,13 +48,13 @@ def _until(cond, what: str, seconds: float = 60) -> None:
         time.sleep(0.005)
 
 
-def test_a_long_validation_is_stopped_at_its_budget_and_the_next_one_runs(slow_words) -> None:
+def test_a_long_validation_is_stopped_at_its_budget_and_the_next_one_runs() -> None:
     w = workers.Worker()
     try:
-        assert w.validate(slow_words, budget=0.5) == workers.Stopped("timeout", 0.5)
+        assert w.check(SLOW, budget=0.5) == workers.Stopped("timeout", 0.5)
         assert w.pid is None and w.starts == 1
         # The next job starts a new process; a budget the run fits in lets it answer.
-        assert w.validate(st.assemble(VALID)) is None
+        assert w.check(VALID) == ("val", None)
         assert w.starts == 2 and w.pid is not None
     finally:
         w.close()
@@ -79,10 +75,10 @@ def test_check_says_spirv_val_was_stopped_and_keeps_the_native_diagnostics(tmp_p
     assert out[0] == f"{path}:1:1: info: {first.message} [spirv-val.timeout]"
 
 
-def test_a_cancelled_job_kills_its_process(slow_words) -> None:
+def test_a_cancelled_job_kills_its_process() -> None:
     w = workers.Worker()
     answers: list = []
-    t = threading.Thread(target=lambda: answers.append(w.validate(slow_words, budget=0, tag="a")))
+    t = threading.Thread(target=lambda: answers.append(w.check(SLOW, budget=0, tag="a")))
     t.start()
     try:
         _until(lambda: w.pid is not None and w._tag == "a", "job a running")
@@ -125,17 +121,17 @@ async def test_a_superseded_validation_kills_the_worker_process() -> None:
         v.shutdown()
 
 
-def test_a_killed_process_is_restarted_and_the_job_still_answered(slow_words) -> None:
+def test_a_killed_process_is_restarted_and_the_job_still_answered() -> None:
     w = workers.Worker()
-    bad = st.assemble("OpCapability Shader\nOpMemoryModel Logical GLSL450\n%f = OpTypeFloat 7\n")
-    want = st.validate(bad)
+    want = ("val", st.validate(st.assemble(BAD)))
+    assert want[1] is not None
     try:
-        assert w.validate(bad) == want and w.starts == 1
+        assert w.check(BAD) == want and w.starts == 1
         os.kill(w.pid, signal.SIGKILL)  # killed while idle: the next job starts another
-        assert w.validate(bad) == want and w.starts == 2
+        assert w.check(BAD) == want and w.starts == 2
         # Killed during a job: the job runs again on a new process.
         answers: list = []
-        t = threading.Thread(target=lambda: answers.append(w.validate(slow_words, budget=0.5)))
+        t = threading.Thread(target=lambda: answers.append(w.check(SLOW, budget=0.5)))
         t.start()
         _until(lambda: w._tag is not None and w.starts == 2, "the slow job running")
         os.kill(w.pid, signal.SIGKILL)
@@ -145,11 +141,11 @@ def test_a_killed_process_is_restarted_and_the_job_still_answered(slow_words) ->
         w.close()
 
 
-def test_a_process_that_dies_twice_is_reported(slow_words) -> None:
+def test_a_process_that_dies_twice_is_reported() -> None:
     w = workers.Worker()
     killed: list[int] = []
     answers: list = []
-    t = threading.Thread(target=lambda: answers.append(w.validate(slow_words, budget=0)))
+    t = threading.Thread(target=lambda: answers.append(w.check(SLOW, budget=0)))
     t.start()
     try:
         while t.is_alive() and len(killed) < 3:
@@ -172,15 +168,15 @@ def test_a_process_that_dies_twice_is_reported(slow_words) -> None:
 def test_without_a_process_it_validates_in_process(monkeypatch) -> None:
     monkeypatch.setattr(sys, "executable", "/nonexistent/python")
     w = workers.Worker()
-    bad = st.assemble("OpCapability Shader\nOpMemoryModel Logical GLSL450\n%f = OpTypeFloat 7\n")
-    assert w.validate(bad) == st.validate(bad)
+    assert w.check(BAD) == ("val", st.validate(st.assemble(BAD)))
+    assert w.check("OpNop %x\n") == ("as", st.assemble("OpNop %x\n"))
     assert w.in_process and "cannot start the validator process" in w.why_in_process
     assert w.pid is None
 
 
 def test_an_unknown_env_raises_as_in_process() -> None:
     with pytest.raises(ValueError, match="unknown target env"):
-        workers.shared().validate(st.assemble(VALID), "vulkan7")
+        workers.shared().check(VALID, "vulkan7")
 
 
 def _modules(shared: Path):
@@ -194,19 +190,23 @@ def _modules(shared: Path):
 
 def test_the_process_answers_what_the_library_answers_in_process(shared: Path) -> None:
     w = workers.Worker()
-    compared = differ = 0
+    compared = differ = rejected = 0
     try:
         for path, env in _modules(shared):
-            words = st.assemble(path.read_text(encoding="utf-8", errors="replace"), env)
-            if isinstance(words, st.Failure):
-                continue
+            text = path.read_text(encoding="utf-8", errors="surrogateescape")
             for options in (st.ValidatorOptions(), st.ValidatorOptions(friendly_names=False, relax_block_layout=True)):
                 compared += 1
-                if w.validate(words, env, options) != st.validate(words, env, options):
+                words = st.assemble(text, env)
+                here = ("as", words) if isinstance(words, st.Failure) else ("val", st.validate(words, env, options))
+                # Sent whole, and in slices of lines (as the server sends it).
+                lines = text.splitlines(keepends=True)
+                parts = ["".join(lines[i : i + 100]) for i in range(0, len(lines), 100)]
+                if not (w.check(text, env, options) == here == w.check(parts, env, options)):
                     differ += 1
+                rejected += here[1] is not None
     finally:
         w.close()
-    assert compared > 1000 and differ == 0
+    assert compared > 1000 and differ == 0 and rejected > 100
     assert w.starts == 1  # one process answered them all
 
 
