@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .heap import building
-from .parser import Line, Stats, parse_line, version_from_comment
+from .parser import Line, Stats, forget_ids, parse_line, version_from_comment
 
 # spirv-as lets a string run over several lines, in any instruction (in practice it is embedded
 # source text). A string token: up to the closing quote, a backslash escaping any character
@@ -135,6 +135,7 @@ class Document:
             if above is not None and above < top:
                 top = above
         last = self._regroup(top, sl + len(fresh))
+        forget_ids()
         self.generation += 1
         stop = max(last, sl + len(fresh))  # lines top..stop were parsed again
         self._log(top, stop - top - len(fresh) + el - sl + 1, stop - top)
@@ -167,6 +168,7 @@ class Document:
             self.lines = [_UNPARSED] * len(self.texts)
             self.span = [1] * len(self.texts)
             self._regroup(0, len(self.texts))
+            forget_ids()
         self.generation += 1
         self._restart_log()
         self._log(0, removed, len(self.texts))

@@ -66,3 +66,17 @@ def test_changed_since_a_generation_never_logged_is_unknown():
     doc.replace((0, 0), (0, 0), "; x\n")
     assert doc.changed_since(doc.generation + 3) is None
     assert doc.changed_since(doc.generation - 1) == (0, 1, 2)
+
+
+def test_an_id_at_the_same_column_shares_one_token_and_its_text_one_string():
+    """Memory at 100k lines: the id tokens of a document are shared where equal, and none is kept
+    past the document's build (the table is emptied)."""
+    from spvls.syntax import parser
+
+    doc = Document("%a = OpLabel\nOpBranch %a\nOpBranch %a\n%b = OpCopyObject %t %a\n")
+    first, second = doc.lines[1].operands[0], doc.lines[2].operands[0]
+    assert first == ("ID", "%a", 9, 11) and first is second
+    assert doc.lines[3].operands[1].text is doc.lines[0].result.text  # one string for %a
+    assert not parser._last_id  # noqa: SLF001
+    doc.replace((2, 0), (2, 11), "OpBranch %a")
+    assert doc.lines[2] == doc.lines[1] and not parser._last_id  # noqa: SLF001
