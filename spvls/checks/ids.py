@@ -175,7 +175,10 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     did_you_mean = _DidYouMean(m)
     suggesting = m.suggests_ids()  # past SUGGEST_IDS_UP_TO undefined ids, none is compared with others
     for inst in insts(m, scope):
-        for pos, op in enumerate(inst.match.operands):
+        line = inst.line
+        pos = -1
+        for op in inst.match.operands:
+            pos += 1
             tok = op.token
             if tok.kind != "ID":  # (Operand.is_id, without the call: this loop sees every operand)
                 continue
@@ -198,7 +201,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                     )
                 )
             else:
-                if d.line > inst.line and d.src.result and not _may_forward(m, inst, _word_index(inst, pos)):
+                if d.line > line and d.src.result and not _may_forward(m, inst, _word_index(inst, pos)):
                     out.append(
                         at(
                             inst.line,

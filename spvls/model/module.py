@@ -279,7 +279,8 @@ class Module:
         self._ints: dict[str | None, int | None] = {}
         self.facts: dict[tuple, object] = {}  # see model.facts: kept across in-place updates
         self.generation: int | None = None  # the document generation checked; None while updating
-        self._by_op: dict[str, list[Inst]] | None = None  # built on first use, then kept current
+        self._by_op: dict[str, list[Inst]] | None = None  # built with the model, then kept current
+        self._function_lines: list[int] = []
         with building(len(doc.texts)):
             self._build()
         self.declared_caps = grammar.implied_capabilities(self.capabilities)
@@ -291,6 +292,7 @@ class Module:
         grammar, ext_imports, insts, inst_at = self.grammar, self.ext_imports, self.insts, self.inst_at
         defs, uses, duplicates = self.defs, self.uses, self.duplicates
         templates, clean, new = _templates, _CLEAN, tuple.__new__
+        by_op: dict[str, list[Inst]] = {}  # with_op's index: built here, before a fork shares it
         m: Match
         for n, line in enumerate(self.doc.lines):
             opcode = line.opcode
@@ -319,6 +321,11 @@ class Module:
                 inst = Inst(m.inst, m.operands, m.problems, m.pending, m.ext_inst, n, line, op)  # as make_inst
             insts.append(inst)
             inst_at[n] = inst
+            same_op = by_op.get(op)
+            if same_op is None:
+                by_op[op] = [inst]
+            else:
+                same_op.append(inst)
             # What _index does, for lines that come in order into empty indexes (a third of the
             # model's build went to _index's calls and checks).
             if m.inst is None or m.problems:
@@ -371,6 +378,8 @@ class Module:
                     if callee:
                         fn.calls.append((callee[0].token.text, inst))
         self.undefined_ids = sum(1 for id_ in uses if id_ not in defs)
+        self._by_op = by_op
+        self._function_lines = [f.line for f in self.functions]  # for function_at's bisection
         # An interface listing an id defined inside a function: the entry rules report on that line.
         for ep in self.entry_points.values():
             for o in [o for o in ep.inst.match.operands if o.is_id][1:]:
@@ -443,7 +452,7 @@ class Module:
 
     # -- incremental update -------------------------------------------------
     def function_at(self, line: int) -> Function | None:
-        i = bisect_right(self.functions, line, key=lambda f: f.line) - 1
+        i = bisect_right(self._function_lines, line) - 1
         if i >= 0 and self.functions[i].line <= line <= self.functions[i].end_line:
             return self.functions[i]
         return None

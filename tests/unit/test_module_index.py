@@ -85,6 +85,18 @@ def test_the_build_indexes_as_index_does_line_by_line(text):
     r = _replayed(m)
     for name in FIELDS:
         assert getattr(m, name) == getattr(r, name), name
+    lazy = copy.copy(m)  # with_op's index, as its first call builds it
+    lazy._by_op = None
+    lazy.with_op(["OpNop"])
+    assert lazy._by_op == m._by_op
+    assert [m.function_at(i.line) for i in m.insts] == [_function_at(m, i.line) for i in m.insts]
+
+
+def _function_at(m: Module, line: int):
+    for f in m.functions:
+        if f.line <= line <= f.end_line:
+            return f
+    return None
 
 
 def test_the_mixed_module_reaches_every_index():
