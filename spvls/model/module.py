@@ -37,7 +37,7 @@ class Inst(Match):
 
     @property
     def is_type(self) -> bool:
-        return is_type(self.match.inst, self.opname)
+        return self.inst.is_type if self.inst is not None else is_type(None, self.opname)
 
     @property
     def opcode(self) -> Token:
@@ -51,26 +51,28 @@ class Inst(Match):
 
     @property
     def result_type(self) -> str | None:
-        for op in self.match.operands:
-            if op.grammar_operand.kind == "IdResultType" and op.is_id:
+        for op in self.operands:
+            if op.grammar_operand.kind == "IdResultType" and op.token.kind == "ID":
                 return op.token.text
         return None
 
     def operand(self, name: str) -> Operand | None:
         """The operand the grammar names `name` (e.g. 'Component Type')."""
-        for op in self.match.operands:
+        for op in self.operands:
             if op.grammar_operand.name == name:
                 return op
         return None
 
     def ids(self, *, skip_type: bool = False) -> list[Operand]:
         return [
-            o for o in self.match.operands if o.is_id and not (skip_type and o.grammar_operand.kind == "IdResultType")
+            o
+            for o in self.operands
+            if o.token.kind == "ID" and not (skip_type and o.grammar_operand.kind == "IdResultType")
         ]
 
     def literal(self, index: int) -> str | None:
         """The text of the index-th non-id operand."""
-        lits = [o for o in self.match.operands if not o.is_id]
+        lits = [o for o in self.operands if o.token.kind != "ID"]
         return lits[index].token.text if index < len(lits) else None
 
 
@@ -677,12 +679,13 @@ class Module:
 
     def type_of(self, id_: str | None) -> Inst | None:
         """The type instruction of a value id (the id itself when it is a type)."""
-        d = self.definition(id_)
+        d = self.defs.get(id_) if id_ else None  # (definition, inlined: checks ask this per operand)
         if d is None:
             return None
         if d.is_type:
             return d
-        return self.definition(d.result_type)
+        rt = d.result_type
+        return self.defs.get(rt) if rt else None
 
     def strip_pointer(self, t: Inst | None) -> Inst | None:
         if t is not None and t.opname == "OpTypePointer":
