@@ -463,6 +463,7 @@ def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
     doc = ls.ws.open(d.uri, d.text, d.version)
     _check_with_progress(ls, d.uri, doc)
     _publish(ls, d.uri)
+    parallel.settle()  # what the next keystroke would compute, once the diagnostics are out
     _validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=0)
 
 
@@ -499,6 +500,7 @@ def did_change(ls: SpvServer, params: T.DidChangeTextDocumentParams):
     if ls.ws.checks_whole(uri):  # lines added or removed: the model is built again, whole
         _check_with_progress(ls, uri, doc)
     _publish(ls, uri)
+    parallel.settle()
     _validate(ls, uri, (ON_TYPE,))
 
 

@@ -20,6 +20,7 @@ import os
 import pickle
 import select
 import warnings
+import weakref
 from collections.abc import Callable
 
 from ..model.module import Module
@@ -33,6 +34,16 @@ CHILD = ("coopmat", "ids")
 
 Run = Callable[[Module, list[str]], dict[str, list[Diagnostic]]]
 Prime = Callable[[Module, list[str]], None]
+_unprimed: list[tuple[weakref.ref[Module], list[str], Prime]] = []  # left for settle()
+
+
+def settle() -> None:
+    """Prime what run_split left unprimed (modules since dropped are skipped)."""
+    while _unprimed:
+        ref, names, prime = _unprimed.pop()
+        m = ref()
+        if m is not None:
+            prime(m, names)
 
 
 def wanted(m: Module) -> bool:
@@ -42,7 +53,8 @@ def wanted(m: Module) -> bool:
 def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None) -> dict[str, list[Diagnostic]]:
     """`run(m, names)`, with the CHILD families among `names` run by a forked child. While this
     process would otherwise wait for the child, `prime(m, families)` computes here the module facts
-    the child's families computed there, which the next keystroke's re-check would otherwise pay."""
+    the child's families computed there, which the next keystroke's re-check would otherwise pay;
+    when the child answered first, `settle()` does it later (the server: once it has published)."""
     theirs = [n for n in names if n in CHILD]
     mine = [n for n in names if n not in CHILD]
     r, w = os.pipe()
@@ -69,8 +81,11 @@ def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None)
     got: dict[str, list[Diagnostic]] | None = None
     try:
         out = run(m, mine)
-        if prime is not None and not select.select([r], [], [], 0)[0]:
-            prime(m, theirs)
+        if prime is not None:
+            if select.select([r], [], [], 0)[0]:
+                _unprimed.append((weakref.ref(m), theirs, prime))
+            else:
+                prime(m, theirs)
         with os.fdopen(r, "rb") as f:
             data = f.read()
     finally:

@@ -154,3 +154,16 @@ def test_forking_while_the_validator_runs_in_a_thread(forking):
         stop.set()
         worker.join()
     assert runs and all(r is not None and "Selection must be structured" in r.message for r in runs)
+
+
+def test_facts_the_child_computed_first_are_primed_after_publishing(forking, monkeypatch):
+    """When the child answers before this process is done, priming waits for settle() (the server
+    calls it once the diagnostics are out), so a keystroke still finds the facts computed."""
+    monkeypatch.setattr(parallel.select, "select", lambda r, w, x, t: (r, [], []))  # "the child answered"
+    doc = Document(generated(3000))
+    m = build(doc, load(), (1, 6))
+    parallel.run_split(m, ["syntax", "ids", "coopmat"], _run_whole, _prime)
+    assert not any(slot[0] is kinds.__wrapped__ for slot in m.facts)
+    parallel.settle()
+    assert any(slot[0] is kinds.__wrapped__ for slot in m.facts)
+    parallel.settle()  # nothing left: a no-op
