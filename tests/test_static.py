@@ -1,5 +1,6 @@
 """The type checker and the linter are clean over spvls/ (settings: [tool.mypy] and [tool.ruff] in pyproject.toml)."""
-import os
+import hashlib
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_mypy_is_clean_over_spvls(monkeypatch):
+    """mypy's incremental mode (its default) with a cache of this checkout's own, outside it: a run
+    re-checks the files changed since the last one and what depends on them (5.3 s -> 0.2 s of CPU
+    when nothing changed). The cache is keyed by the files' contents and mypy's version and options,
+    so the verdict is a full check's; a clean clone's first run is one."""
     monkeypatch.chdir(ROOT)  # mypy reads pyproject.toml from the working directory
-    out, err, status = api.run(["--no-incremental", "--cache-dir", os.devnull, "--config-file", str(ROOT / "pyproject.toml")])
+    cache = Path(tempfile.gettempdir()) / "spvls-mypy" / hashlib.sha256(str(ROOT).encode()).hexdigest()[:16]
+    out, err, status = api.run(["--cache-dir", str(cache), "--config-file", str(ROOT / "pyproject.toml")])
     assert status == 0, out + err
     assert "Success: no issues found" in out
 
