@@ -282,33 +282,51 @@ def _placed(shape: str) -> list[tuple[bool, str, str, int]] | None:
     of the shape with its words written as stand-ins, the words then put back."""
     parts = _WORD.split(shape)
     if len(parts) == 1:
-        direct = _lark_template(shape)
-        return None if direct is None else list(direct.toks)
+        return _direct(shape)
     words = parts[1::2]
-    stand_ins = [_stand_in(w) for w in words]
-    cols = []  # the column of each stand-in in the abstract shape
-    col = 0
-    for lit, stand_in in zip(parts[::2], stand_ins):
-        col += len(lit)
-        cols.append(col)
-        col += len(stand_in)
-    cols.append(-1)
-    abstract = _lark_template("".join([p + s for p, s in zip(parts[::2], stand_ins)]) + parts[-1])
-    if abstract is None:
+    plan = _plan("".join([p + _stand_in(w) for p, w in zip(parts[::2], words)]) + parts[-1])
+    if plan is None:
         return None
+    if not plan:
+        return _direct(shape)
     toks = []
     shift = k = 0
-    for is_id, kind, tok_text, start in abstract.toks:
-        if start == cols[k] and tok_text == stand_ins[k]:
-            toks.append((is_id, kind, words[k], start + shift))
-            shift += len(words[k]) - len(tok_text)
+    for is_id, kind, tok_text, start, stand_in in plan:
+        if stand_in:
+            word = words[k]
+            toks.append((is_id, kind, word, start + shift))
+            shift += len(word) - stand_in
             k += 1
         else:
             toks.append((is_id, kind, tok_text, start + shift))
-    if k < len(words):  # a stand-in that is not one token: not the case in this grammar, but Lark decides
-        direct = _lark_template(shape)
-        return None if direct is None else list(direct.toks)
     return toks
+
+
+def _direct(shape: str) -> list[tuple[bool, str, str, int]] | None:
+    direct = _lark_template(shape)
+    return None if direct is None else list(direct.toks)
+
+
+@lru_cache(maxsize=4096)
+def _plan(abstract: str) -> tuple[tuple[bool, str, str, int, int], ...] | None:
+    """Lark's tokens of a shape whose words are stand-ins, each marked with its stand-in's length
+    where a word goes (0 elsewhere); None when the shape has an error, () when a stand-in is not
+    one token (not the case in this grammar, but Lark decides)."""
+    template = _lark_template(abstract)
+    if template is None:
+        return None
+    parts = _WORD.split(abstract)
+    cols = set()  # the column of each stand-in, and the stand-in
+    col = 0
+    for lit, stand_in in zip(parts[::2], parts[1::2]):
+        col += len(lit)
+        cols.add((col, stand_in))
+        col += len(stand_in)
+    plan = []
+    for is_id, kind, tok_text, start in template.toks:
+        marked = (start, tok_text) in cols
+        plan.append((is_id, kind, tok_text, start, len(tok_text) if marked else 0))
+    return tuple(plan) if sum(1 for p in plan if p[4]) == len(cols) else ()
 
 
 @lru_cache(maxsize=16384)

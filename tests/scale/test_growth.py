@@ -53,6 +53,7 @@ def _cold_parser() -> None:
     parser._template.cache_clear()
     parser._parse_whole.cache_clear()
     parser._lark_template.cache_clear()
+    parser._plan.cache_clear()
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -19,6 +19,7 @@ def _clear_caches():
     parser._parse_whole.cache_clear()  # noqa: SLF001 - cached lines would keep objects alive
     parser._template.cache_clear()  # noqa: SLF001
     parser._lark_template.cache_clear()  # noqa: SLF001
+    parser._plan.cache_clear()  # noqa: SLF001
 
 
 @pytest.fixture
