@@ -24,16 +24,27 @@ LIMIT_MB = 300  # the issue's bound for the whole process
 GROWTH_MB = 150  # what the input may add to a small check's peak
 
 
+# Linux gives a process the peak RSS of the memory it had when it called exec: a child forked by
+# this test's process (an xdist worker of 300 MB after other tests) reported 322 MB for every input.
+# So a small launcher forks the check and reports the check's own peak from wait4.
+_LAUNCH = """import os, sys
+pid = os.fork()
+if pid == 0:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    os.execv(sys.executable, [sys.executable] + sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+"""
+
+
 def _peak_mb(path) -> int:
     """Peak RSS in MB of `spvls check` on one file. spvls' own analysis only: SPIRV-Tools' validator
     is not ours to bound (it takes 90 s of CPU on the undefined-ids input by itself)."""
-    p = subprocess.Popen([sys.executable, "-m", "spvls", "check", "--no-spirv-val", "--color", "never", str(path)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    err = p.stderr.read()
-    _, status, usage = os.wait4(p.pid, 0)
-    code = os.waitstatus_to_exitcode(status)
-    assert code in (0, 1), f"spvls check {path.name} exited {code}: {err.decode(errors='replace')[-2000:]}"
-    return usage.ru_maxrss >> 10  # KB on Linux
+    p = subprocess.run([sys.executable, "-c", _LAUNCH, "-m", "spvls", "check", "--no-spirv-val", "--color", "never",
+                        str(path)], capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code, peak_kb = map(int, p.stdout.split())
+    assert code in (0, 1), f"spvls check {path.name} exited {code}: {p.stderr.decode(errors='replace')[-2000:]}"
+    return peak_kb >> 10  # KB on Linux
 
 
 @pytest.fixture(scope="module")
