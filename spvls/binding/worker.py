@@ -22,7 +22,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import signal
 import struct
 import subprocess
 import sys
@@ -61,17 +60,18 @@ def wall_limit(budget: float) -> float:
 # ---- the child -------------------------------------------------------------------------------
 
 
-def _die_with_parent() -> None:
-    """Linux: be killed when the parent dies, even mid-validation (else the child would finish
-    its run first, then read EOF)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
+def _die_with_parent(every: float = 0.2) -> None:
+    """Exit once the parent is gone, even mid-validation (else the child would finish its run
+    first, then read EOF). A thread that watches the parent id, rather than Linux's
+    PR_SET_PDEATHSIG, which fires when the parent *thread* that started the child ends."""
+    parent = os.getppid()
 
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _read(stream: IO[bytes], n: int) -> bytes | None:
@@ -229,11 +229,11 @@ class Worker:
 
     def _kill(self, reason: str, tag: object = None) -> bool:
         with self._state:
-            proc = self._proc
-            if proc is None or self._tag is None or (tag is not None and tag != self._tag):
+            if self._tag is None or (tag is not None and tag != self._tag):
                 return False
             self._reason = reason
-            proc.kill()
+            if self._proc is not None:  # else the job is still starting its child: _run sees the reason
+                self._proc.kill()
             return True
 
     def _start(self) -> subprocess.Popen:
@@ -272,14 +272,23 @@ class Worker:
     def _run(
         self, chunks: list[bytes], env: str, options: st.ValidatorOptions, budget: float | None, tag: object
     ) -> tuple[str, st.Failure | None]:
-        proc = self._proc
-        if proc is None or proc.poll() is not None:
-            proc = self._start()
-        req = {"env": env, "options": asdict(options), "budget": budget or 0}
-        with self._state:
-            self._proc, self._tag, self._reason = proc, (tag if tag is not None else True), None
-        timer = threading.Timer(wall_limit(budget), self._kill, ("timeout",)) if budget else None
+        with self._state:  # named before a child starts, so that a cancel during the start counts
+            self._tag, self._reason = (tag if tag is not None else True), None
+        timer = None
         try:
+            proc = self._proc
+            if proc is None or proc.poll() is not None:
+                with self._state:
+                    self._proc = None
+                if proc is not None:
+                    _stop(proc)  # died while idle (its parent thread ended, or it was killed)
+                proc = self._start()
+                with self._state:
+                    self._proc = proc
+                    if self._reason is not None:  # cancelled while it started: keep it for the next job
+                        raise _Dead("cancelled before it ran")
+            req = {"env": env, "options": asdict(options), "budget": budget or 0}
+            timer = threading.Timer(wall_limit(budget), self._kill, ("timeout",)) if budget else None
             if timer is not None:
                 timer.daemon = True
                 timer.start()
@@ -301,11 +310,11 @@ class Worker:
             with self._state:
                 self._tag = None
         if answer is None:
-            status = proc.wait()
             with self._state:
                 if self._proc is proc:
                     self._proc = None
-            raise _Dead(f"the validator process ended with status {status}")
+            _stop(proc)
+            raise _Dead(f"the validator process ended with status {proc.returncode}")
         if "value_error" in answer:
             raise ValueError(answer["value_error"])
         fail = answer.get("failure")

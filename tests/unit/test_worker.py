@@ -94,6 +94,34 @@ def test_a_cancelled_job_kills_its_process() -> None:
         w.close()
 
 
+def test_a_job_cancelled_while_its_process_starts_does_not_run() -> None:
+    w = workers.Worker()
+    starting, go = threading.Event(), threading.Event()
+    start = w._start
+
+    def held_start():  # the test holds the start until it has cancelled
+        starting.set()
+        go.wait(60)
+        return start()
+
+    w._start = held_start  # type: ignore[method-assign]
+    answers: list = []
+    t = threading.Thread(target=lambda: answers.append(w.check(SLOW, budget=0, tag="a")))
+    t.start()
+    try:
+        assert starting.wait(60)
+        assert w.cancel("a")
+        go.set()
+        t.join(60)
+        assert answers == [workers.Stopped("cancelled")]
+        assert w.starts == 1 and w.pid is not None  # the new process is kept for the next job
+        assert w.check(VALID) == ("val", None) and w.starts == 1
+    finally:
+        go.set()
+        t.join(60)
+        w.close()
+
+
 async def test_a_superseded_validation_kills_the_worker_process() -> None:
     ws = Workspace()
     doc = ws.open("u", SLOW, 1)
