@@ -3,11 +3,11 @@ NonSemantic.Shader.DebugInfo.100; spirv-opt inlining: DebugInlinedAt). Expected 
 the test shaders' own text."""
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from shaders import build, line_of, source_text
+from test_cli import run
 
 from spvls.checks import analyze
 from spvls.cli.check import check_file
@@ -153,13 +153,11 @@ def test_diagnostics_carry_the_source_location_and_check_prints_it(tmp_path, var
     want = f"sum.comp:{line_of('sum.comp', 'return x * x;')}"
     (d,) = [d for d in check_file(path, None) if d.code == "id.undefined"]
     assert str(d.source) == want
-    out = subprocess.run([sys.executable, "-m", "spvls", "check", str(path)], capture_output=True, text=True,
-                         cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, check=False)
+    out = run("check", path)  # in this process (test_cli.run)
     lines = out.stdout.splitlines()
     k = next(i for i, x in enumerate(lines) if x.endswith("[id.undefined]"))
     assert lines[k + 1] == f"  --> {want}"
-    out = subprocess.run([sys.executable, "-m", "spvls", "check", "--format", "json", str(path)],
-                         capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, check=False)
+    out = run("check", "--format", "json", path)
     rec = next(r for r in json.loads(out.stdout) if r["code"] == "id.undefined")
     assert rec["source"] == {"file": "sum.comp", "line": int(want.split(":")[1]), "column": 0}
 
@@ -284,8 +282,7 @@ def test_corpus_files_with_opline(shared, tmp_path):
         lines[inst.line] = lines[inst.line][:tok.start] + "%nowhere" + lines[inst.line][tok.end:]
         broken = tmp_path / path.name
         broken.write_text("\n".join(lines))
-        out = subprocess.run([sys.executable, "-m", "spvls", "check", str(broken)], capture_output=True, text=True,
-                             cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, check=False).stdout.splitlines()
+        out = run("check", broken).stdout.splitlines()
         k = next(i for i, x in enumerate(out) if x.startswith(f"{broken}:{inst.line + 1}:") and "[id.undefined]" in x)
         assert out[k + 1] == f"  --> {loc}"
     print(f"corpus files with OpLine: {len(files)}; located instructions: {located}; with a target: {targets}")
