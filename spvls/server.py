@@ -365,7 +365,8 @@ def _diagnostics(ls: SpvServer, uri: str) -> list[T.Diagnostic]:
     if len(diags) <= MAX_PUBLISHED:
         return [convert(d) for d in diags]
     rank = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
-    shown = sorted(sorted(diags, key=lambda d: rank[d.severity])[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
+    first = sorted(diags, key=lambda d: -1 if validator.is_note(d) else rank[d.severity])
+    shown = sorted(first[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
     note = T.Diagnostic(
         range=T.Range(T.Position(0, 0), T.Position(0, 0)),
         severity=T.DiagnosticSeverity.Information,

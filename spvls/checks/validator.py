@@ -22,6 +22,7 @@ from ..syntax.parser import Line, Token
 from .diagnostic import ERROR, INFO, Diagnostic, Related
 
 SOURCE = "spirv-val"
+_NOTES = frozenset(SOURCE + "." + n for n in ("unavailable", "timeout", "crashed"))
 ASSEMBLER = "spirv-as"
 VUID_HREF = "https://registry.khronos.org/vulkan/specs/latest/html/vkspec.html#{}"
 TOOLS_HREF = "https://github.com/KhronosGroup/SPIRV-Tools"
@@ -68,6 +69,12 @@ def href(code: str) -> str | None:
     if code.split(".", 1)[0] in (SOURCE, ASSEMBLER):
         return TOOLS_HREF
     return None
+
+
+def is_note(d: Diagnostic) -> bool:
+    """A word about the validator's run (not run, stopped, crashed) rather than about the module:
+    a list cut to its worst problems must still say why spirv-val's verdict is missing."""
+    return d.code in _NOTES
 
 
 def unavailable() -> Diagnostic:

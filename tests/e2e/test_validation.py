@@ -11,6 +11,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from generate import module  # noqa: E402
 
+from tests.scale.inputs import undefined_ids  # noqa: E402
+
 BAD = """; SPIR-V
                OpCapability Shader
                OpMemoryModel Logical GLSL450
@@ -89,6 +91,13 @@ async def on_save(lsp_client: LanguageClient):
 
 
 @pytest_lsp.fixture(config=SERVER)
+async def budgeted(lsp_client: LanguageClient):
+    await _start(lsp_client, T.ClientCapabilities(), {"validatorTimeout": 0.5})
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
 async def pull_client(lsp_client: LanguageClient):
     await _start(lsp_client, T.ClientCapabilities(
         text_document=T.TextDocumentClientCapabilities(diagnostic=T.DiagnosticClientCapabilities()),
@@ -152,6 +161,22 @@ async def test_keystroke_diagnostics_while_a_100k_validation_is_in_flight(client
     later = [p for k, p in client.events[keystroke:] if k == "publish" and p.uri == uri]
     assert all(p.version == 2 for p in later)
     assert [(d.range.start.line, d.code) for d in later[-1].diagnostics] == [(target, "operand.unknown-opcode")]
+
+
+async def test_a_stopped_validator_is_said_even_among_too_many_problems(budgeted):
+    """SPIRV-Tools' validator takes seconds of CPU on this module (and spvls has 12,000 problems of
+    its own, more than are published): past the 0.5 s budget it is stopped, and the note saying so
+    is published with the worst problems, not cut with the rest."""
+    uri = "file:///tmp/spvls-validate-budget.spvasm"
+    _open(budgeted, uri, undefined_ids(12_000))
+    _, shown = await _published(budgeted, uri, 1, with_tools=True)
+    notes = [d for d in shown if d.code in ("spvls.truncated", "spirv-val.timeout")]
+    assert [(d.code, d.range.start, d.severity) for d in notes] == [
+        ("spvls.truncated", T.Position(0, 0), T.DiagnosticSeverity.Information),
+        ("spirv-val.timeout", T.Position(0, 0), T.DiagnosticSeverity.Information),
+    ]
+    assert notes[1].message.startswith("spirv-val was stopped after 0.5 s of CPU time, so this module was not")
+    assert len(shown) == 2001 and all(d.severity == T.DiagnosticSeverity.Error for d in shown if d not in notes)
 
 
 async def test_on_save_runs_at_save_only(on_save):
