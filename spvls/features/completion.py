@@ -197,25 +197,34 @@ def _opcode_stems(g) -> list[tuple[Instruction, str, str, str, str]]:
     return hit[1]
 
 
-def _opcodes(m: Module, c) -> list[Item]:
+@module_fact
+def _opcode_rows(m: Module) -> list[tuple[Instruction, str, str, str, str]]:
+    """Each opcode's detail and rank for this module: what an opcode lacks depends only on the
+    module's capabilities, extensions and version, so it is judged once, not on every request."""
     out = []
     for inst, detail, with_result, bare, rank in _opcode_stems(m.grammar):
-        if c.has_result and not inst.has_result:
-            continue
         need = lacks(m, inst)
-        out.append(
-            Item(
-                inst.name,
-                "keyword",
-                detail if need is None else f"{detail} — {need.text()}",
-                {"kind": "instruction"},
-                insert_text=bare if c.has_result else with_result,
-                snippet=True,
-                sort_text=("0" if need is None else "1") + rank,
-                replace_start=c.start,
-            )
-        )
+        if need is not None:
+            detail = f"{detail} — {need.text()}"
+        out.append((inst, detail, with_result, bare, ("0" if need is None else "1") + rank))
     return out
+
+
+def _opcodes(m: Module, c) -> list[Item]:
+    return [
+        Item(
+            inst.name,
+            "keyword",
+            detail,
+            {"kind": "instruction"},
+            insert_text=bare if c.has_result else with_result,
+            snippet=True,
+            sort_text=sort,
+            replace_start=c.start,
+        )
+        for inst, detail, with_result, bare, sort in _opcode_rows(m)
+        if inst.has_result or not c.has_result
+    ]
 
 
 @module_fact
