@@ -19,6 +19,8 @@ import gc
 import os
 import pickle
 import select
+import signal
+import time
 import warnings
 import weakref
 from collections.abc import Callable
@@ -31,6 +33,9 @@ FROM_INSTRUCTIONS = 30_000
 # The families the child runs: about half the CPU of a whole check at 100k lines (bench/families.py),
 # and none whose module facts a keystroke's re-check reads first (those stay computed here).
 CHILD = ("coopmat", "ids")
+# How long the child may take: this many times what this process took for its own share, and at
+# least WAIT_AT_LEAST seconds (its share costs about as much: see CHILD).
+WAIT_FACTOR, WAIT_AT_LEAST = 4.0, 5.0
 
 Run = Callable[[Module, list[str]], dict[str, list[Diagnostic]]]
 Prime = Callable[[Module, list[str]], None]
@@ -78,24 +83,45 @@ def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None)
         finally:
             os._exit(code)
     os.close(w)
-    got: dict[str, list[Diagnostic]] | None = None
+    data = b""
     try:
+        started = time.monotonic()
         out = run(m, mine)
         if prime is not None:
             if select.select([r], [], [], 0)[0]:
                 _unprimed.append((weakref.ref(m), theirs, prime))
             else:
                 prime(m, theirs)
-        with os.fdopen(r, "rb") as f:
-            data = f.read()
+        data = _answer(r, pid, started + max(WAIT_AT_LEAST, WAIT_FACTOR * (time.monotonic() - started)))
     finally:
-        _, status = os.waitpid(pid, 0)  # reaped whatever happens here
-    if status == 0:
+        os.close(r)
         try:
-            got = pickle.loads(data)
-        except Exception:
-            got = None
-    if got is None or sorted(got) != sorted(theirs):
+            os.waitpid(pid, 0)  # reaped whatever happens here
+        except ChildProcessError:
+            pass  # reaped by someone else: its answer (complete or not) is all that counts
+    try:
+        got = pickle.loads(data) if data else None
+    except Exception:
+        got = None
+    if not isinstance(got, dict) or sorted(got) != sorted(theirs):
         got = run(m, theirs)
     out.update(got)
     return {n: out[n] for n in names}
+
+
+def _answer(r: int, pid: int, deadline: float) -> bytes:
+    """All the child sends, or b"" (and the child killed) when it is not done by the deadline: a
+    child stuck on a lock another thread held at the fork must not stop the server."""
+    chunks: list[bytes] = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([r], [], [], left)[0]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            return b""
+        chunk = os.read(r, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -110,13 +111,16 @@ def _failing(how: str):
                 os.kill(os.getpid(), signal.SIGKILL)
             if how == "garbage":
                 os._exit(0)  # nothing sent: an empty answer
+            if how == "hang":
+                time.sleep(3600)  # as a child stuck on a lock another thread held at the fork
         return _run_whole(m, names)
 
     return run
 
 
-@pytest.mark.parametrize("how", ["raise", "kill", "garbage"])
-def test_whatever_befalls_the_child_the_result_is_the_serial_one(forking, how):
+@pytest.mark.parametrize("how", ["raise", "kill", "garbage", "hang"])
+def test_whatever_befalls_the_child_the_result_is_the_serial_one(forking, monkeypatch, how):
+    monkeypatch.setattr(parallel, "WAIT_AT_LEAST", 1.0)
     text = (ROOT / "tests" / "data" / "rules" / "coopmat-fail.spvasm").read_text(encoding="utf-8")
     want = analyze(Document(text), None)
     m = want.module
