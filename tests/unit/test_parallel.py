@@ -34,6 +34,7 @@ def forking(monkeypatch):
     monkeypatch.setattr(parallel, "enabled", True)
     monkeypatch.setattr(parallel, "FROM_INSTRUCTIONS", 0)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(parallel, "_load", lambda: 0.0)  # a machine with a core to spare
     made = [0]
     fork = os.fork
 
@@ -90,10 +91,14 @@ def test_a_keystroke_after_a_forked_open_says_what_a_fresh_check_says(forking):
     assert any(d.code == "id.undefined" for d in a.diagnostics)
 
 
-def test_small_modules_and_disabled_runs_stay_in_this_process(forking, monkeypatch):
+def test_small_modules_busy_cores_and_disabled_runs_stay_in_this_process(forking, monkeypatch):
     text = generated(3000)
     monkeypatch.setattr(parallel, "FROM_INSTRUCTIONS", 10**9)
     analyze(Document(text), None)
+    monkeypatch.setattr(parallel, "FROM_INSTRUCTIONS", 0)
+    monkeypatch.setattr(parallel, "_load", lambda: 1.6)  # both cores about busy
+    analyze(Document(text), None)
+    monkeypatch.setattr(parallel, "_load", lambda: 0.0)
     monkeypatch.setattr(parallel, "FROM_INSTRUCTIONS", 0)
     monkeypatch.setattr(parallel, "enabled", False)
     analyze(Document(text), None)
