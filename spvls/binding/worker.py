@@ -358,6 +358,13 @@ _shared: Worker | None = None
 _shared_lock = threading.Lock()
 
 
+def close_shared() -> None:
+    """Stop and reap this process's worker, if one started: a process leaving by os._exit skips
+    atexit, and an unreaped child's CPU time would be missing from its own."""
+    if _shared is not None:
+        _shared.close()
+
+
 def shared() -> Worker:
     """This process's worker (started on its first job)."""
     global _shared
