@@ -4,7 +4,8 @@ spirv-dis starts every opcode at column 15, right-aligning `%result = ` before i
 result pushes the opcode right), and separates operands by one space. A trailing comment keeps
 its column when the instruction still ends before it, so hand-aligned comments stay aligned.
 Lines that do not parse, comment-only and blank lines, and strings spanning lines are left as
-they are.
+they are, and so is everything after a string left open: spirv-as reads on to its next quote,
+wherever that is, so no later blank is known to be outside a string.
 """
 
 from __future__ import annotations
@@ -29,11 +30,22 @@ def formatted(line) -> str | None:
     return text
 
 
+def _opens_string(line) -> bool:
+    """A string token without its closing quote (an escaped quote closes nothing)."""
+    for t in line.operands:
+        if t.kind == "STRING":
+            body = t.text[1:]
+            if not body.endswith('"') or (len(body[:-1]) - len(body[:-1].rstrip("\\"))) % 2:
+                return True
+    return False
+
+
 def format_lines(doc: Document, first: int = 0, last: int | None = None) -> list[tuple[int, str, str]]:
     """(line, old text, new text) for each line in [first, last] the layout changes."""
     last = len(doc.lines) - 1 if last is None else min(last, len(doc.lines) - 1)
     out = []
-    for n in range(max(0, first), last + 1):
+    open_at = next((n for n in range(last + 1) if _opens_string(doc.lines[n])), last + 1)
+    for n in range(max(0, first), min(last, open_at) + 1):
         if doc.span[n] != 1:
             continue
         new = formatted(doc.lines[n])

@@ -36,6 +36,17 @@ def test_only_changed_lines_are_edited_and_strings_spanning_lines_are_kept():
     assert format_lines(doc, 3, 3) == format_lines(doc)[1:]
 
 
+def test_nothing_after_a_string_left_open_is_reformatted(tmp_path):
+    """spirv-as reads an open string on to its next quote, across lines (fuzz seed 7302): the
+    second line's blanks are inside its string, so indenting them changed the module."""
+    text = 'OpExtension "SPV_KHR_sub\nOpExtension "SPV_KHR_subgroup$0_\x0brotate"'
+    assert format_lines(Document(text)) == []
+    closed = 'OpExtension "a\\\\"\nOpName %x "b"\n'  # "a\\" ends at its quote (the backslash is escaped): formatted on
+    assert [n for n, _, _ in format_lines(Document(closed))] == [0, 1]
+    escaped = 'OpName %x "a\\"\nOpName %y "b"\n'  # "a\" is open: its quote is escaped
+    assert [n for n, _, _ in format_lines(Document(escaped))] == []
+
+
 def _tokens(doc: Document):
     return [(n, t.kind, t.text) for n, line in enumerate(doc.lines) for t in line.tokens]
 
