@@ -30,21 +30,12 @@ def formatted(line) -> str | None:
     return text
 
 
-def _opens_string(line) -> bool:
-    """A string token without its closing quote (an escaped quote closes nothing)."""
-    for t in line.operands:
-        if t.kind == "STRING":
-            body = t.text[1:]
-            if not body.endswith('"') or (len(body[:-1]) - len(body[:-1].rstrip("\\"))) % 2:
-                return True
-    return False
-
-
 def format_lines(doc: Document, first: int = 0, last: int | None = None) -> list[tuple[int, str, str]]:
     """(line, old text, new text) for each line in [first, last] the layout changes."""
     last = len(doc.lines) - 1 if last is None else min(last, len(doc.lines) - 1)
     out = []
-    open_at = next((n for n in range(last + 1) if _opens_string(doc.lines[n])), last + 1)
+    # A line whose string runs on yet was not joined to later lines: its string is never closed.
+    open_at = next((n for n in range(last + 1) if doc.span[n] == 1 and doc.runs_on(n)), last + 1)
     for n in range(max(0, first), min(last, open_at) + 1):
         if doc.span[n] != 1:
             continue

@@ -228,7 +228,7 @@ class Document:
         Stats.lines += i - lo
         return i
 
-    def _runs_on(self, i: int) -> bool:
+    def runs_on(self, i: int) -> bool:
         """Whether line i starts an instruction whose string may continue on later lines."""
         text = self.texts[i]
         return '"' in text and _ends_inside(text)
@@ -241,14 +241,14 @@ class Document:
             text = self.texts[k]
             if '"' not in text:
                 continue  # a string passes through
-            if self.span[k] != 0 and self._runs_on(k):
+            if self.span[k] != 0 and self.runs_on(k):
                 return k
             if not _ends_inside(text, True):
                 return None
         return None
 
     def _group_end(self, i: int) -> int:
-        if not self._runs_on(i):
+        if not self.runs_on(i):
             return i
         for k in range(i + 1, min(len(self.texts), i + _MAX_JOIN)):
             if not _ends_inside(self.texts[k], True):
