@@ -164,7 +164,7 @@ class _Dead(Exception):
 
 
 class Worker:
-    """The parent's handle on one child. `validate` runs one job at a time (others wait);
+    """The parent's handle on one child. `check` runs one job at a time (others wait);
     `cancel` may be called from any thread."""
 
     def __init__(self, nice: int = 0):
@@ -294,8 +294,7 @@ class Worker:
                 timer.start()
             try:
                 assert proc.stdin is not None
-                body = json.dumps(req).encode()
-                proc.stdin.write(_LEN.pack(len(body)) + body)
+                _send(proc.stdin, req)
                 for chunk in chunks:
                     proc.stdin.write(_LEN.pack(len(chunk)))
                     proc.stdin.write(chunk)

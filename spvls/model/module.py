@@ -318,9 +318,8 @@ class Module:
                     op,
                 )
             else:
-                m = match(grammar, line, ext_imports)
-                op = m.inst.name if m.inst is not None else opcode.text
-                inst = Inst(m.inst, m.operands, m.problems, m.pending, m.ext_inst, n, line, op)  # as make_inst
+                m = inst = make_inst(n, line, match(grammar, line, ext_imports))
+                op = inst.opname
             insts.append(inst)
             inst_at[n] = inst
             same_op = by_op.get(op)
