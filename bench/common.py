@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
+from pathlib import Path
 
 from lsprotocol import types as T
 
@@ -34,3 +36,36 @@ class Publications:
         """When version v's diagnostics arrived (waits for them)."""
         await self.until(lambda: v in self.at)
         return self.at[v]
+
+
+def validations(client, published: Publications) -> list[int]:
+    """The versions whose spirv-val run finished, in order (the server logs each run); each sets
+    `published.changed`, so `published.until` can wait for one."""
+    done: list[int] = []
+
+    @client.feature(T.WINDOW_LOG_MESSAGE)
+    def on_log(params: T.LogMessageParams) -> None:
+        m = re.search(r"version (\d+) done in", params.message)
+        if m:
+            done.append(int(m.group(1)))
+            published.changed.set()
+
+    return done
+
+
+def status_mb(pid: int) -> dict[str, float]:
+    """A process's RSS now and at its peak (VmRSS, VmHWM), MB; empty once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return {}
+    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    return {k: int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM")}
+
+
+def children(pid: int) -> list[int]:
+    """The process's child processes (Linux: each thread's `children` file)."""
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out += [int(c) for c in (task / "children").read_text().split()]
+    return out

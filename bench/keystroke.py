@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -32,7 +31,7 @@ from pygls.lsp.client import LanguageClient
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from common import Publications, pct  # noqa: E402
+from common import Publications, children, pct, status_mb, validations  # noqa: E402
 from generate import module  # noqa: E402
 
 PAUSES = (0.21, 0.24, 0.3, 0.45, 0.7)  # seconds between keys, in turn: past the 0.2 s debounce
@@ -62,33 +61,12 @@ def serve() -> None:
     srv.serve()
 
 
-def status_mb(pid: int) -> tuple[float, float]:
-    """The process's RSS now and at its peak (VmRSS, VmHWM), MB."""
-    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
-    return tuple(int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))  # type: ignore[return-value]
-
-
-def children(pid: int) -> list[int]:
-    """The process's child processes (Linux: each thread's `children` file)."""
-    out: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        out += [int(c) for c in (task / "children").read_text().split()]
-    return out
-
-
 async def session(text: str, keys: int, mode: str) -> dict:
     lines = text.split("\n")
     times_file = Path(tempfile.mkstemp(prefix="spvls-keys-")[1])
     client = LanguageClient("spvls-bench", "1")
     published = Publications(client)
-    validated: list[int] = []
-
-    @client.feature(T.WINDOW_LOG_MESSAGE)
-    def on_log(params: T.LogMessageParams):
-        m = re.search(r"version (\d+) done in", params.message)
-        if m:
-            validated.append(int(m.group(1)))
-            published.changed.set()
+    validated = validations(client, published)
 
     await client.start_io(sys.executable, str(Path(__file__).resolve()), "--serve",
                           env={**os.environ, TIMES: str(times_file)})
@@ -119,8 +97,8 @@ async def session(text: str, keys: int, mode: str) -> dict:
         client_s.append(await published.version(version) - t)
     if mode != "off":
         await published.until(lambda: keys + 1 in validated)
-    rss, peak = status_mb(pid)
-    workers = [status_mb(c)[1] for c in children(pid)]  # the validator's process, if one runs
+    rss, peak = status_mb(pid)["VmRSS"], status_mb(pid)["VmHWM"]
+    workers = [status_mb(c).get("VmHWM", 0.0) for c in children(pid)]  # the validator's process, if one runs
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()

@@ -24,7 +24,7 @@ from pygls.lsp.client import LanguageClient
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from common import Publications, pct  # noqa: E402
+from common import Publications, children, pct  # noqa: E402
 from generate import module  # noqa: E402
 import peer  # noqa: E402
 
@@ -154,6 +154,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
         deltas.append(time.perf_counter() - t)
         result_id = d.result_id
     rss = peak_rss_mb(pid)
+    worker = max((peak_rss_mb(c) for c in children(pid)), default=0.0)  # the validator's process
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
@@ -161,7 +162,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
             "hover_p50": statistics.median(hovers), "hover_p95": pct(hovers, 95),
             "completion_p50": statistics.median(completions), "completion_p95": pct(completions, 95),
             "outline": outline, "tokens_full": tokens_full, "tokens_delta_p50": statistics.median(deltas),
-            "rss_mb": rss}
+            "rss_mb": rss, "worker_mb": worker}
 
 
 def corpus_files(n: int) -> list[Path]:
@@ -217,7 +218,7 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, {sys.platform}")
     print(f"{'file':28} {'lines':>7} {'as+val':>8} {'check':>14} {'open':>14} {'key p50':>15} {'key p95':>9} "
           f"{'hover p95':>10} {'compl p95':>10} {'outline':>8} {'tok full':>9} {'tok Δ p50':>9} {'RSS MB':>7} "
-          f"{'start':>7}")
+          f"{'val MB':>7} {'start':>7}")
     sessions = []
     for p in files:
         base = baseline(p)
@@ -229,9 +230,11 @@ def main() -> None:
               f"{s['open'] * 1000:7.0f}ms {s['open'] / base:4.1f}x {s['key_p50'] * 1000:7.1f}ms "
               f"{s['key_p50'] / base:5.2f}x {s['key_p95'] * 1000:7.1f}ms {s['hover_p95'] * 1000:8.1f}ms "
               f"{s['completion_p95'] * 1000:8.1f}ms {s['outline'] * 1000:6.0f}ms {s['tokens_full'] * 1000:7.0f}ms "
-              f"{s['tokens_delta_p50'] * 1000:7.1f}ms {s['rss_mb']:7.0f} {s['start'] * 1000:5.0f}ms")
+              f"{s['tokens_delta_p50'] * 1000:7.1f}ms {s['rss_mb']:7.0f} {s['worker_mb']:7.0f} {s['start'] * 1000:5.0f}ms")
     print("ratios are to one spirv-as + spirv-val run on the same file (best of 3); start: spawn to initialize "
-          "answered (the server builds its grammar, parser and first checks there, not at the first open)")
+          "answered (the server builds its grammar, parser and first checks there, not at the first open); "
+          "RSS: the server's peak (VmHWM); val: the validator process's peak (0: it had not run); "
+          "bench/memory.py gives both stage by stage")
     go_columns(sessions, edits, requests)
     corpus_throughput()
 

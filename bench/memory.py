@@ -1,0 +1,116 @@
+"""Peak memory over stdio: the server's and the validator process's, stage by stage.
+
+    python bench/memory.py [--lines 100000] [--runs 1]
+
+Issue 20's memory goal is "peak RSS <= 150 MB with the 100k-line document open, its tokens sent
+and the validator run". The user pays for two processes: the server, and the validator's worker
+process (spvls/binding/worker.py), which assembles and validates a copy of the text. This prints
+both peaks (VmHWM) and their sum. The server's peak is also given per stage: before each stage its
+high-water mark is reset (Linux: `5` written to /proc/PID/clear_refs), so each stage's figure is
+the highest RSS during that stage alone:
+
+- start: spawn -> `initialize` answered (the interpreter, the imports, the warm-up);
+- open empty: an empty document opened (what the server holds with nothing to hold);
+- open: the generated module opened -> its diagnostics published;
+- tokens: `semanticTokens/full` answered;
+- validate: the validator's run for that version done (its result merged and published).
+
+A forked checks.parallel child (100k lines on an idle core) lives only during `open` and shares
+its pages with the server, so it is not added.
+Not part of the test suite: memory is measured here, never asserted in a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from lsprotocol import types as T
+from pygls.lsp.client import LanguageClient
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from common import Publications, children, status_mb, validations  # noqa: E402
+from generate import module  # noqa: E402
+
+STAGES = ("start", "open empty", "open", "tokens", "validate")
+
+
+def reset_peak(pid: int) -> bool:
+    """Start the process's high-water mark again from its RSS now (Linux 4.0+)."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+async def session(text: str) -> dict[str, float]:
+    client = LanguageClient("spvls-bench", "1")
+    published = Publications(client)
+    validated = validations(client, published)
+
+    await client.start_io(sys.executable, "-m", "spvls")
+    pid = client._server.pid  # noqa: SLF001 - the benchmark reads the server's memory
+    out: dict[str, float] = {}
+    peaks: dict[str, float] = {}
+
+    def stage(name: str) -> None:
+        s = status_mb(pid)
+        peaks[name] = s["VmHWM"]
+        out[f"{name} rss"] = s["VmRSS"]
+        reset_peak(pid)
+
+    await client.initialize_async(
+        T.InitializeParams(capabilities=T.ClientCapabilities(), initialization_options={"validate": "onType"})
+    )
+    client.initialized(T.InitializedParams())
+    stage("start")
+    empty = "file:///tmp/spvls-bench-memory-empty.spvasm"
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(empty, "spvasm", 1, "")))
+    await published.version(1)
+    client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(empty)))
+    stage("open empty")
+    published.at.clear()
+    validated.clear()
+    uri = f"file:///tmp/spvls-bench-memory-{text.count(chr(10))}.spvasm"
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "spvasm", 1, text)))
+    await published.version(1)
+    stage("open")
+    await client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(T.TextDocumentIdentifier(uri)))
+    stage("tokens")
+    await published.until(lambda: 1 in validated)
+    workers = [status_mb(c).get("VmHWM", 0.0) for c in children(pid)]
+    stage("validate")
+    out["server peak"] = max(peaks.values())
+    out["worker peak"] = max(workers, default=0.0)
+    out.update((f"{k} peak", v) for k, v in peaks.items())
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lines", type=int, nargs="+", default=[100_000])
+    ap.add_argument("--runs", type=int, default=1)
+    args = ap.parse_args()
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
+    print("MB; per stage: the server's peak during it (its RSS at its end)")
+    head = "".join(f"{s:>16}" for s in STAGES)
+    print(f"{'lines':>7}{head} {'server peak':>12} {'worker peak':>12} {'sum':>7}")
+    for n in args.lines:
+        text = module(n)
+        for _ in range(args.runs):
+            r = asyncio.run(session(text))
+            cells = "".join(f"{r[s + ' peak']:7.0f} ({r[s + ' rss']:4.0f})  " for s in STAGES)
+            total = r["server peak"] + r["worker peak"]
+            print(f"{text.count(chr(10)):7d}{cells} {r['server peak']:10.0f} {r['worker peak']:12.0f} {total:7.0f}")
+
+
+if __name__ == "__main__":
+    main()
