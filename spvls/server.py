@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 import traceback
+from array import array
 from functools import wraps
 from typing import NamedTuple
 
@@ -124,6 +125,16 @@ class _Protocol(LanguageServerProtocol):
             )
             return
         super().handle_message(message)
+
+    def _send_data(self, data):
+        # Semantic tokens kept as an array (tokens.Sent) go out without becoming a list first.
+        result = getattr(data, "result", None)
+        if isinstance(result, T.SemanticTokens) and isinstance(result.data, array) and self._include_headers:
+            keep = {"resultId": result.result_id} if result.result_id is not None else {}
+            if self.writer is not None:
+                self.writer.write(transport.response_with_ints(data.id, keep, "data", result.data))
+            return
+        super()._send_data(data)
 
     def _to_handler(self, method, params):
         handler = self.fm.features.get(method)
@@ -796,7 +807,7 @@ def on_folding(ls: SpvServer, params: T.FoldingRangeParams):
 LEGEND = T.SemanticTokensLegend(token_types=tokens.TOKEN_TYPES, token_modifiers=tokens.TOKEN_MODIFIERS)
 
 
-def _encode(doc, toks) -> list[int]:
+def _encode(doc, toks) -> array:
     """LSP's relative encoding; columns move from code points to the negotiated units only on
     lines that are not ASCII."""
     return tokens.encode(doc.texts, toks, _from_cp)[0]
@@ -819,8 +830,9 @@ def _full_tokens(ls: SpvServer, uri: str) -> tokens.Sent | None:
 @_guard
 def on_tokens_full(ls: SpvServer, params: T.SemanticTokensParams):
     sent = _full_tokens(ls, params.text_document.uri)
-    # A copy: the kept data is spliced in place by later deltas.
-    return T.SemanticTokens(data=list(sent.data), result_id=sent.result_id) if sent else None
+    # The kept array itself, not a copy: a synchronous handler's answer is sent as it returns,
+    # before a later delta can splice the array (see _Protocol._send_data).
+    return T.SemanticTokens(data=sent.data, result_id=sent.result_id) if sent else None
 
 
 @server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA)
@@ -841,7 +853,7 @@ def on_tokens_delta(ls: SpvServer, params: T.SemanticTokensDeltaParams):
     if sent is None:
         return None
     if before is None or before.result_id != params.previous_result_id:
-        return T.SemanticTokens(data=list(sent.data), result_id=sent.result_id)
+        return T.SemanticTokens(data=sent.data, result_id=sent.result_id)
     start, deleted, inserted = tokens.delta(before.data, sent.data)
     edits = [T.SemanticTokensEdit(start, deleted, inserted)] if deleted or inserted else []
     return T.SemanticTokensDelta(edits=edits, result_id=sent.result_id)

@@ -21,7 +21,8 @@ def utf16(text: str, col: int) -> int:
 
 
 def full(m) -> tuple[list[int], list[int]]:
-    return tokens.encode(m.doc.texts, tokens.semantic_tokens(m), utf16)
+    data, counts = tokens.encode(m.doc.texts, tokens.semantic_tokens(m), utf16)
+    return list(data), counts
 
 
 edit = st.tuples(st.integers(0, 10_000), st.integers(0, 120), st.integers(0, 2), st.integers(0, 40),

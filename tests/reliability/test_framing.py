@@ -94,3 +94,17 @@ def test_a_long_body_in_many_reads_is_searched_once(monkeypatch, line) -> None:
         out += f.feed(stream[i : i + 65536])
     assert out == [msg, _message(2, "OpNop")]
     assert counting.scanned < 2 * len(stream), (counting.scanned, len(stream))
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, transport.INT_SLICE, transport.INT_SLICE + 3, 3 * transport.INT_SLICE - 1])
+@pytest.mark.parametrize("result", [{}, {"resultId": "17"}])
+def test_a_response_of_many_integers_is_framed_as_json_dumps_would(n, result):
+    from array import array
+
+    values = array("i", [(i * 7919) % 100_003 - 5 for i in range(n)])
+    framed = transport.response_with_ints(12, result, "data", values)
+    head, body = framed.split(b"\r\n\r\n", 1)
+    assert head == b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8" % len(body)
+    want = {"jsonrpc": "2.0", "id": 12, "result": {**result, "data": list(values)}}
+    assert json.loads(body) == want
+    assert _read([framed[:7], framed[7:]]) == [want]  # and our own reader takes it whole
