@@ -4,9 +4,7 @@ answer to a delta request for a result id the server never sent, and for a range
 import sys
 from pathlib import Path
 
-import pytest_lsp
 from lsprotocol import types as T
-from pytest_lsp import ClientServerConfig, LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from generate import module  # noqa: E402
@@ -17,14 +15,6 @@ from spvls.features import tokens  # noqa: E402
 from spvls.syntax.document import Document  # noqa: E402
 
 URI = "file:///tokens-wire.spvasm"
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "spvls"]))
-async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(T.InitializeParams(
-        capabilities=T.ClientCapabilities(), initialization_options={"validate": "off"}))
-    yield
-    await lsp_client.shutdown_session()
 
 
 def _expected(text: str) -> list[int]:
