@@ -58,6 +58,9 @@ def paired(text: str) -> str:
 def _split(text: str) -> tuple[list[str], list[str]]:
     """Lines split on \\n, \\r\\n and lone \\r, as LSP splits them, and the terminator after each
     ('' after the last)."""
+    if "\r" not in text:  # the common case: str.split, 8x faster than the regex on an open
+        lines = text.split("\n")
+        return lines, ["\n"] * (len(lines) - 1) + [""]
     parts = _BREAK.split(text)
     return parts[0::2], parts[1::2] + [""]
 

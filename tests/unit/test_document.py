@@ -1,4 +1,8 @@
 """Incremental documents: an edit re-parses only the lines it touched."""
+import re
+
+import pytest
+
 from spvls.syntax.document import Document
 from spvls.syntax.parser import Stats
 
@@ -80,3 +84,16 @@ def test_an_id_at_the_same_column_shares_one_token_and_its_text_one_string():
     assert not parser._last_id  # noqa: SLF001
     doc.replace((2, 0), (2, 11), "OpBranch %a")
     assert doc.lines[2] == doc.lines[1] and not parser._last_id  # noqa: SLF001
+
+
+@pytest.mark.parametrize(
+    "text", ["", "a", "a\n", "\n\n", "x\ny\n\nz", "a\r\nb\rc\n", "a\r", "\r\n", "OpNop\u2028%x\x0b\x0c\n"]
+)
+def test_lines_split_as_lsp_splits_them_with_or_without_a_cr(text):
+    # str.split for texts without '\r' (the common case) must agree with the regex's three breaks;
+    # '\u2028', '\v' and '\f' are not line breaks for LSP (str.splitlines would take them).
+    d = Document(text)
+    assert d.text == text
+    want = re.split(r"\r\n|\r|\n", text)
+    assert d.texts == want
+    assert d.breaks == re.findall(r"\r\n|\r|\n", text) + [""]
