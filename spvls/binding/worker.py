@@ -85,12 +85,37 @@ def _send(stream: IO[bytes], obj: Any) -> None:
     stream.flush()
 
 
-def _watch(budget: float, done: threading.Event) -> None:
-    """Exit with TIMEOUT_EXIT once this job has used `budget` seconds of the process's CPU."""
-    start = time.process_time()
-    while not done.wait(WATCH_EVERY):
-        if time.process_time() - start > budget and not done.is_set():
-            os._exit(TIMEOUT_EXIT)
+class _Watch:
+    """Exits with TIMEOUT_EXIT once a job has used its budget of the process's CPU time. One
+    thread for the child's life: a thread started per job cost more than a small job's validation."""
+
+    def __init__(self) -> None:
+        self._cv = threading.Condition()
+        self._job = 0  # counts jobs begun, so a look never mistakes the next job for this one
+        self._start: float | None = None  # CPU time when the running job began; None: no budget
+        self._budget = 0.0
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def begin(self, budget: float) -> None:
+        with self._cv:
+            self._job += 1
+            self._start, self._budget = (time.process_time(), budget) if budget else (None, 0.0)
+            self._cv.notify()
+
+    def end(self) -> None:
+        with self._cv:
+            self._start = None
+
+    def _run(self) -> None:
+        while True:
+            with self._cv:
+                while self._start is None:
+                    self._cv.wait()
+                job = self._job
+            time.sleep(WATCH_EVERY)
+            with self._cv:
+                if self._job == job and self._start is not None and time.process_time() - self._start > self._budget:
+                    os._exit(TIMEOUT_EXIT)
 
 
 def check(data: bytes, env: str, options: st.ValidatorOptions) -> tuple[str, st.Failure | None]:
@@ -134,6 +159,7 @@ def main() -> int:
     except st.Unavailable as e:
         _send(out, {"unavailable": str(e)})
         return 0
+    watch = _Watch()
     while True:
         head = _read(inp, _LEN.size)
         if head is None:
@@ -145,13 +171,11 @@ def main() -> int:
         data = _chunks(inp)
         if data is None:
             return 0
-        done = threading.Event()
-        if req.get("budget"):
-            threading.Thread(target=_watch, args=(req["budget"], done), daemon=True).start()
+        watch.begin(req.get("budget") or 0.0)
         try:
             answer = _job(req, data)
         finally:
-            done.set()
+            watch.end()
         del data
         _send(out, answer)
 
@@ -177,6 +201,9 @@ class Worker:
         self._state = threading.Lock()  # guards _proc, _tag and _reason against cancel()
         self._tag: object = None  # the running job's tag
         self._reason: str | None = None  # why we killed the child, if we did
+        self._clock = threading.Condition()  # guards _deadline; never held while taking _state's lock
+        self._deadline: float | None = None  # monotonic time past which the running job is killed
+        self._watchdog: threading.Thread | None = None
 
     @property
     def pid(self) -> int | None:
@@ -236,6 +263,28 @@ class Worker:
                 self._proc.kill()
             return True
 
+    def _arm(self, seconds: float) -> None:
+        """Kill the running job's child if it is still running in `seconds` of wall time. One
+        thread for the Worker's life: a timer thread per job cost more than a small job."""
+        with self._clock:
+            if self._watchdog is None:
+                self._watchdog = threading.Thread(target=self._watch_wall, daemon=True)
+                self._watchdog.start()
+            self._deadline = time.monotonic() + seconds
+            self._clock.notify()
+
+    def _disarm(self) -> None:
+        with self._clock:
+            self._deadline = None
+
+    def _watch_wall(self) -> None:
+        while True:
+            with self._clock:
+                while self._deadline is None or self._deadline > time.monotonic():
+                    self._clock.wait(None if self._deadline is None else self._deadline - time.monotonic())
+                self._deadline = None
+                self._kill("timeout")  # under the clock's lock: the job cannot end and the next begin meanwhile
+
     def _start(self) -> subprocess.Popen:
         env = dict(os.environ)
         root = str(Path(__file__).resolve().parents[2])  # the directory holding the spvls package
@@ -274,7 +323,6 @@ class Worker:
     ) -> tuple[str, st.Failure | None]:
         with self._state:  # named before a child starts, so that a cancel during the start counts
             self._tag, self._reason = (tag if tag is not None else True), None
-        timer = None
         try:
             proc = self._proc
             if proc is None or proc.poll() is not None:
@@ -288,10 +336,8 @@ class Worker:
                     if self._reason is not None:  # cancelled while it started: keep it for the next job
                         raise _Dead("cancelled before it ran")
             req = {"env": env, "options": asdict(options), "budget": budget or 0}
-            timer = threading.Timer(wall_limit(budget), self._kill, ("timeout",)) if budget else None
-            if timer is not None:
-                timer.daemon = True
-                timer.start()
+            if budget:
+                self._arm(wall_limit(budget))
             try:
                 assert proc.stdin is not None
                 _send(proc.stdin, req)
@@ -304,8 +350,7 @@ class Worker:
                 pass  # the child died; its answer below says so
             answer = _answer(proc)
         finally:
-            if timer is not None:
-                timer.cancel()
+            self._disarm()
             with self._state:
                 self._tag = None
         if answer is None:

@@ -26,7 +26,8 @@ from tests.scale.inputs import undefined_ids
 
 pytestmark = pytest.mark.skipif(not st.available(), reason="libSPIRV-Tools-shared not available")
 DATA = Path(__file__).resolve().parents[1] / "data"
-# SPIRV-Tools checks every OpName against every definition here: ~4 s of CPU (quadratic).
+# ~4 s of CPU in SPIRV-Tools: its error report names the module's ids, and finding a free name for
+# each of 6,000 equal constants (`uint_1`, `uint_1_0`, ...) tries every suffix taken before it.
 SLOW = undefined_ids(12_000)
 VALID = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n"
 BAD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%f = OpTypeFloat 7\n"
@@ -56,6 +57,26 @@ def test_a_long_validation_is_stopped_at_its_budget_and_the_next_one_runs() -> N
         # The next job starts a new process; a budget the run fits in lets it answer.
         assert w.check(VALID) == ("val", None)
         assert w.starts == 2 and w.pid is not None
+    finally:
+        w.close()
+
+
+def test_a_child_that_stops_counting_cpu_time_is_killed_at_the_wall_limit(monkeypatch) -> None:
+    w = workers.Worker()
+    try:
+        assert w.check(VALID) == ("val", None)
+        os.kill(w.pid, signal.SIGSTOP)  # its own CPU watch cannot fire: only the parent's clock can
+        pid = w.pid
+        monkeypatch.setattr(workers, "wall_limit", lambda budget: 0.3)
+        answers: list = []
+        job = threading.Thread(target=lambda: answers.append(w.check(VALID, budget=1.0)))
+        job.start()
+        job.join(30)
+        if job.is_alive():  # no answer: unblock the job, then fail
+            os.kill(pid, signal.SIGKILL)
+            job.join()
+        assert answers == [workers.Stopped("timeout", 1.0)] and _gone(pid)
+        assert w.check(BAD)[0] == "val" and w.starts == 2
     finally:
         w.close()
 
