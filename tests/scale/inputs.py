@@ -62,7 +62,9 @@ def long_name(n: int) -> str:
 
 def undefined_ids(n: int) -> str:
     """n/2 constants, then n/2 distinct undefined ids (named, never defined), each a did-you-mean
-    candidate against every defined one."""
+    candidate against every defined one. The constants are all equal, which SPIRV-Tools pays for
+    quadratically whenever it reports an error: its report names the module's ids, and each equal
+    constant's name (`uint_1`, `uint_1_0`, ...) is found by trying every suffix taken before it."""
     return (HEAD + "%int = OpTypeInt 32 0\n" + "".join(f"%c{i} = OpConstant %int 1\n" for i in range(n // 2))
             + "".join(f'OpName %u{_word(i)} "x"\n' for i in range(n // 2)))
 
