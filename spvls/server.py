@@ -613,8 +613,7 @@ def on_completion(params: T.CompletionParams, m, doc, line: int, col: int):
                 insert_text_format=T.InsertTextFormat.Snippet if it.snippet else T.InsertTextFormat.PlainText,
             )
         )
-    # A capped id list is incomplete: the client asks again as the user types more of the name.
-    return T.CompletionList(is_incomplete=len(items) >= completion.MAX_IDS, items=items, item_defaults=defaults)
+    return T.CompletionList(is_incomplete=completion.capped(found), items=items, item_defaults=defaults)
 
 
 def _defaults_supported() -> bool:

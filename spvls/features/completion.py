@@ -256,6 +256,12 @@ def _candidates(m: Module, c, want: str) -> list[str]:
 MAX_IDS = 500
 
 
+def capped(items: list[Item]) -> bool:
+    """Whether the list is ids cut at MAX_IDS, so the client must ask again as the user types more
+    of the name. Opcode and enumerant lists are always whole, however long: the client filters them."""
+    return len(items) >= MAX_IDS and items[-1].data.get("kind") == "id"
+
+
 def _ids(m: Module, c, expected) -> list[Item]:
     name = expected.name
     inst = c.inst

@@ -133,6 +133,18 @@ async def test_close_clears_diagnostics(client):
 
 
 # -- completion ----------------------------------------------------------------------------
+async def test_a_long_opcode_list_is_whole_and_a_capped_id_list_is_not(client):
+    head = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n%int = OpTypeInt 32 0\n"
+    consts = "".join(f"%c{i} = OpConstant %int {i}\n" for i in range(600))
+    uri = open_doc(client, head + consts + "Op\n%x = OpIAdd %int \n")
+    doc, last = T.TextDocumentIdentifier(uri), 4 + 600
+    opcodes = await client.text_document_completion_async(T.CompletionParams(doc, T.Position(last, 2)))
+    # Every opcode is there: the client filters them as the user types, without asking again.
+    assert len(opcodes.items) > 500 and not opcodes.is_incomplete
+    ids = await client.text_document_completion_async(T.CompletionParams(doc, T.Position(last + 1, 19)))
+    assert len(ids.items) == 500 and ids.is_incomplete
+
+
 async def test_completion(client):
     doc, pos, want = opened_case(client, "completion", "ids-coopmat-type-slot")
     result = await client.text_document_completion_async(T.CompletionParams(doc, pos))
