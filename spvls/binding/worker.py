@@ -221,10 +221,16 @@ class Worker:
     ) -> tuple[str, st.Failure | None] | Stopped:
         """The text (or its parts, in order) assembled and validated in the child: ("as", the
         assembler's Failure) or ("val", the validator's Failure or None); Stopped if it gave none.
-        budget: seconds of CPU time (None or 0: no limit). tag: what `cancel` names the job by."""
+        budget: seconds of CPU time (None or 0: no limit). tag: what `cancel` names the job by.
+        Parts that can be iterated again (a list, or an object whose iter() starts afresh, as the
+        validation session's Job) go to the child one at a time, encoded as they go: the text's bytes
+        are never held whole (4.4 MB at 100k lines). A one-shot iterator is read into a list first,
+        so that a restarted child can be fed again."""
         options = options or st.ValidatorOptions()
         st.env_value(env)  # an unknown env raises ValueError here, as in process
-        chunks = [utf8(text)] if isinstance(text, str) else [utf8(t) for t in text if t]
+        chunks: Iterable[str] = [text] if isinstance(text, str) else text
+        if iter(chunks) is chunks:
+            chunks = list(chunks)
         with self._lock:
             if not self.in_process:
                 died = ""
@@ -242,7 +248,7 @@ class Worker:
                         return Stopped("timeout", float(budget or 0))
                 else:
                     return Stopped("crashed", detail=died)
-        return check(b"".join(chunks), env, options)
+        return check(b"".join(utf8(t) for t in chunks), env, options)
 
     def cancel(self, tag: object = None) -> bool:
         """Kill the child if it is running the job tagged `tag` (any job if tag is None)."""
@@ -319,7 +325,7 @@ class Worker:
         return proc
 
     def _run(
-        self, chunks: list[bytes], env: str, options: st.ValidatorOptions, budget: float | None, tag: object
+        self, chunks: Iterable[str], env: str, options: st.ValidatorOptions, budget: float | None, tag: object
     ) -> tuple[str, st.Failure | None]:
         with self._state:  # named before a child starts, so that a cancel during the start counts
             self._tag, self._reason = (tag if tag is not None else True), None
@@ -341,9 +347,11 @@ class Worker:
             try:
                 assert proc.stdin is not None
                 _send(proc.stdin, req)
-                for chunk in chunks:
-                    proc.stdin.write(_LEN.pack(len(chunk)))
-                    proc.stdin.write(chunk)
+                for part in chunks:
+                    chunk = utf8(part)
+                    if chunk:
+                        proc.stdin.write(_LEN.pack(len(chunk)))
+                        proc.stdin.write(chunk)
                 proc.stdin.write(_LEN.pack(0))
                 proc.stdin.flush()
             except (BrokenPipeError, OSError, ValueError):

@@ -56,6 +56,11 @@ class Job:
         for i in range(0, len(texts), JOIN_SLICE):
             yield "".join(t + b for t, b in zip(texts[i : i + JOIN_SLICE], breaks[i : i + JOIN_SLICE]))
 
+    def __iter__(self) -> Iterator[str]:
+        """The parts afresh each time: the validator's worker streams them, and feeds them again
+        to a restarted child, without holding the text's bytes whole."""
+        return self.parts()
+
     def text(self) -> str:
         return "".join(self.parts())
 
@@ -63,7 +68,7 @@ class Job:
 def run_job(job: Job, worker: Worker | None = None) -> list[Diagnostic]:
     """The worker thread's part: the text's slices go to the validator's process, which assembles
     and validates them (the job's uri names the run, for `Worker.cancel`)."""
-    return validator.run(job.parts(), job.lines, job.env, job.options, worker, job.uri)
+    return validator.run(job, job.lines, job.env, job.options, worker, job.uri)
 
 
 def lower_priority() -> None:
