@@ -8,6 +8,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from ..spec.grammar import Enumerant, Grammar, Instruction, is_type
 from ..syntax.document import Document
@@ -293,7 +294,7 @@ class Module:
         block: Block | None = None
         grammar, ext_imports, insts, inst_at = self.grammar, self.ext_imports, self.insts, self.inst_at
         defs, uses, duplicates = self.defs, self.uses, self.duplicates
-        templates, clean, new = _templates, _CLEAN, tuple.__new__
+        templates, clean, new, as_operand = _templates, _CLEAN, tuple.__new__, repeat(Operand)
         by_op: dict[str, list[Inst]] = {}  # with_op's index: built here, before a fork shares it
         m: Match
         for n, line in enumerate(self.doc.lines):
@@ -309,10 +310,10 @@ class Module:
                 op = gi.name
                 m = inst = Inst(
                     gi,
-                    [new(Operand, (k, g, e)) for k, (g, e) in zip(line.operands, t[1])],
+                    tuple(map(new, as_operand, zip(line.operands, t[1], t[2]))),  # operands_of, inline
                     clean,
-                    t[2],
                     t[3],
+                    t[4],
                     n,
                     line,
                     op,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import repeat
 from typing import NamedTuple
 
 from ..spec.grammar import Enumerant, Grammar, GrammarOperand, Instruction, ext_set
@@ -42,7 +43,8 @@ class Problem:
 @dataclass(slots=True)
 class Match:
     inst: Instruction | None
-    operands: list[Operand] = field(default_factory=list)
+    # A tuple when matched from a shape's template (no list's spare room, 3.7 MB at 100k lines)
+    operands: Sequence[Operand] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     pending: Sequence[GrammarOperand] = ()  # expected after the last token
     ext_inst: Instruction | None = None  # the OpExtInst's instruction, when resolved
@@ -78,7 +80,8 @@ class _Matcher:
         self.tokens = line.operands
         self.pos = 0
         self.inst = inst
-        self.m = Match(inst)
+        self.ops: list[Operand] = []  # the Match's operands, as the matcher fills them in
+        self.m = Match(inst, self.ops)
 
     def problem(self, code, tok_or_span, message, suggestions=()):
         start, end = (tok_or_span.start, tok_or_span.end) if isinstance(tok_or_span, Token) else tok_or_span
@@ -151,7 +154,7 @@ class _Matcher:
         tok = self.tokens[self.pos]
         self.pos += 1
         op = Operand(tok, expected)
-        self.m.operands.append(op)  # enum() replaces it once it knows the enumerants
+        self.ops.append(op)  # enum() replaces it once it knows the enumerants
         if tok.kind == "RAW":
             return None  # a raw word fills any one-word slot
         cat = kind.category if kind else "Id"
@@ -212,7 +215,7 @@ class _Matcher:
             else:
                 found.append(e)
             col += len(part) + 1
-        self.m.operands[-1] = op._replace(enumerants=tuple(found))
+        self.ops[-1] = op._replace(enumerants=tuple(found))
         params: list[GrammarOperand] = []
         for e in sorted(found, key=lambda e: e.value):
             params.extend(e.parameters)
@@ -251,7 +254,7 @@ class _Matcher:
 
     def ext_instruction(self, tok: Token) -> list[GrammarOperand] | None:
         # The set is the operand just before the instruction name.
-        set_tok = self.m.operands[-2].token if len(self.m.operands) >= 2 else None
+        set_tok = self.ops[-2].token if len(self.ops) >= 2 else None
         set_name = self.ext_imports.get(set_tok.text) if set_tok else None
         ext = ext_set(self.g, set_name) if set_name else None
         if ext is None or set_name is None:
@@ -270,9 +273,7 @@ class _Matcher:
             )
             return None
         self.m.ext_inst = inst
-        self.m.operands[-1] = self.m.operands[-1]._replace(
-            grammar_operand=GrammarOperand("LiteralExtInstInteger", inst.name, "")
-        )
+        self.ops[-1] = self.ops[-1]._replace(grammar_operand=GrammarOperand("LiteralExtInstInteger", inst.name, ""))
         return list(inst.operands)
 
     def spec_constant_op(self, tok: Token) -> list[GrammarOperand] | None:
@@ -291,6 +292,7 @@ class _Matcher:
 
 # Clean matches by line shape: lines that differ only in their ids fill the same operands
 # (the ids are abstracted in the shape; OpExtInst and its kin, whose set is an id, match each time).
+# Each: (instruction, each operand's grammar operand, each one's enumerants, pending, ext_inst).
 _templates: dict[tuple[Grammar, str], tuple] = {}
 _MAX_TEMPLATES = 65536
 _new = tuple.__new__  # an Operand without the NamedTuple's Python-level __new__
@@ -307,21 +309,26 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
     if shape is not None:
         template = _templates.get((grammar, shape))
         if template is not None:
-            inst, slots, pending, ext_inst = template
-            return Match(
-                inst, [_new(Operand, (t, s, e)) for t, (s, e) in zip(line.operands, slots)], _CLEAN, pending, ext_inst
-            )
+            inst, kinds, enums, pending, ext_inst = template
+            return Match(inst, operands_of(line, kinds, enums), _CLEAN, pending, ext_inst)
     m = _match(grammar, line, line.opcode, ext_imports)
     if shape is not None and not m.problems and m.inst is not None and not _by_set(m.inst):
         if len(_templates) >= _MAX_TEMPLATES:
             _templates.clear()
         _templates[(grammar, shape)] = (
             m.inst,
-            tuple((o.grammar_operand, o.enumerants) for o in m.operands),
+            tuple(o.grammar_operand for o in m.operands),
+            tuple(o.enumerants for o in m.operands),
             tuple(m.pending),
             m.ext_inst,
         )
     return m
+
+
+def operands_of(line: Line, kinds: tuple[GrammarOperand, ...], enums: tuple[tuple[Enumerant, ...], ...]):
+    """A template's operands over the line's own tokens, as a tuple: no list's spare room (3.7 MB
+    at 100k lines), and made without a Python-level call per operand."""
+    return tuple(map(_new, repeat(Operand), zip(line.operands, kinds, enums)))
 
 
 ENUM_POOL, EXT_POOL, SPEC_OP_POOL = "enum:", "extinst:", "specop"
