@@ -20,6 +20,7 @@ import os
 import pickle
 import select
 import signal
+import struct
 import time
 import warnings
 import weakref
@@ -30,6 +31,9 @@ from .diagnostic import Diagnostic
 
 enabled = False
 FROM_INSTRUCTIONS = 30_000
+# A document opened with this many lines is checked by the helper too (see start_helper), from the
+# moment it arrives.
+HELPER_FROM_LINES = 2_000
 # The families the child runs: about half the CPU of a whole check at 100k lines (bench/families.py),
 # and none whose module facts a keystroke's re-check reads first (those stay computed here).
 CHILD = ("coopmat", "ids")
@@ -54,14 +58,12 @@ def settle() -> None:
 
 
 def wanted(m: Module) -> bool:
+    return enabled and hasattr(os, "fork") and len(m.insts) >= FROM_INSTRUCTIONS and _idle_core()
+
+
+def _idle_core() -> bool:
     cores = os.cpu_count() or 1
-    return (
-        enabled
-        and hasattr(os, "fork")
-        and cores > 1
-        and len(m.insts) >= FROM_INSTRUCTIONS
-        and _load() < cores - IDLE_CORE
-    )
+    return cores > 1 and _load() < cores - IDLE_CORE
 
 
 def _load() -> float:
@@ -80,7 +82,6 @@ def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None)
     the child's families computed there, which the next keystroke's re-check would otherwise pay;
     when the child answered first, `settle()` does it later (the server: once it has published)."""
     theirs = [n for n in names if n in CHILD]
-    mine = [n for n in names if n not in CHILD]
     r, w = os.pipe()
     try:
         with warnings.catch_warnings():  # 3.12 warns of forking with threads: see the docstring
@@ -102,30 +103,334 @@ def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None)
         finally:
             os._exit(code)
     os.close(w)
-    data = b""
+    return _finish(_Forked(pid, r), m, names, run, prime)
+
+
+class _Forked:
+    """run_split's child: it answers on its pipe and exits."""
+
+    def __init__(self, pid: int, r: int) -> None:
+        self.pid, self.r = pid, r
+        self.started = time.monotonic()
+
+    def ready(self) -> bool:
+        return bool(select.select([self.r], [], [], 0)[0])
+
+    def answer(self, entered: float, spent: float) -> object:
+        """The child's answer, or None (and the child killed) when it is not done by a deadline:
+        WAIT_FACTOR times what this process took for its share, and at least WAIT_AT_LEAST seconds."""
+        now = time.monotonic()
+        data = _answer(self.r, self.pid, self.started + max(WAIT_AT_LEAST, WAIT_FACTOR * (now - self.started)))
+        try:
+            return pickle.loads(data) if data else None
+        except Exception:
+            return None
+
+    def close(self) -> None:
+        os.close(self.r)
+        _reap(self.pid)
+
+
+def _finish(child, m: Module, names: list[str], run: Run, prime: Prime | None) -> dict[str, list[Diagnostic]]:
+    """`run(m, names)` with the CHILD families' diagnostics from `child` (a _Forked or an Asked),
+    or run here when it gives none."""
+    theirs = [n for n in names if n in CHILD]
+    mine = [n for n in names if n not in CHILD]
+    got = None
     try:
-        started = time.monotonic()
+        entered = time.monotonic()
         out = run(m, mine)
+        spent = time.monotonic() - entered
         if prime is not None:
-            if select.select([r], [], [], 0)[0]:
+            if child.ready():
                 _unprimed.append((weakref.ref(m), theirs, prime))
             else:
                 prime(m, theirs)
-        data = _answer(r, pid, started + max(WAIT_AT_LEAST, WAIT_FACTOR * (time.monotonic() - started)))
+        got = child.answer(entered, spent)
     finally:
-        os.close(r)
-        try:
-            os.waitpid(pid, 0)  # reaped whatever happens here
-        except ChildProcessError:
-            pass  # reaped by someone else: its answer (complete or not) is all that counts
-    try:
-        got = pickle.loads(data) if data else None
-    except Exception:
-        got = None
+        child.close()
     if not isinstance(got, dict) or sorted(got) != sorted(theirs):
         got = run(m, theirs)
     out.update(got)
     return {n: out[n] for n in names}
+
+
+# -- the helper: a process forked once, at the server's start, that checks each large document
+# opened for CHILD's families on a model of its own, while this process parses and builds its own
+# and runs the other families. A child forked at each open would share this process's heap and
+# pay (and make this process pay) copy-on-write faults on every page either one writes; a fork
+# after the build, on the model's pages, cost each side ~65 ms at 100k lines.
+
+# share(text, env, names, built): the families' diagnostics; built() is called once the model is.
+Share = Callable[[str, "str | None", list[str], Callable[[], None]], dict[str, list[Diagnostic]]]
+
+
+class _Helper:
+    def __init__(self, pid: int, to: int, back: int) -> None:
+        self.pid, self.to, self.back = pid, to, back
+        self.asked = 0  # the number of the last request
+
+
+_helper: _Helper | None = None
+_HEAD = struct.Struct("<Q")  # each message: its length, then its pickle
+SEND_WITHIN = 2.0  # seconds for the helper to take a request (it reads while it waits)
+_PIPE = 1 << 20
+_BUILT = "built"  # the helper's word that it has built its model for a request
+
+
+def start_helper(share: Share, warm: Callable[[], None] | None = None) -> bool:
+    """Fork the helper (once per process) where there are two cores; `share(text, env, names)` is
+    what it runs for each request, after `warm()` once. Whether a helper runs."""
+    global _helper
+    if _helper is not None:
+        return True
+    if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
+        return False
+    to_r, to_w = os.pipe()
+    back_r, back_w = os.pipe()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        for fd in (to_r, to_w, back_r, back_w):
+            os.close(fd)
+        return False
+    if pid == 0:
+        try:
+            os.close(to_w)
+            os.close(back_r)
+            _serve(to_r, back_w, share, warm)
+        finally:
+            os._exit(0)
+    os.close(to_r)
+    os.close(back_w)
+    try:  # a 5 MB text passes in 5 writes, not 80 (Linux)
+        import fcntl
+
+        fcntl.fcntl(to_w, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE)
+    except (ImportError, OSError):
+        pass
+    _helper = _Helper(pid, to_w, back_r)
+    return True
+
+
+def stop_helper() -> None:
+    """End the helper (a later open checks in this process alone, until start_helper again)."""
+    global _helper
+    h, _helper = _helper, None
+    if h is not None:
+        os.close(h.to)
+        os.close(h.back)
+        _kill(h.pid)
+        _reap(h.pid)
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _serve(r: int, w: int, share: Share, warm: Callable[[], None] | None) -> None:
+    """The helper's loop, until this process closes its end (or exits): it holds no terminal
+    and no client's stream, and leaves signals such as Ctrl-C to this process. SIGUSR1 cancels the
+    request it works on (a message being written is never cut)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    busy = False
+
+    def cancel(signum, frame) -> None:
+        if busy:
+            raise _Cancelled
+
+    signal.signal(signal.SIGUSR1, cancel)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    low, high = sorted((r, w))  # the client's socket (TCP) and the like stay this process's alone
+    os.closerange(3, low)
+    os.closerange(low + 1, high)
+    os.closerange(high + 1, 1 << 16)
+    if warm is not None:
+        warm()
+
+    def send(what: object) -> None:
+        nonlocal busy
+        was, busy = busy, False
+        data = pickle.dumps(what, pickle.HIGHEST_PROTOCOL)
+        _write_all(w, _HEAD.pack(len(data)) + data)
+        busy = was
+
+    while True:
+        request = _read(r)
+        if request is None:
+            return
+        began = time.monotonic()
+        number, text, env, names = pickle.loads(request)
+        got = None  # this process runs them
+        try:
+            busy = True
+            got = share(text, env, names, lambda: send((number, (_BUILT, time.monotonic() - began))))
+        except Exception:
+            pass
+        finally:
+            busy = False
+        send((number, got))
+        del got, text
+        gc.unfreeze()  # the build froze its objects (syntax.heap): what the request left goes now
+        gc.collect()
+
+
+def _read(r: int) -> bytes | None:
+    head = _read_exactly(r, _HEAD.size)
+    return None if head is None else _read_exactly(r, _HEAD.unpack(head)[0])
+
+
+def _read_exactly(r: int, n: int) -> bytes | None:
+    chunks, left = [], n
+    while left:
+        chunk = os.read(r, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(w: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(w, view) :]
+
+
+def helper_wanted(lines: int) -> bool:
+    return _helper is not None and enabled and lines >= HELPER_FROM_LINES and _idle_core()
+
+
+class Asked:
+    """A request to the helper: the CHILD families' check of a text this process is about to
+    parse. `finish` takes its answer, or `drop` forgets it."""
+
+    _PENDING = object()
+
+    def __init__(self, helper: _Helper, number: int) -> None:
+        self.helper, self.number = helper, number
+        self.started = time.monotonic()
+        self.built_after: float | None = None  # seconds the helper took to build its model
+        self.got: object = self._PENDING
+
+    def ready(self) -> bool:
+        self._take(None)
+        return self.got is not self._PENDING
+
+    def answer(self, entered: float, spent: float) -> object:
+        """The helper's answer to this request, or None: then this process runs the families itself
+        (`entered`: when it began its own families, which took `spent`), and the request is
+        cancelled. On a busy machine the helper may get less than a core: this process waits only
+        when the helper, going at the pace it has shown, will answer sooner than running the
+        families here would take, and never longer than that."""
+        self._take(None)
+        if self.got is self._PENDING:
+            now = time.monotonic()
+            # Its families cost about what this process's did, relative to the build before them
+            # (not even built: far behind).
+            built = self.built_after
+            pace = 1 + spent / max(entered - self.started, 1e-3)
+            if built is None or self.started + built * pace - now > spent or not self._take(now + spent):
+                if _helper is self.helper:
+                    _kill(self.helper.pid, signal.SIGUSR1)
+                return None
+        return self.got
+
+    def _take(self, deadline: float | None) -> bool:
+        """Read the helper's messages until this request's answer (True), or until none is waiting
+        (deadline None) or the deadline passes. Answers to requests dropped before are skipped; a
+        broken stream ends the helper."""
+        h = self.helper
+        while self.got is self._PENDING:
+            if _helper is not h:
+                return False
+            wait = 0.0 if deadline is None else deadline - time.monotonic()
+            if wait < 0 or not select.select([h.back], [], [], wait)[0]:
+                return False
+            head = _until(h.back, _HEAD.size, time.monotonic() + SEND_WITHIN)  # a message begun comes whole
+            body = _until(h.back, _HEAD.unpack(head)[0], time.monotonic() + SEND_WITHIN) if head else None
+            if body is None:
+                stop_helper()
+                return False
+            number, what = pickle.loads(body)
+            if number == self.number:
+                if isinstance(what, tuple) and what[0] == _BUILT:
+                    self.built_after = what[1]
+                else:
+                    self.got = what
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+def _until(r: int, n: int, deadline: float) -> bytes | None:
+    chunks, left = [], n
+    while left:
+        wait = deadline - time.monotonic()
+        if wait <= 0 or not select.select([r], [], [], wait)[0]:
+            return None
+        chunk = os.read(r, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def ask(text: str, env: str | None, names: list[str]) -> Asked | None:
+    """Send the helper a text to check for `names` (None when there is no helper, or it does not
+    take the request in time: then it is ended)."""
+    h = _helper
+    if h is None:
+        return None
+    h.asked += 1
+    request = pickle.dumps((h.asked, text, env, names), pickle.HIGHEST_PROTOCOL)
+    deadline = time.monotonic() + SEND_WITHIN
+    try:
+        for data in (memoryview(_HEAD.pack(len(request))), memoryview(request)):
+            while data:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([], [h.to], [], left)[1]:
+                    raise TimeoutError
+                data = data[os.write(h.to, data[:_PIPE]) :]
+    except OSError:  # the helper is gone (EPIPE) or does not read
+        stop_helper()
+        return None
+    return Asked(h, h.asked)
+
+
+def finish(
+    asked: Asked, m: Module, names: list[str], run: Run, prime: Prime | None = None
+) -> dict[str, list[Diagnostic]]:
+    """`run(m, names)` with the CHILD families' diagnostics from the helper, which checked the same
+    text (run here if it gave none); `prime` as in run_split."""
+    return _finish(asked, m, names, run, prime)
+
+
+def drop(asked: Asked) -> None:
+    """Forget a request whose answer is no longer wanted (its document changed or closed): it is
+    cancelled, and the next request skips its answer."""
+    if _helper is asked.helper and asked.got is Asked._PENDING:
+        _kill(asked.helper.pid, signal.SIGUSR1)
+
+
+def _kill(pid: int, sig: int = signal.SIGKILL) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)  # reaped whatever happens here
+    except ChildProcessError:
+        pass  # reaped by someone else: its answer (complete or not) is all that counts
 
 
 def _answer(r: int, pid: int, deadline: float) -> bytes:
@@ -135,10 +440,7 @@ def _answer(r: int, pid: int, deadline: float) -> bytes:
     while True:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([r], [], [], left)[0]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            _kill(pid)
             return b""
         chunk = os.read(r, 1 << 20)
         if not chunk:

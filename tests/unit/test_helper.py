@@ -1,0 +1,165 @@
+"""The helper process (checks.parallel.start_helper): it checks an opened document's text for some
+families while this process parses, builds and checks the rest. Whatever it does (answers, fails,
+dies, lags), the analysis is the one a single process makes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from spvls.checks import _share, ahead, analyze, parallel
+from spvls.session.warm import warm_checks
+from spvls.session.workspace import Workspace
+from spvls.syntax.document import Document
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from generate import module as generated  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+RULES = sorted((ROOT / "tests" / "data" / "rules").glob("*.spvasm"))
+
+
+def _text(d) -> tuple:
+    return (d.line, d.start, d.end, d.code, d.message, d.related, d.fixes, d.source)
+
+
+def _serial(text: str, env: str | None) -> list[tuple]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parallel, "enabled", False)
+        return [_text(d) for d in analyze(Document(text), env).diagnostics]
+
+
+@pytest.fixture
+def helper(monkeypatch):
+    """A helper for this test (with `share`, checks' own unless given), on a machine with a core to spare."""
+    monkeypatch.setattr(parallel, "enabled", True)
+    monkeypatch.setattr(parallel, "HELPER_FROM_LINES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(parallel, "_load", lambda: 0.0)
+    parallel.stop_helper()  # one a server made in this process earlier
+
+    def start(share=_share):
+        assert parallel.start_helper(share, warm_checks)
+        return parallel._helper
+
+    yield start
+    parallel.stop_helper()
+
+
+def _answered(asked, within: float = 60.0):
+    """Wait for the helper's answer (as if this process were slower than the helper)."""
+    asked._take(time.monotonic() + within)
+    return asked.got
+
+
+@pytest.mark.parametrize("env", [None, "vulkan1.3"])
+def test_the_helpers_families_say_what_one_process_says(helper, env):
+    helper()
+    texts = [p.read_text(encoding="utf-8") for p in RULES] + [generated(3000)]
+    for text in texts:
+        asked = ahead(text, env)
+        assert asked is not None
+        assert isinstance(_answered(asked), dict)  # the helper's own answer is what is merged
+        a = analyze(Document(text), env, asked=asked)
+        assert [_text(d) for d in a.diagnostics] == _serial(text, env)
+
+
+def test_a_workspace_opens_through_the_helper_and_keeps_editing_in_place(helper):
+    helper()
+    ws = Workspace()
+    text = generated(3000)
+    uri = "file:///x.spvasm"
+    doc = ws.open(uri, text, 1)
+    assert uri in ws._ahead
+    _answered(ws._ahead[uri][2])
+    first = ws.analysis(uri)
+    assert first is not None and uri not in ws._ahead
+    assert [_text(d) for d in first.diagnostics] == _serial(text, None)
+    n = next(i for i, t in enumerate(doc.texts) if "OpIAdd" in t)
+    col = doc.texts[n].index("OpIAdd") + len("OpIAdd")
+    doc.replace((n, col + 1), (n, col + 2), "%nope")  # an undefined id: ids, the helper's family
+    a = ws.analysis(uri)
+    assert a is not None and a.rechecked is not None
+    assert [_text(d) for d in a.diagnostics] == _serial(doc.text, None)
+    assert any(d.code == "id.undefined" for d in a.diagnostics)
+
+
+def _failing(how: str):
+    def share(text, env, names, built):
+        if how == "raise":
+            raise RuntimeError("a family failed in the helper")
+        if how == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if how == "lag":
+            built()
+            time.sleep(3600)  # cancelled by this process, which runs the families itself
+        if how == "slow":
+            time.sleep(3600)  # never builds: far behind
+        return _share(text, env, names, built)
+
+    return share
+
+
+@pytest.mark.parametrize("how", ["raise", "kill", "lag", "slow"])
+def test_whatever_befalls_the_helper_the_result_is_the_serial_one(helper, how):
+    h = helper(_failing(how))
+    text = (ROOT / "tests" / "data" / "rules" / "coopmat-fail.spvasm").read_text(encoding="utf-8")
+    want = _serial(text, None)
+    assert any(code.startswith("coopmat.") for _, _, _, code, *_ in want)  # the helper's share is not empty
+    started = time.monotonic()
+    a = analyze(Document(text), None, asked=ahead(text, None))
+    assert [_text(d) for d in a.diagnostics] == want
+    assert time.monotonic() - started < 30  # never waited for the sleeping helper
+    if how in ("lag", "slow"):
+        assert parallel._helper is h  # cancelled, still serving: the next request is answered
+        asked = ahead(text, None)
+        assert asked is not None
+        a = analyze(Document(text), None, asked=asked)
+        assert [_text(d) for d in a.diagnostics] == want
+    if how == "kill":
+        assert parallel._helper is None  # ended: later opens check here alone
+        assert ahead(text, None) is None
+
+
+def test_a_dropped_request_is_cancelled_and_its_answer_skipped(helper):
+    helper()
+    first, second = generated(3000), generated(2000)
+    parallel.drop(ahead(first, None))
+    asked = ahead(second, None)
+    got = _answered(asked)
+    assert isinstance(got, dict)
+    a = analyze(Document(second), None, asked=asked)
+    assert [_text(d) for d in a.diagnostics] == _serial(second, None)
+
+
+def test_the_helper_leaves_when_this_process_closes_its_pipe(helper):
+    h = helper()
+    os.close(h.to)
+    for _ in range(200):
+        pid, _status = os.waitpid(h.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the helper did not leave")
+    os.close(h.back)
+    parallel._helper = None
+
+
+def test_no_helper_for_small_texts_busy_cores_or_when_disabled(helper, monkeypatch):
+    helper()
+    text = generated(3000)
+    monkeypatch.setattr(parallel, "HELPER_FROM_LINES", 10**9)
+    assert ahead(text, None) is None
+    monkeypatch.setattr(parallel, "HELPER_FROM_LINES", 0)
+    monkeypatch.setattr(parallel, "_load", lambda: 1.6)  # both cores about busy
+    assert ahead(text, None) is None
+    monkeypatch.setattr(parallel, "_load", lambda: 0.0)
+    monkeypatch.setattr(parallel, "enabled", False)
+    assert ahead(text, None) is None
