@@ -188,11 +188,15 @@ def start_helper(share: Share, warm: Callable[[], None] | None = None) -> bool:
         return False
     to_r, to_w = os.pipe()
     back_r, back_w = os.pipe()
+    # The helper starts with SIGUSR1 blocked, until its handler is set: a cancel sent that early
+    # must not end it (SIGUSR1's default).
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             pid = os.fork()
     except OSError:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for fd in (to_r, to_w, back_r, back_w):
             os.close(fd)
         return False
@@ -203,6 +207,7 @@ def start_helper(share: Share, warm: Callable[[], None] | None = None) -> bool:
             _serve(to_r, back_w, share, warm)
         finally:
             os._exit(0)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     os.close(to_r)
     os.close(back_w)
     try:  # a 5 MB text passes in 5 writes, not 80 (Linux)
@@ -242,6 +247,7 @@ def _serve(r: int, w: int, share: Share, warm: Callable[[], None] | None) -> Non
             raise _Cancelled
 
     signal.signal(signal.SIGUSR1, cancel)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
@@ -280,19 +286,8 @@ def _serve(r: int, w: int, share: Share, warm: Callable[[], None] | None) -> Non
 
 
 def _read(r: int) -> bytes | None:
-    head = _read_exactly(r, _HEAD.size)
-    return None if head is None else _read_exactly(r, _HEAD.unpack(head)[0])
-
-
-def _read_exactly(r: int, n: int) -> bytes | None:
-    chunks, left = [], n
-    while left:
-        chunk = os.read(r, min(left, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+    head = _until(r, _HEAD.size, None)
+    return None if head is None else _until(r, _HEAD.unpack(head)[0], None)
 
 
 def _write_all(w: int, data: bytes) -> None:
@@ -368,12 +363,14 @@ class Asked:
         pass
 
 
-def _until(r: int, n: int, deadline: float) -> bytes | None:
+def _until(r: int, n: int, deadline: float | None) -> bytes | None:
+    """n bytes from r, or None at its end or past the deadline (None: no deadline)."""
     chunks, left = [], n
     while left:
-        wait = deadline - time.monotonic()
-        if wait <= 0 or not select.select([r], [], [], wait)[0]:
-            return None
+        if deadline is not None:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([r], [], [], wait)[0]:
+                return None
         chunk = os.read(r, min(left, 1 << 20))
         if not chunk:
             return None

@@ -123,8 +123,20 @@ def test_whatever_befalls_the_helper_the_result_is_the_serial_one(helper, how):
         a = analyze(Document(text), None, asked=asked)
         assert [_text(d) for d in a.diagnostics] == want
     if how == "kill":
-        assert parallel._helper is None  # ended: later opens check here alone
-        assert ahead(text, None) is None
+        _gone(h.pid)
+        assert ahead(text, None) is None  # its pipe is broken: ended, later opens check here alone
+        assert parallel._helper is None
+
+
+def _gone(pid: int) -> None:
+    for _ in range(600):
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return
+        except ChildProcessError:
+            return  # reaped already (by stop_helper, which saw its pipe end)
+        time.sleep(0.05)
+    raise AssertionError("the helper did not leave")
 
 
 def test_a_dropped_request_is_cancelled_and_its_answer_skipped(helper):
@@ -141,13 +153,7 @@ def test_a_dropped_request_is_cancelled_and_its_answer_skipped(helper):
 def test_the_helper_leaves_when_this_process_closes_its_pipe(helper):
     h = helper()
     os.close(h.to)
-    for _ in range(200):
-        pid, _status = os.waitpid(h.pid, os.WNOHANG)
-        if pid:
-            break
-        time.sleep(0.05)
-    else:
-        raise AssertionError("the helper did not leave")
+    _gone(h.pid)
     os.close(h.back)
     parallel._helper = None
 
