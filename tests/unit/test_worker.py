@@ -267,3 +267,46 @@ def test_the_budget_is_a_setting() -> None:
     assert ws.settings.update({"validatorTimeout": "long"}) == [
         "spvls settings: validatorTimeout: expected a number of seconds (0: no limit), not 'long'; kept 0.5"
     ]
+
+
+class _Parts:
+    """The text's lines, iterated afresh each time (as the validation session's Job is)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines(keepends=True)
+        self.iterations = 0
+
+    def __iter__(self):
+        self.iterations += 1
+        return iter(self.lines)
+
+
+@pytest.mark.parametrize("again", [True, False])
+def test_a_restarted_child_is_fed_the_whole_text_again(again: bool) -> None:
+    """Parts that can be iterated again are streamed to each child afresh (never held as bytes);
+    a one-shot iterator is kept, so the second child gets the whole text too."""
+    w = workers.Worker()
+    parts = _Parts(SLOW) if again else iter(SLOW.splitlines(keepends=True))
+    answers: list = []
+    try:
+        assert w.check(VALID) == ("val", None) and w.starts == 1  # a child up before the slow job
+        t = threading.Thread(target=lambda: answers.append(w.check(parts, budget=0.5)))
+        t.start()
+        _until(lambda: w._tag is not None, "the slow job running")
+        os.kill(w.pid, signal.SIGKILL)
+        t.join(60)
+        # The second child got the whole module: it ran to its budget (an empty or cut text
+        # would have been answered at once).
+        assert answers == [workers.Stopped("timeout", 0.5)] and w.starts == 2
+        if again:
+            assert parts.iterations == 2
+    finally:
+        w.close()
+
+
+def test_the_child_lets_the_text_go_once_assembled() -> None:
+    held = [VALID.encode()]
+    assert workers.check(held, "spv1.6", st.ValidatorOptions()) == workers.check(
+        VALID.encode(), "spv1.6", st.ValidatorOptions()
+    )
+    assert held == []
