@@ -102,7 +102,7 @@ def _shapes(m: Module) -> dict[str, _Shape | str | None]:
     for inst in m.outside_functions():
         if inst.opname == "OpTypeVector" and inst.result:
             ids = inst.ids()
-            lits = [o.token.text for o in inst.match.operands if not o.is_id]
+            lits = [o.token.text for o in inst.operands if not o.is_id]
             comp = shapes.get(ids[0].token.text) if ids else None
             if comp == _SKIP:
                 shapes[inst.result] = _SKIP
@@ -120,7 +120,7 @@ def _scalar(t: Inst) -> _Shape | str | None:
     op, rid = t.opname, t.result
     if op not in _SCALARS or rid is None:
         return None
-    lits = [o.token.text for o in t.match.operands if not o.is_id]
+    lits = [o.token.text for o in t.operands if not o.is_id]
     if op == "OpTypeBool":
         return _Shape(rid, op, 1, False, 1)
     if op == "OpTypeFloat" and len(lits) > 1:
@@ -148,16 +148,16 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 def _plainly_right(defs, inst: Inst, code: str, shapes) -> bool:
     """The common case, decided fast: every operand's type is the Result Type (or, for a comparison,
     both operands share a type of the right kind and size)."""
-    ops = inst.match.operands
+    ops = inst.operands
     if len(ops) < 2:
         return False
     rt = ops[0].token.text
     types = []
     for o in ops[1:]:
         d = defs.get(o.token.text)
-        if d is None or not d.match.operands:
+        if d is None or not d.operands:
             return False
-        types.append(d.match.operands[0].token.text)
+        types.append(d.operands[0].token.text)
     if code in _SAME_AS_RESULT:
         rs = shapes.get(rt)
         return (
@@ -186,7 +186,7 @@ _RESULT_KIND = {"arith.int": "OpTypeInt", "arith.unsigned": "OpTypeInt", "arith.
 
 
 def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
-    ops = inst.match.operands
+    ops = inst.operands
     if not ops or ops[0].grammar_operand.kind != "IdResultType" or not ops[0].is_id:
         return []
     rt_tok = ops[0].token

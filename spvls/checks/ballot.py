@@ -59,7 +59,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 
 
 def _builtin(m: Module, inst: Inst) -> list[Diagnostic]:
-    ops = inst.match.operands
+    ops = inst.operands
     mask = next(
         (o for o in ops if o.enumerants and o.enumerants[0].kind == "BuiltIn" and o.enumerants[0].name in MASKS), None
     )
@@ -84,7 +84,7 @@ def _builtin(m: Module, inst: Inst) -> list[Diagnostic]:
     sev = ERROR if is_vulkan(m.env) else WARNING
     ptr = m.definition(var.result_type)
     rel = (related_at(var.line, var.src.result, f"{var.result} is declared here"),)
-    sc = next((o for o in var.match.operands if o.enumerants), None)
+    sc = next((o for o in var.operands if o.enumerants), None)
     if sc is not None and sc.enumerants[0].name != "Input":
         out.append(
             _d(
@@ -119,7 +119,7 @@ def _ballot(m: Module, inst: Inst) -> list[Diagnostic]:
         out.append(
             _d(
                 inst.line,
-                inst.match.operands[0].token,
+                inst.operands[0].token,
                 "ballot.result-type",
                 f"the result is {describe(m, rt)}",
                 severity=WARNING,

@@ -97,9 +97,9 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     # Requirements depend only on the instruction or enumerant and the module's header, so each
     # one found satisfied is not asked again (a 100k-line module uses a few dozen of each).
-    satisfied: set[int] = set()
+    satisfied: set[int] = set()  # ids of objects the check holds (the module's) for its whole run
     for inst in insts(m, scope):
-        grammar_inst = inst.grammar_inst
+        grammar_inst = inst.inst  # (Inst.grammar_inst, without the property: this loop sees every line)
         if grammar_inst is None:
             continue
         if inst.opname in _SIZED:
@@ -110,13 +110,20 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                 out.extend(found)
             else:
                 satisfied.add(id(grammar_inst))
-        for op in inst.match.operands:
-            if op.enumerants and not all(id(e) in satisfied for e in op.enumerants):
+        for op in inst.operands:
+            # An operand's enumerants come as one tuple shared by the lines of a shape: a tuple found
+            # satisfied is not looked into again.
+            es = op.enumerants
+            if es and id(es) not in satisfied:
+                if all(id(e) in satisfied for e in es):
+                    satisfied.add(id(es))
+                    continue
                 found = _operand(m, inst, op)
                 if found:
                     out.extend(found)
                 elif inst.opname != "OpCapability":  # OpCapability's own operand is judged differently
-                    satisfied.update(id(e) for e in op.enumerants)
+                    satisfied.update(id(e) for e in es)
+                    satisfied.add(id(es))
     return out
 
 
@@ -225,7 +232,7 @@ def _canonical_caps(m: Module) -> set[str]:
 
 def _sized(m: Module, inst: Inst) -> list[Diagnostic]:
     """OpTypeInt/OpTypeFloat widths and OpTypeVector sizes that need a capability."""
-    lits = [o for o in inst.match.operands if not o.is_id and o.token.kind == "INT"]
+    lits = [o for o in inst.operands if not o.is_id and o.token.kind == "INT"]
     if not lits or not lits[0].token.text.isdigit():
         return []
     tok = lits[0].token  # Width, or Component Count
@@ -233,7 +240,7 @@ def _sized(m: Module, inst: Inst) -> list[Diagnostic]:
     caps = _WIDTH_CAPS.get(key)
     if caps is None or any(c in _canonical_caps(m) for c in caps) or _has_ext(m, _WIDTH_EXTS.get(key, ())):
         return []
-    if inst.opname == "OpTypeFloat" and any(o.enumerants for o in inst.match.operands):
+    if inst.opname == "OpTypeFloat" and any(o.enumerants for o in inst.operands):
         return []  # an FP encoding (BFloat16KHR...) brings its own capability, checked with the enumerant
     article = "an" if key[1] == 8 else "a"
     what = {

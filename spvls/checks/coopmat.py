@@ -139,7 +139,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
         elif op == "OpCooperativeMatrixLengthKHR":
             out.extend(_length(m, inst, inst.operand("Type")))
         elif op == "OpSpecConstantOp":
-            if inst.match.ext_inst and inst.match.ext_inst.name == "OpCooperativeMatrixLengthKHR":
+            if inst.ext_inst and inst.ext_inst.name == "OpCooperativeMatrixLengthKHR":
                 out.extend(_length(m, inst, inst.ids(skip_type=True)[0] if inst.ids(skip_type=True) else None))
         elif op == "OpCooperativeMatrixMulAddKHR":
             out.extend(_muladd(m, inst))
@@ -196,7 +196,7 @@ def _memory_model(m: Module) -> list[Diagnostic]:
     cap = m.capabilities.get("CooperativeMatrixKHR")
     if cap is None or "Shader" not in m.declared_caps or "VulkanMemoryModel" in m.declared_caps:
         return []
-    tok = cap.match.operands[0].token
+    tok = cap.operands[0].token
     return [
         _d(
             cap.line,
@@ -276,7 +276,7 @@ def _storage(m: Module, inst: Inst) -> list[Diagnostic]:
     if ptr is None or ptr.opname != "OpTypePointer":
         return []
     pointee = m.strip_pointer(ptr)
-    sc = next((o for o in inst.match.operands if o.enumerants), None)
+    sc = next((o for o in inst.operands if o.enumerants), None)
     if sc is None or sc.enumerants[0].name in ("Function", "Private") or not contains(m, pointee, COOPMAT):
         return []
     return [
@@ -294,7 +294,7 @@ def _load_store(m: Module, inst: Inst, load: bool, memo: dict) -> list[Diagnosti
     out = []
     named = _named(inst)
     if load:
-        rt = inst.match.operands[0] if inst.match.operands else None
+        rt = inst.operands[0] if inst.operands else None
         if rt and rt.is_id and _once(memo, _not_a_matrix, m, rt.token.text):
             out.append(
                 _d(inst.line, rt.token, "coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type")
@@ -317,7 +317,7 @@ def _load_store(m: Module, inst: Inst, load: bool, memo: dict) -> list[Diagnosti
     if stride and stride.is_id and _once(memo, _bad_stride, m, stride.token.text):
         out.append(_d(inst.line, stride.token, "coopmat.stride", f"{stride.token.text} is not a scalar integer"))
     bad = "MakePointerAvailable" if load else "MakePointerVisible"
-    for op in inst.match.operands:
+    for op in inst.operands:
         if op.grammar_operand.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):
             out.append(_d(inst.line, op.token, "coopmat.memory-operand", f"{bad} is not valid on {inst.opname}"))
     return out
@@ -326,7 +326,7 @@ def _load_store(m: Module, inst: Inst, load: bool, memo: dict) -> list[Diagnosti
 def _named(inst: Inst) -> dict:
     """Each operand by its grammar name (the first of a name, as Inst.operand finds it)."""
     named: dict = {}
-    for op in inst.match.operands:
+    for op in inst.operands:
         named.setdefault(op.grammar_operand.name, op)
     return named
 
@@ -365,7 +365,7 @@ def _length(m: Module, inst: Inst, type_op) -> list[Diagnostic]:
     out = []
     rt = m.definition(inst.result_type)
     if rt is not None and int_info(rt) != (32, False):
-        tok = inst.match.operands[0].token
+        tok = inst.operands[0].token
         out.append(_d(inst.line, tok, "coopmat.length-result", f"{inst.result_type} is {describe(m, rt)}, not u32"))
     if type_op is not None and type_op.is_id:
         t = m.definition(type_op.token.text)
@@ -384,7 +384,7 @@ def _length(m: Module, inst: Inst, type_op) -> list[Diagnostic]:
 def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
     out = []
     named = {
-        "Result": inst.match.operands[0] if inst.match.operands else None,
+        "Result": inst.operands[0] if inst.operands else None,
         "A": inst.operand("A"),
         "B": inst.operand("B"),
         "C": inst.operand("C"),
@@ -434,7 +434,7 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
                 out.append(
                     _d(inst.line, ops[k].token, "coopmat.muladd-scope", f"{k} has scope {s}, the result has {first}")
                 )
-    for op in inst.match.operands:
+    for op in inst.operands:
         for e in op.enumerants:
             which = {
                 "MatrixASignedComponentsKHR": "A",
@@ -604,7 +604,7 @@ def _per_invocation(m: Module) -> dict[str, tuple[Inst, str]]:
         for d in decos:
             if d.opname != "OpDecorate":
                 continue
-            for op in d.match.operands:
+            for op in d.operands:
                 for e in op.enumerants:
                     if e.kind == "BuiltIn" and e.name in _PER_INVOCATION:
                         tainted[var] = (d, e.name)

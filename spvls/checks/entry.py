@@ -55,19 +55,19 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 
 
 def _mode_name(inst: Inst) -> str | None:
-    for o in inst.match.operands:
+    for o in inst.operands:
         if o.enumerants:
             return o.enumerants[0].name
     return None
 
 
 def _is_builtin(inst: Inst, name: str) -> bool:
-    names = [e.name for o in inst.match.operands for e in o.enumerants]
+    names = [e.name for o in inst.operands for e in o.enumerants]
     return names[:2] == ["BuiltIn", name]
 
 
 def _mode(m: Module, inst: Inst, workgroup_size: bool) -> list[Diagnostic]:
-    ops = inst.match.operands
+    ops = inst.operands
     if not ops or not ops[0].is_id:
         return []
     target = ops[0].token
@@ -106,7 +106,7 @@ def _mode(m: Module, inst: Inst, workgroup_size: bool) -> list[Diagnostic]:
 
 def _required_modes(m: Module, ep: EntryPoint, workgroup_size: bool, local_size_id: bool) -> list[Diagnostic]:
     modes = {_mode_name(i) for i in ep.modes}
-    model = ep.inst.match.operands[0].token if ep.inst.match.operands else ep.inst.src.opcode
+    model = ep.inst.operands[0].token if ep.inst.operands else ep.inst.src.opcode
     if ep.model == "Fragment" and "Shader" in m.declared_caps and not modes & {"OriginUpperLeft", "OriginLowerLeft"}:
         return [
             _d(
@@ -140,7 +140,7 @@ def _required_modes(m: Module, ep: EntryPoint, workgroup_size: bool, local_size_
 def _storage(inst: Inst | None) -> str | None:
     if inst is None or inst.opname != "OpVariable":
         return None
-    for o in inst.match.operands:
+    for o in inst.operands:
         if o.enumerants:
             return o.enumerants[0].name
     return None
@@ -149,7 +149,7 @@ def _storage(inst: Inst | None) -> str | None:
 def _interface_list(m: Module, ep: EntryPoint) -> list[Diagnostic]:
     out = []
     seen: set[str] = set()
-    for o in [o for o in ep.inst.match.operands if o.is_id][1:]:
+    for o in [o for o in ep.inst.operands if o.is_id][1:]:
         name = o.token.text
         var = m.definition(name)
         if name in seen and m.version >= (1, 4) and var is not None and var.src.result is not None:
@@ -193,7 +193,7 @@ def _interfaces(m: Module) -> list[Diagnostic]:
         return []
     out = []
     trees = {ep.id: m.call_tree(ep.id) for ep in m.entry_points.values()}
-    listed = {ep.id: {o.token.text for o in ep.inst.match.operands if o.is_id} for ep in m.entry_points.values()}
+    listed = {ep.id: {o.token.text for o in ep.inst.operands if o.is_id} for ep in m.entry_points.values()}
     first_uses: dict[str, dict[str, Inst]] = {}  # per id: a redefined one shares its uses (was quadratic)
     for inst in m.outside_functions():
         if inst.opname != "OpVariable" or not inst.result:

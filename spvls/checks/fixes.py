@@ -27,7 +27,7 @@ def offered(m: Module, d: Diagnostic) -> tuple[Fix, ...]:
         if d.code != "operand.unknown-opcode" or (d.start, d.end) != (inst.opcode.start, inst.opcode.end):
             return d.fixes
         return change_to(d.line, d.start, d.end, opcode_suggestions(m.grammar, inst.opcode.text), quoted=True)
-    p = next((p for p in inst.match.problems if p.pool and (p.code, p.start, p.end) == (d.code, d.start, d.end)), None)
+    p = next((p for p in inst.problems if p.pool and (p.code, p.start, p.end) == (d.code, d.start, d.end)), None)
     if p is None:
         return d.fixes
     return change_to(

@@ -177,7 +177,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     for inst in insts(m, scope):
         line = inst.line
         pos = -1
-        for op in inst.match.operands:
+        for op in inst.operands:
             pos += 1
             tok = op.token
             if tok.kind != "ID":  # (Operand.is_id, without the call: this loop sees every operand)

@@ -45,7 +45,7 @@ def _pointers(m: Module) -> dict[str, tuple[str, str | None]]:
     found: dict[str, tuple[str, str | None]] = {}
     for t in m.outside_functions():
         if t.opname == "OpTypePointer" and t.result:
-            storage = next((o for o in t.match.operands if o.enumerants), None)
+            storage = next((o for o in t.operands if o.enumerants), None)
             ids = t.ids()
             found[t.result] = ((storage.enumerants[0].name if storage else ""), (ids[0].token.text if ids else None))
     return found
@@ -75,7 +75,7 @@ def _inside(m: Module, line: int) -> bool:
 
 
 def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
-    ops = inst.match.operands
+    ops = inst.operands
     storage = next((o for o in ops if o.enumerants), None)
     if not ops or storage is None:
         return []
@@ -123,10 +123,10 @@ def _value_type(m: Module, id_: str) -> str | None:
     d = m.defs.get(id_)
     if d is None:
         return None
-    grammar_inst = d.match.inst
-    if grammar_inst is None or not grammar_inst.has_result_type or not d.match.operands:
+    grammar_inst = d.inst  # (Inst.grammar_inst, without the property)
+    if grammar_inst is None or not grammar_inst.has_result_type or not d.operands:
         return None
-    return d.match.operands[0].token.text
+    return d.operands[0].token.text
 
 
 def _pointed(m: Module, inst: Inst, tok, role: str):
@@ -142,7 +142,7 @@ def _pointed(m: Module, inst: Inst, tok, role: str):
 
 
 def _load(m: Module, inst: Inst) -> list[Diagnostic]:
-    ops = inst.match.operands
+    ops = inst.operands
     if len(ops) < 2 or not ops[1].is_id:
         return []
     rt, ptr_op = ops[0].token.text, ops[1].token
@@ -157,7 +157,7 @@ def _load(m: Module, inst: Inst) -> list[Diagnostic]:
 
 
 def _store(m: Module, inst: Inst) -> list[Diagnostic]:
-    ops = inst.match.operands
+    ops = inst.operands
     if len(ops) < 2 or not ops[0].is_id or not ops[1].is_id:
         return []
     ptr_op, obj = ops[0].token, ops[1].token
@@ -190,7 +190,7 @@ def _untyped(m: Module, type_id: str) -> bool:
 
 
 def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
-    ops = [o for o in inst.match.operands if o.is_id]
+    ops = [o for o in inst.operands if o.is_id]
     if len(ops) < 2:
         return []
     rt_tok, base = ops[0].token, ops[1].token

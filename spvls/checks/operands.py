@@ -17,12 +17,12 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     suggesting, naming = m.suggests_opcodes(), m.suggests_names()
     for inst in insts(m, scope):
-        if inst.grammar_inst is None:  # its one problem: the opcode is unknown
+        if inst.inst is None:  # (Inst.grammar_inst, without the property) its one problem: the opcode is unknown
             out.append(_unknown_opcode(m, inst, suggesting))
         words = None  # the line's name operands by column, looked up once per line, not per problem
-        for p in inst.match.problems if inst.grammar_inst is not None else ():
+        for p in inst.problems if inst.inst is not None else ():
             if words is None:
-                words = {o.token.start: o for o in inst.match.operands if o.token.kind == "WORD"}
+                words = {o.token.start: o for o in inst.operands if o.token.kind == "WORD"}
             if p.pool:
                 out.append(_unknown_name(m, inst, p, naming))
                 continue
@@ -97,20 +97,20 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
     if op in ("OpConstant", "OpSpecConstant"):
         type_id, lits = (
             inst.result_type,
-            [o for o in inst.match.operands if o.grammar_operand.kind == "LiteralContextDependentNumber"],
+            [o for o in inst.operands if o.grammar_operand.kind == "LiteralContextDependentNumber"],
         )
     elif op == "OpSwitch":
         sel = inst.ids()
         t = m.type_of(sel[0].token.text) if sel else None
         type_id = t.result if t else None
-        lits = [o for o in inst.match.operands if o.grammar_operand.kind == "LiteralInteger" and o.token.kind != "RAW"]
+        lits = [o for o in inst.operands if o.grammar_operand.kind == "LiteralInteger" and o.token.kind != "RAW"]
     else:
         return []
     t = m.definition(type_id)
     if t is None or not lits:
         return []
     if op != "OpSwitch" and t.opname not in ("OpTypeInt", "OpTypeFloat") and t.is_type:
-        tok = inst.match.operands[0].token
+        tok = inst.operands[0].token
         return [
             at(
                 inst.line,
@@ -123,7 +123,7 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
             )
         ]
     out = []
-    widths = [o.token.text for o in t.match.operands if not o.is_id]
+    widths = [o.token.text for o in t.operands if not o.is_id]
     for lit in lits:
         tok = lit.token
         width = int_value(widths[0]) if t.opname == "OpTypeInt" and len(widths) >= 2 else None

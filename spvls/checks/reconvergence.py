@@ -32,7 +32,7 @@ def _reconverging(m: Module) -> list[tuple[EntryPoint, tuple[Inst, Operand]]]:
     out = []
     for ep in m.entry_points.values():
         for mode in ep.modes:
-            for op in mode.match.operands:
+            for op in mode.operands:
                 if any(e.name == "MaximallyReconvergesKHR" for e in op.enumerants):
                     out.append((ep, (mode, op)))
     return out

@@ -42,7 +42,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
     out = []
     rt = m.definition(inst.result_type)
-    rt_tok = inst.match.operands[0].token if inst.match.operands else inst.opcode
+    rt_tok = inst.operands[0].token if inst.operands else inst.opcode
     if rt is not None and scalar_of(m, rt) is None:
         out.append(_d(inst, rt_tok, "rotate.result-type", f"Result Type is {describe(m, rt)}"))
     value = inst.operand("Value")

@@ -220,7 +220,7 @@ def _structured(fn: Function, suspects: list[Block]) -> list[Diagnostic]:
         o.token.text
         for b in fn.blocks
         if b.merge is not None
-        for o in b.merge.match.operands[: 2 if b.merge.opname == "OpLoopMerge" else 1]
+        for o in b.merge.operands[: 2 if b.merge.opname == "OpLoopMerge" else 1]
     }
     # Labels some conditional branch or switch targets, by how many of them do.
     targeted: dict[str, int] | None = None
@@ -235,7 +235,7 @@ def _structured(fn: Function, suspects: list[Block]) -> list[Diagnostic]:
                 continue  # after OpLoopMerge: structure.merge-position says what is wrong
             lead = "OpSwitch needs an OpSelectionMerge just before it"
         else:
-            ops = t.match.operands
+            ops = t.operands
             if len(ops) < 3:
                 continue
             a, c = ops[1].token.text, ops[2].token.text

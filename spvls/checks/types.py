@@ -40,7 +40,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
 
 
 def _lits(inst: Inst):
-    return [o for o in inst.match.operands if not o.is_id and o.token.kind == "INT" and o.token.text.isdigit()]
+    return [o for o in inst.operands if not o.is_id and o.token.kind == "INT" and o.token.text.isdigit()]
 
 
 def _int(inst: Inst) -> list[Diagnostic]:
@@ -74,7 +74,7 @@ def _float(inst: Inst) -> list[Diagnostic]:
     if not lits:
         return []
     width = int(lits[0].token.text)
-    encoded = any(o.enumerants for o in inst.match.operands)
+    encoded = any(o.enumerants for o in inst.operands)
     if width in _FLOAT_WIDTHS or (width == 8 and encoded):
         return []
     return [
