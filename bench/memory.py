@@ -15,8 +15,13 @@ the highest RSS during that stage alone:
 - tokens: `semanticTokens/full` answered;
 - validate: the validator's run for that version done (its result merged and published).
 
-A forked checks.parallel child (100k lines on an idle core) lives only during `open` and shares
-its pages with the server, so it is not added.
+The server's child processes are read too, each its own peak: the validator's process
+(`validator`), and the checks' helper (`helper`, spvls/checks/parallel.py: forked at `initialize`,
+it builds a model of its own for each document of 2,000+ lines opened while a core is idle). The
+helper's peak counts the pages it still shares with the server since the fork, so its `private`
+column (Private_Clean + Private_Dirty at the end, /proc/PID/smaps_rollup) is what it adds. A child
+forked for one check (checks.parallel.run_split) lives only during `open`, shares its pages with the
+server, and is not counted.
 Not part of the test suite: memory is measured here, never asserted in a test.
 """
 
@@ -37,6 +42,25 @@ from common import Publications, children, status_mb, validations  # noqa: E402
 from generate import module  # noqa: E402
 
 STAGES = ("start", "open empty", "open", "tokens", "validate")
+
+
+def role(pid: int) -> str:
+    """What a child of the server is: the validator's process (its own program) or the forked helper."""
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "gone"
+    return "validator" if b"spvls.binding.worker" in cmd else "helper"
+
+
+def private_mb(pid: int) -> float:
+    """The process's pages no other process shares, MB (0 when unknown)."""
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return 0.0
+    kb = sum(int(line.split()[1]) for line in text.splitlines() if line.startswith(("Private_Clean:", "Private_Dirty:")))
+    return kb / 1024
 
 
 def reset_peak(pid: int) -> bool:
@@ -83,10 +107,13 @@ async def session(text: str) -> dict[str, float]:
     await client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(T.TextDocumentIdentifier(uri)))
     stage("tokens")
     await published.until(lambda: 1 in validated)
-    workers = [status_mb(c).get("VmHWM", 0.0) for c in children(pid)]
+    kids = {role(c): c for c in children(pid)}
+    for name in ("validator", "helper"):
+        c = kids.get(name)
+        out[f"{name} peak"] = status_mb(c).get("VmHWM", 0.0) if c else 0.0
+        out[f"{name} private"] = private_mb(c) if c else 0.0
     stage("validate")
     out["server peak"] = max(peaks.values())
-    out["worker peak"] = max(workers, default=0.0)
     out.update((f"{k} peak", v) for k, v in peaks.items())
     await client.shutdown_async(None)
     client.exit(None)
@@ -102,14 +129,16 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
     print("MB; per stage: the server's peak during it (its RSS at its end)")
     head = "".join(f"{s:>16}" for s in STAGES)
-    print(f"{'lines':>7}{head} {'server peak':>12} {'worker peak':>12} {'sum':>7}")
+    print(f"{'lines':>7}{head} {'server peak':>12} {'validator peak':>15} {'helper peak (private)':>22} {'sum':>7}")
     for n in args.lines:
         text = module(n)
         for _ in range(args.runs):
             r = asyncio.run(session(text))
             cells = "".join(f"{r[s + ' peak']:7.0f} ({r[s + ' rss']:4.0f})  " for s in STAGES)
-            total = r["server peak"] + r["worker peak"]
-            print(f"{text.count(chr(10)):7d}{cells} {r['server peak']:10.0f} {r['worker peak']:12.0f} {total:7.0f}")
+            total = r["server peak"] + r["validator peak"] + r["helper private"]
+            helper = f"{r['helper peak']:.0f} ({r['helper private']:.0f})"
+            print(f"{text.count(chr(10)):7d}{cells} {r['server peak']:10.0f} {r['validator peak']:15.0f} {helper:>22} {total:7.0f}")
+    print("sum: the server's peak + the validator's peak + the helper's private pages")
 
 
 if __name__ == "__main__":
