@@ -281,8 +281,7 @@ def _serve(r: int, w: int, share: Share, warm: Callable[[], None] | None) -> Non
             busy = False
         send((number, got))
         del got, text
-        gc.unfreeze()  # the build froze its objects (syntax.heap): what the request left goes now
-        gc.collect()
+        gc.collect()  # the cycles the request left (the model's own go with their references)
 
 
 def _read(r: int) -> bytes | None:
