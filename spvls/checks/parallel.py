@@ -1,16 +1,22 @@
-"""A whole-module check on two cores: a forked child runs some families while this process runs the
-others, and sends back its diagnostics (plain data, a few bytes for a valid module).
+"""A whole-module check on two cores: another process runs some families (CHILD) while this one
+runs the others, and sends back their diagnostics (plain data, a few bytes for a valid module).
+
+Two ways: a document opened is sent, as it arrives, to the helper, a process forked once at the
+server's start, which parses, builds and checks it on its own while this process does the same for
+the other families (`ahead` in checks, `ask`, `finish`); a whole re-check after an edit forks a
+child on the model just built (`run_split`), which shares its pages.
 
 Only where `os.fork` exists, with more than one core and the load average leaving about one idle,
-for modules of at least FROM_INSTRUCTIONS instructions (below that, the fork and the copy-on-write page faults it causes cost what the child
-saves), and only when `enabled` (the server turns it on; the CLI's jobs already fill the cores).
-Whatever goes wrong in the child (an exception, a signal, no answer), this process runs those
-families itself: the result is always the serial one.
+for documents of at least HELPER_FROM_LINES lines or modules of at least FROM_INSTRUCTIONS
+instructions (below that, what the other process saves does not pay for the fork, the copies and
+the messages), and only when `enabled` (the server turns it on; the CLI's jobs already fill the
+cores). Whatever goes wrong in the other process (an exception, a signal, no answer, too slow), this
+process runs those families itself: the result is always the serial one.
 
-The child holds the model only as pages shared with this process; it runs Python code and writes
-to its pipe, takes no lock another thread may hold (the validator's worker runs inside the C
-library, whose allocations glibc's fork handlers keep consistent), and leaves with `os._exit`,
-so nothing it inherited (stdout buffers, the event loop) is touched.
+The child or helper runs Python code and writes to its pipe, takes no lock another thread may hold
+(the validator's worker runs inside the C library, whose allocations glibc's fork handlers keep
+consistent), and leaves with `os._exit`, so nothing it inherited (stdout buffers, the event loop) is
+touched.
 """
 
 from __future__ import annotations
