@@ -23,6 +23,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from . import __version__, transport
 from .binary import commands as binary_commands
+from .binding.spirv_tools import trim
 from .checks import EXTENSION_OF_FAMILY, parallel, start_helper, validator
 from .checks import fixes as check_fixes
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
@@ -133,6 +134,7 @@ class _Protocol(LanguageServerProtocol):
             keep = {"resultId": result.result_id} if result.result_id is not None else {}
             if self.writer is not None:
                 self.writer.write(transport.response_with_ints(data.id, keep, "data", result.data))
+                trim()  # the answer's buffer (5 MB at 100k lines) goes back to the system
             return
         super()._send_data(data)
 
@@ -203,9 +205,9 @@ class SpvServer(LanguageServer):
         finally:
             self.shutdown()
 
-    def _dispatch(self, data) -> None:
-        try:
-            self.protocol.handle_message(self.protocol.structure_message(data))
+    def _dispatch(self, messages: list) -> None:
+        try:  # the raw message goes once structured (see transport.Dispatch)
+            self.protocol.handle_message(self.protocol.structure_message(messages.pop()))
         except Exception as e:
             log.exception("cannot handle message")
             self._report_server_error(e, JsonRpcException)
@@ -476,10 +478,12 @@ def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationPara
 def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
     d = params.text_document
     doc = ls.ws.open(d.uri, d.text, d.version)
+    d.text = ""  # the Document has it: the message's copy is not held through the analysis
     _check_with_progress(ls, d.uri, doc)
     _publish(ls, d.uri)
     parallel.settle()  # what the next keystroke would compute, once the diagnostics are out
     _validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=0)
+    trim()  # the message's and the build's freed pages go back (glibc keeps them; the next peak would start there)
 
 
 def _check_with_progress(ls: SpvServer, uri: str, doc) -> None:
@@ -512,11 +516,14 @@ def did_change(ls: SpvServer, params: T.DidChangeTextDocumentParams):
             doc.set_text(change.text)
             ls.validation.edited(uri, 0, before, 0)
     doc.version = params.text_document.version
-    if ls.ws.checks_whole(uri):  # lines added or removed: the model is built again, whole
+    whole = ls.ws.checks_whole(uri)
+    if whole:  # lines added or removed: the model is built again, whole
         _check_with_progress(ls, uri, doc)
     _publish(ls, uri)
     parallel.settle()
     _validate(ls, uri, (ON_TYPE,))
+    if whole:
+        trim()  # the previous model's pages (see did_open)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_SAVE)

@@ -178,9 +178,13 @@ def _header_prefix(data: bytes | bytearray, whole_rest: bool = False) -> int | b
 
 
 STALL = 0.5  # seconds without bytes before a short body is taken as it is
+# dispatch(messages) handles the last message of the list, popped off it first: the message is then
+# held by its handler alone, which may let a large part of it go (an opened document's text, once
+# its Document is built: 4.4 MB at 100k lines, not held through the analysis).
+Dispatch = Callable[[list[object]], None]
 
 
-async def _pump(stop, next_chunk, dispatch: Callable[[object], None], problem: Callable[[str], None]) -> None:
+async def _pump(stop, next_chunk, dispatch: Dispatch, problem: Callable[[str], None]) -> None:
     """Frame what next_chunk() brings until it brings b"" (the end) or stop is set."""
     framer = Framer()
     while not stop.is_set():
@@ -195,8 +199,9 @@ async def _pump(stop, next_chunk, dispatch: Callable[[object], None], problem: C
         for text in framer.problems:
             problem(text)
         framer.problems.clear()
-        for msg in messages:
-            dispatch(msg)
+        messages.reverse()
+        while messages:
+            dispatch(messages)
 
 
 INT_SLICE = 1 << 16  # integers written as text at a time
@@ -220,7 +225,7 @@ def response_with_ints(msg_id: object, result: dict[str, object], key: str, valu
     return out
 
 
-async def serve(stop, stdin, dispatch: Callable[[object], None], problem: Callable[[str], None]) -> None:
+async def serve(stop, stdin, dispatch: Dispatch, problem: Callable[[str], None]) -> None:
     """Read stdin until EOF or stop is set, handing each message to dispatch."""
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue()
@@ -236,7 +241,7 @@ async def serve(stop, stdin, dispatch: Callable[[object], None], problem: Callab
     await _pump(stop, chunks.get, dispatch, problem)
 
 
-def serve_tcp(stop, host: str, port: int, connected, dispatch, problem: Callable[[str], None]) -> None:
+def serve_tcp(stop, host: str, port: int, connected, dispatch: Dispatch, problem: Callable[[str], None]) -> None:
     """Serve one client over TCP, read as stdin is; when it disconnects (or stop is set), return.
     `connected(writer)` is told where to write. pygls' own TCP reader hangs on a bad header."""
 
