@@ -69,3 +69,12 @@ def children(pid: int) -> list[int]:
     for task in Path(f"/proc/{pid}/task").iterdir():
         out += [int(c) for c in (task / "children").read_text().split()]
     return out
+
+
+def role(pid: int) -> str:
+    """What a child of the server is: the validator's process (its own program) or the forked helper."""
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "gone"
+    return "validator" if b"spvls.binding.worker" in cmd else "helper"

@@ -31,7 +31,7 @@ from pygls.lsp.client import LanguageClient
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from common import Publications, children, pct, status_mb, validations  # noqa: E402
+from common import Publications, children, pct, role, status_mb, validations  # noqa: E402
 from generate import module  # noqa: E402
 
 PAUSES = (0.21, 0.24, 0.3, 0.45, 0.7)  # seconds between keys, in turn: past the 0.2 s debounce
@@ -98,7 +98,7 @@ async def session(text: str, keys: int, mode: str) -> dict:
     if mode != "off":
         await published.until(lambda: keys + 1 in validated)
     rss, peak = status_mb(pid)["VmRSS"], status_mb(pid)["VmHWM"]
-    workers = [status_mb(c).get("VmHWM", 0.0) for c in children(pid)]  # the validator's process, if one runs
+    workers = [status_mb(c).get("VmHWM", 0.0) for c in children(pid) if role(c) == "validator"]  # the validator's process, if one runs
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()

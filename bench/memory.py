@@ -38,19 +38,10 @@ from pygls.lsp.client import LanguageClient
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from common import Publications, children, status_mb, validations  # noqa: E402
+from common import Publications, children, role, status_mb, validations  # noqa: E402
 from generate import module  # noqa: E402
 
 STAGES = ("start", "open empty", "open", "tokens", "validate")
-
-
-def role(pid: int) -> str:
-    """What a child of the server is: the validator's process (its own program) or the forked helper."""
-    try:
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return "gone"
-    return "validator" if b"spvls.binding.worker" in cmd else "helper"
 
 
 def private_mb(pid: int) -> float:

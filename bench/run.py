@@ -24,7 +24,7 @@ from pygls.lsp.client import LanguageClient
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from common import Publications, children, pct  # noqa: E402
+from common import Publications, children, pct, role  # noqa: E402
 from generate import module  # noqa: E402
 import peer  # noqa: E402
 
@@ -154,7 +154,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
         deltas.append(time.perf_counter() - t)
         result_id = d.result_id
     rss = peak_rss_mb(pid)
-    worker = max((peak_rss_mb(c) for c in children(pid)), default=0.0)  # the validator's process
+    worker = max((peak_rss_mb(c) for c in children(pid) if role(c) == "validator"), default=0.0)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
