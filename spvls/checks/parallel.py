@@ -32,6 +32,7 @@ import warnings
 import weakref
 from collections.abc import Callable
 
+from ..binding.spirv_tools import trim
 from ..model.module import Module
 from .diagnostic import Diagnostic
 
@@ -292,6 +293,7 @@ def _serve(r: int, w: int, share: Share, warm: Callable[[], None] | None) -> Non
         send((number, got))
         del got, text
         gc.collect()  # the cycles the request left (the model's own go with their references)
+        trim()  # and the C heap's free pages go back: the helper waits holding little of its own
 
 
 def _read(r: int) -> bytes | None:
