@@ -44,7 +44,7 @@ from .features import (
 )
 from .session import progress
 from .session.validation import OFF, ON_SAVE, ON_TYPE, Validation
-from .session.warm import warm, warm_checks
+from .session.warm import warm
 from .session.workspace import Workspace
 
 log = logging.getLogger("spvls")
@@ -454,10 +454,10 @@ def initialize(ls: SpvServer, params: T.InitializeParams):
     ls.refresh = bool(caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
     ls.pull = bool(caps.text_document and caps.text_document.diagnostic) and ls.refresh
     ls.takes_progress = bool(caps.window and caps.window.work_done_progress)
-    # The second core's process for large documents' checks: forked before the warm-up (which it
-    # does itself), so the two share no page this process writes next (checks.parallel).
-    start_helper(warm_checks)
     warm(ls.protocol._converter)  # what the first didOpen would build and no document needs
+    # The second core's process for large documents' checks (checks.parallel), forked warm: a
+    # helper that warmed itself was still at it when a client opened a file right away.
+    start_helper()
     parallel.enabled = True  # a large module's whole check on both cores (checks/parallel.py)
 
 
