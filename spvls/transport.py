@@ -201,7 +201,10 @@ async def _pump(stop, next_chunk, dispatch: Dispatch, problem: Callable[[str], N
         framer.problems.clear()
         messages.reverse()
         while messages:
+            left = len(messages)
             dispatch(messages)
+            if len(messages) == left:  # a dispatch that did not take its message must not spin
+                messages.pop()
 
 
 INT_SLICE = 1 << 16  # integers written as text at a time

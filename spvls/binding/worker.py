@@ -205,7 +205,7 @@ class Worker:
         self._state = threading.Lock()  # guards _proc, _tag and _reason against cancel()
         self._tag: object = None  # the running job's tag
         self._reason: str | None = None  # why we killed the child, if we did
-        self._clock = threading.Condition()  # guards _deadline; never held while taking _state's lock
+        self._clock = threading.Condition()  # guards _deadline; never taken while _state is held
         self._deadline: float | None = None  # monotonic time past which the running job is killed
         self._watchdog: threading.Thread | None = None
 

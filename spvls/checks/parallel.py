@@ -13,10 +13,9 @@ the messages), and only when `enabled` (the server turns it on; the CLI's jobs a
 cores). Whatever goes wrong in the other process (an exception, a signal, no answer, too slow), this
 process runs those families itself: the result is always the serial one.
 
-The child or helper runs Python code and writes to its pipe, takes no lock another thread may hold
-(the validator's worker runs inside the C library, whose allocations glibc's fork handlers keep
-consistent), and leaves with `os._exit`, so nothing it inherited (stdout buffers, the event loop) is
-touched.
+The child or helper runs Python code and writes to its own pipe, and leaves with `os._exit`. It
+touches nothing the server's other threads may hold locked at the fork: the validation thread's
+pipe to the validator process, the stdin reader's buffer, stdout, the event loop.
 """
 
 from __future__ import annotations
@@ -74,8 +73,26 @@ def wanted(m: Module) -> bool:
 
 
 def _idle_core(idle: float = IDLE_CORE) -> bool:
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     return cores > 1 and _load() < cores - idle
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (taskset, a container's cpuset) and its
+    cgroup's CPU quota (`docker --cpus`), not the machine's count, which a second process on one
+    usable core would only take turns with."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    try:
+        with open("/sys/fs/cgroup/cpu.max", encoding="ascii") as f:
+            quota, period = f.read().split()[:2]
+        if quota != "max":
+            n = min(n, max(1, int(quota) // int(period)))
+    except (OSError, ValueError):
+        pass
+    return n
 
 
 def _load() -> float:
@@ -185,7 +202,7 @@ class _Helper:
 
 _helper: _Helper | None = None
 _HEAD = struct.Struct("<Q")  # each message: its length, then its pickle
-SEND_WITHIN = 2.0  # seconds for the helper to take a request (it reads while it waits)
+SEND_WITHIN = 2.0  # seconds for the helper to take a request (an idle helper waits reading)
 _PIPE = 1 << 20
 _BUILT = "built"  # the helper's word that it has built its model for a request
 
@@ -196,7 +213,7 @@ def start_helper(share: Share, warm: Callable[[], None] | None = None) -> bool:
     global _helper
     if _helper is not None:
         return True
-    if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
+    if not hasattr(os, "fork") or usable_cores() < 2:
         return False
     to_r, to_w = os.pipe()
     back_r, back_w = os.pipe()
@@ -232,6 +249,7 @@ def start_helper(share: Share, warm: Callable[[], None] | None = None) -> bool:
         fcntl.fcntl(to_w, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE)
     except (ImportError, OSError):
         pass
+    os.set_blocking(to_w, False)  # a pipe is writable with 4 KB free: a blocking 1 MB write could wait forever
     _helper = _Helper(pid, to_w, back_r)
     return True
 
@@ -408,10 +426,22 @@ def ask(text: str, env: str | None, names: list[str]) -> Asked | None:
         for data in (memoryview(_HEAD.pack(len(request))), memoryview(request)):
             while data:
                 left = deadline - time.monotonic()
-                if left <= 0 or not select.select([], [h.to], [], left)[1]:
+                if left <= 0:
                     raise TimeoutError
-                data = data[os.write(h.to, data[:_PIPE]) :]
-    except OSError:  # the helper is gone (EPIPE) or does not read
+                readable, writable, _ = select.select([h.back], [h.to], [], left)
+                if readable:
+                    # An answer nobody took (its request dropped or given up): the helper may be
+                    # blocked writing it, and so not reading this request. It is for an older
+                    # request (this one is not sent yet): skipped.
+                    head = _until(h.back, _HEAD.size, deadline)
+                    if head is None or _until(h.back, _HEAD.unpack(head)[0], deadline) is None:
+                        raise TimeoutError
+                if writable:
+                    try:
+                        data = data[os.write(h.to, data[:_PIPE]) :]
+                    except BlockingIOError:
+                        pass
+    except OSError:  # the helper is gone (EPIPE), does not read, or its answers broke off
         stop_helper()
         return None
     return Asked(h, h.asked)

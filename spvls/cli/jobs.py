@@ -8,10 +8,12 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
+from ..checks.parallel import usable_cores
+
 
 def workers(jobs: int, files: int) -> int:
-    """-j N: N processes; 0: one per core. Never more than there are files."""
-    n = os.cpu_count() or 1 if jobs == 0 else jobs
+    """-j N: N processes; 0: one per core this process may use. Never more than there are files."""
+    n = usable_cores() if jobs == 0 else jobs
     return max(1, min(n, files))
 
 

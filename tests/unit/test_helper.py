@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from spvls.checks import _share, ahead, analyze, parallel
+from spvls.checks.diagnostic import Diagnostic
 from spvls.session.warm import warm_checks
 from spvls.session.workspace import Workspace
 from spvls.syntax.document import Document
@@ -40,7 +43,7 @@ def helper(monkeypatch):
     """A helper for this test (with `share`, checks' own unless given), on a machine with a core to spare."""
     monkeypatch.setattr(parallel, "enabled", True)
     monkeypatch.setattr(parallel, "HELPER_FROM_LINES", 0)
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
     monkeypatch.setattr(parallel, "_load", lambda: 0.0)
     parallel.stop_helper()  # one a server made in this process earlier
 
@@ -169,3 +172,52 @@ def test_no_helper_for_small_texts_busy_cores_or_when_disabled(helper, monkeypat
     monkeypatch.setattr(parallel, "_load", lambda: 0.0)
     monkeypatch.setattr(parallel, "enabled", False)
     assert ahead(text, None) is None
+
+
+def test_a_helper_that_does_not_read_is_ended_and_the_open_goes_on_serially(helper):
+    h = helper()
+    os.kill(h.pid, signal.SIGSTOP)  # stopped: it reads nothing; a blocking write of the text never returned
+    text = generated(40_000)  # over a megabyte: more than the pipe takes
+    assert len(text) > 1 << 20
+    assert _ahead_within(h, text, parallel.SEND_WITHIN + 30) == [None] and parallel._helper is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(h.pid, os.WNOHANG)  # ended and reaped
+
+
+def test_an_answer_left_unread_does_not_block_the_next_request(helper):
+    # Distinct objects (pickle writes a repeated one once): ~300 KB, far more than the pipe holds.
+    many = {"ids": [Diagnostic(n, 0, 1, "error", "id.undefined", f"'%x{n}' is used but never defined") for n in range(5000)]}
+    h = helper(lambda text, env, names, built: (built(), many)[1])
+    first = ahead("OpNop\n", None)
+    assert first is not None
+    time.sleep(0.5)  # the helper writes its big answer, which nobody reads, and waits on the full pipe
+    parallel.drop(first)
+    got = _ahead_within(h, generated(40_000), 60)
+    assert len(got) == 1 and got[0] is not None and parallel._helper is h
+    assert _answered(got[0]) == many
+
+
+def _ahead_within(h, text: str, seconds: float) -> list:
+    """[ahead(text)], or a failure when it has not returned in `seconds` (then the helper is killed
+    to free the blocked write, so that the test fails rather than hangs)."""
+    got: list = []
+    sender = threading.Thread(target=lambda: got.append(ahead(text, None)))
+    sender.start()
+    sender.join(seconds)
+    blocked = sender.is_alive()
+    if blocked:
+        os.kill(h.pid, signal.SIGKILL)
+        sender.join()
+    assert not blocked, f"ahead() still writing after {seconds} s"
+    return got
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+def test_a_process_pinned_to_one_core_starts_no_helper():
+    code = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); " + (
+        "from spvls.checks import parallel; from spvls.cli.jobs import workers; "
+        "print(parallel.usable_cores(), parallel.start_helper(lambda *a: {}), workers(0, 10))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True).stdout
+    assert out.split() == ["1", "False", "1"]
