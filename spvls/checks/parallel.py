@@ -224,8 +224,8 @@ def start_helper(share: Share, warm: Callable[[], None] | None = None) -> bool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             # What exists now is frozen: neither process's collector then writes to the pages they
-            # share (each write copies a page). The helper's own pages at rest: 33 -> 20 MB, the
-            # processes together (PSS, bench/memory.py) ~245 -> ~233 MB at 100k lines.
+            # share (each write copies a page). The helper's own pages at rest: 30 -> 23 MB
+            # (bench/memory.py, 100k lines).
             gc.freeze()
             pid = os.fork()
     except OSError:
