@@ -307,12 +307,13 @@ def _serve(r: int, w: int, share: Share, warm: Callable[[], None] | None) -> Non
         number, text, env, names = pickle.loads(request)
         got = None  # this process runs them
         try:
-            busy = True
-            got = share(text, env, names, lambda: send((number, (_BUILT, time.monotonic() - began))))
-        except Exception:
-            pass
-        finally:
-            busy = False
+            try:
+                busy = True
+                got = share(text, env, names, lambda: send((number, (_BUILT, time.monotonic() - began))))
+            finally:
+                busy = False
+        except Exception:  # a cancel that lands in the `finally` too: it must not end the helper's loop
+            got = None
         send((number, got))
         del got, text
         gc.collect()  # the cycles the request left (the model's own go with their references)
