@@ -27,7 +27,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -85,37 +85,43 @@ def _send(stream: IO[bytes], obj: Any) -> None:
     stream.flush()
 
 
-class _Watch:
-    """Exits with TIMEOUT_EXIT once a job has used its budget of the process's CPU time. One
-    thread for the child's life: a thread started per job cost more than a small job's validation."""
+class _Deadline:
+    """Calls `expire()` once `clock()` passes the armed deadline. One thread for the owner's life (a
+    thread started per job cost more than a small job's validation), started on the first `arm`.
+    `expire` runs under the lock, so the job cannot end and the next one be armed meanwhile; the
+    lock is never taken while a lock `expire` takes is held. `every`: the longest wait between looks,
+    for a clock no wait can follow (CPU time)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float], expire: Callable[[], object], every: float | None = None) -> None:
+        self._clock, self._expire, self._every = clock, expire, every
         self._cv = threading.Condition()
-        self._job = 0  # counts jobs begun, so a look never mistakes the next job for this one
-        self._start: float | None = None  # CPU time when the running job began; None: no budget
-        self._budget = 0.0
-        threading.Thread(target=self._run, daemon=True).start()
+        self._at: float | None = None  # the armed deadline, on `clock`
+        self._thread: threading.Thread | None = None
 
-    def begin(self, budget: float) -> None:
+    def arm(self, seconds: float) -> None:
         with self._cv:
-            self._job += 1
-            self._start, self._budget = (time.process_time(), budget) if budget else (None, 0.0)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True)
+                self._thread.start()
+            self._at = self._clock() + seconds
             self._cv.notify()
 
-    def end(self) -> None:
+    def disarm(self) -> None:
         with self._cv:
-            self._start = None
+            self._at = None
 
     def _run(self) -> None:
-        while True:
-            with self._cv:
-                while self._start is None:
+        with self._cv:
+            while True:
+                if self._at is None:
                     self._cv.wait()
-                job = self._job
-            time.sleep(WATCH_EVERY)
-            with self._cv:
-                if self._job == job and self._start is not None and time.process_time() - self._start > self._budget:
-                    os._exit(TIMEOUT_EXIT)
+                    continue
+                left = self._at - self._clock()
+                if left <= 0:
+                    self._at = None
+                    self._expire()
+                    continue
+                self._cv.wait(left if self._every is None else min(left, self._every))
 
 
 def check(data: bytes | list[bytes], env: str, options: st.ValidatorOptions) -> tuple[str, st.Failure | None]:
@@ -162,7 +168,8 @@ def main() -> int:
     except st.Unavailable as e:
         _send(out, {"unavailable": str(e)})
         return 0
-    watch = _Watch()
+    # The job's CPU budget, spent: the parent reads the exit status as a timeout.
+    watch = _Deadline(time.process_time, lambda: os._exit(TIMEOUT_EXIT), WATCH_EVERY)
     while True:
         head = _read(inp, _LEN.size)
         if head is None:
@@ -174,13 +181,14 @@ def main() -> int:
         data = _chunks(inp)
         if data is None:
             return 0
-        watch.begin(req.get("budget") or 0.0)
+        if req.get("budget"):
+            watch.arm(req["budget"])
         held = [data]
         del data  # the list is the text's only holder: check() lets it go once assembled
         try:
             answer = _job(req, held)
         finally:
-            watch.end()
+            watch.disarm()
         _send(out, answer)
 
 
@@ -205,9 +213,7 @@ class Worker:
         self._state = threading.Lock()  # guards _proc, _tag and _reason against cancel()
         self._tag: object = None  # the running job's tag
         self._reason: str | None = None  # why we killed the child, if we did
-        self._clock = threading.Condition()  # guards _deadline; never taken while _state is held
-        self._deadline: float | None = None  # monotonic time past which the running job is killed
-        self._watchdog: threading.Thread | None = None
+        self._wall = _Deadline(time.monotonic, lambda: self._kill("timeout"))  # the job's wall limit
 
     @property
     def pid(self) -> int | None:
@@ -273,28 +279,6 @@ class Worker:
                 self._proc.kill()
             return True
 
-    def _arm(self, seconds: float) -> None:
-        """Kill the running job's child if it is still running in `seconds` of wall time. One
-        thread for the Worker's life: a timer thread per job cost more than a small job."""
-        with self._clock:
-            if self._watchdog is None:
-                self._watchdog = threading.Thread(target=self._watch_wall, daemon=True)
-                self._watchdog.start()
-            self._deadline = time.monotonic() + seconds
-            self._clock.notify()
-
-    def _disarm(self) -> None:
-        with self._clock:
-            self._deadline = None
-
-    def _watch_wall(self) -> None:
-        while True:
-            with self._clock:
-                while self._deadline is None or self._deadline > time.monotonic():
-                    self._clock.wait(None if self._deadline is None else self._deadline - time.monotonic())
-                self._deadline = None
-                self._kill("timeout")  # under the clock's lock: the job cannot end and the next begin meanwhile
-
     def _start(self) -> subprocess.Popen:
         env = dict(os.environ)
         root = str(Path(__file__).resolve().parents[2])  # the directory holding the spvls package
@@ -347,7 +331,7 @@ class Worker:
                         raise _Dead("cancelled before it ran")
             req = {"env": env, "options": asdict(options), "budget": budget or 0}
             if budget:
-                self._arm(wall_limit(budget))
+                self._wall.arm(wall_limit(budget))
             try:
                 assert proc.stdin is not None
                 _send(proc.stdin, req)
@@ -362,7 +346,7 @@ class Worker:
                 pass  # the child died; its answer below says so
             answer = _answer(proc)
         finally:
-            self._disarm()
+            self._wall.disarm()
             with self._state:
                 self._tag = None
         if answer is None:
