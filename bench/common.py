@@ -72,9 +72,10 @@ def children(pid: int) -> list[int]:
 
 
 def role(pid: int) -> str:
-    """What a child of the server is: the validator's process (its own program) or the forked helper."""
+    """What a child of the server is: the validator's process (its own program) or a forked child
+    (checks.parallel.run_split's, during one check)."""
     try:
         cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return "gone"
-    return "validator" if b"spvls.binding.worker" in cmd else "helper"
+    return "validator" if b"spvls.binding.worker" in cmd else "forked"

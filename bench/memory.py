@@ -15,13 +15,9 @@ the highest RSS during that stage alone:
 - tokens: `semanticTokens/full` answered;
 - validate: the validator's run for that version done (its result merged and published).
 
-The server's child processes are read too, each its own peak: the validator's process
-(`validator`), and the checks' helper (`helper`, spvls/checks/parallel.py: forked at `initialize`,
-it builds a model of its own for each document of 2,000+ lines opened while a core is idle). The
-helper's peak counts the pages it still shares with the server since the fork, so its `private`
-column (Private_Clean + Private_Dirty at the end, /proc/PID/smaps_rollup) is what it adds. A child
-forked for one check (checks.parallel.run_split) lives only during `open`, shares its pages with the
-server, and is not counted.
+The server's child process is read too, with its own peak: the validator's process (`validator`).
+A child forked for one check (checks.parallel.run_split) lives only during `open`, shares its pages
+with the server, and is not counted.
 Not part of the test suite: memory is measured here, never asserted in a test.
 """
 
@@ -42,16 +38,6 @@ from common import Publications, children, role, status_mb, validations  # noqa:
 from generate import module  # noqa: E402
 
 STAGES = ("start", "open empty", "open", "tokens", "validate")
-
-
-def private_mb(pid: int) -> float:
-    """The process's pages no other process shares, MB (0 when unknown)."""
-    try:
-        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
-    except OSError:
-        return 0.0
-    kb = sum(int(line.split()[1]) for line in text.splitlines() if line.startswith(("Private_Clean:", "Private_Dirty:")))
-    return kb / 1024
 
 
 def pss_mb(pid: int) -> float:
@@ -119,10 +105,8 @@ async def session(text: str) -> dict[str, float]:
     stage("tokens")
     await published.until(lambda: 1 in validated)
     kids = {role(c): c for c in children(pid)}
-    for name in ("validator", "helper"):
-        c = kids.get(name)
-        out[f"{name} peak"] = status_mb(c).get("VmHWM", 0.0) if c else 0.0
-        out[f"{name} private"] = private_mb(c) if c else 0.0
+    c = kids.get("validator")
+    out["validator peak"] = status_mb(c).get("VmHWM", 0.0) if c else 0.0
     stage("validate")
     sampler.cancel()
     out["server peak"] = max(peaks.values())
@@ -141,14 +125,13 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
     print("MB; per stage: the server's peak during it (its RSS at its end)")
     head = "".join(f"{s:>16}" for s in STAGES)
-    print(f"{'lines':>7}{head} {'server peak':>12} {'validator peak':>15} {'helper peak (private)':>22} {'together':>9}")
+    print(f"{'lines':>7}{head} {'server peak':>12} {'validator peak':>15} {'together':>9}")
     for n in args.lines:
         text = module(n)
         for _ in range(args.runs):
             r = asyncio.run(session(text))
             cells = "".join(f"{r[s + ' peak']:7.0f} ({r[s + ' rss']:4.0f})  " for s in STAGES)
-            helper = f"{r['helper peak']:.0f} ({r['helper private']:.0f})"
-            print(f"{text.count(chr(10)):7d}{cells} {r['server peak']:10.0f} {r['validator peak']:15.0f} {helper:>22} "
+            print(f"{text.count(chr(10)):7d}{cells} {r['server peak']:10.0f} {r['validator peak']:15.0f} "
                   f"{r['together']:9.0f}")
     print("together: the highest PSS of the server and its children summed, sampled every 20 ms (each page once)")
 

@@ -24,7 +24,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from . import __version__, transport
 from .binary import commands as binary_commands
 from .binding.spirv_tools import trim
-from .checks import EXTENSION_OF_FAMILY, parallel, start_helper, validator
+from .checks import EXTENSION_OF_FAMILY, parallel, validator
 from .checks import fixes as check_fixes
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from .features import (
@@ -455,9 +455,6 @@ def initialize(ls: SpvServer, params: T.InitializeParams):
     ls.pull = bool(caps.text_document and caps.text_document.diagnostic) and ls.refresh
     ls.takes_progress = bool(caps.window and caps.window.work_done_progress)
     warm(ls.protocol._converter)  # what the first didOpen would build and no document needs
-    # The second core's process for large documents' checks (checks.parallel), forked warm: a
-    # helper that warmed itself was still at it when a client opened a file right away.
-    start_helper()
     parallel.enabled = True  # a large module's whole check on both cores (checks/parallel.py)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -96,13 +95,8 @@ def target(doc: Document, target_env: str | None) -> tuple[tuple[int, int], str 
     return doc.header_version() or (1, 6), None
 
 
-def _run(
-    m: Module, scopes: dict[str, Scope] | None = None, asked: parallel.Asked | None = None
-) -> dict[str, list[Diagnostic]]:
-    """Each family's diagnostics (in its scope; all: the whole module), sorted, with their sources;
-    `asked`: the helper's check of the module's text (`ahead`), which gives some of them."""
-    if asked is not None:
-        return parallel.finish(asked, m, list(_families()), _run_whole, _prime)
+def _run(m: Module, scopes: dict[str, Scope] | None = None) -> dict[str, list[Diagnostic]]:
+    """Each family's diagnostics (in its scope; all: the whole module), sorted, with their sources."""
     if scopes is None and parallel.wanted(m):
         return parallel.run_split(m, list(_families()), _run_whole, _prime)
     return {
@@ -114,33 +108,6 @@ def _run(
 def _run_whole(m: Module, names: list[str]) -> dict[str, list[Diagnostic]]:
     families = _families()
     return {name: attach_sources(m, sorted(families[name].check(m, None), key=_key)) for name in names}
-
-
-def start_helper(warm: Callable[[], None] | None = None) -> bool:
-    """Start the process that checks each large document opened for parallel.CHILD's families while
-    this one parses, builds and checks the rest (see parallel.start_helper)."""
-    return parallel.start_helper(_share, warm)
-
-
-def ahead(text: str, target_env: str | None = None) -> parallel.Asked | None:
-    """Ask the helper to check a document's text, before this process parses it, for
-    parallel.CHILD's families (None when it would not pay). Give the answer to `analyze` with the
-    Document made of that text, unchanged since, and the same env; else `parallel.drop` it."""
-    if not parallel.helper_wanted(text.count("\n") + 1):
-        return None
-    return parallel.ask(text, target_env, [n for n in _families() if n in parallel.CHILD])
-
-
-def _share(
-    text: str, target_env: str | None, names: list[str], built: Callable[[], None]
-) -> dict[str, list[Diagnostic]]:
-    """What analyze finds in `text` for these families, on a model of its own (`built()` once it is)."""
-    doc = Document(text)
-    version, env = target(doc, target_env)
-    m = build(doc, load(), version)
-    m.env = env
-    built()
-    return _run_whole(m, names)
 
 
 def _prime(m: Module, names: list[str]) -> None:
@@ -170,15 +137,10 @@ def analyze(
     doc: Document,
     target_env: str | None = None,
     previous: Analysis | None = None,
-    asked: parallel.Asked | None = None,
 ) -> Analysis:
     """Check a document, which is only read. With the previous analysis of the same document, edits
     since then inside one function's body update its module in place and re-check only that
-    function; anything else is checked whole with a new module. `asked`: see `ahead` (for a
-    first analysis, which is whole)."""
-    if asked is not None and previous is not None:
-        parallel.drop(asked)
-        asked = None
+    function; anything else is checked whole with a new module."""
     version, env = target(doc, target_env)
     if (
         previous is not None
@@ -207,7 +169,7 @@ def analyze(
     generation = doc.generation
     m = build(doc, load(), version)
     m.env = env
-    by_family = _run(m, asked=asked)
+    by_family = _run(m)
     a = Analysis(m, _merge(by_family), None, by_family)
     m.generation = generation
     return a

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from ..binding.spirv_tools import DEFAULT_TIMEOUT, ValidatorOptions
-from ..checks import Analysis, ahead, analyze, parallel, suppress, validator
+from ..checks import Analysis, analyze, suppress, validator
 from ..spec import env as envs
 from ..syntax.document import Document
 
@@ -97,31 +97,17 @@ class Workspace:
     # uri -> (generation, env, the analysis, the analysis with the file's suppressions applied)
     _analyses: dict[str, tuple[int, str | None, Analysis, Analysis]] = field(default_factory=dict)
     _marked: dict[str, bool] = field(default_factory=dict)  # uri -> has `; spvls: ignore…` comments
-    # uri -> (generation, env, request): the helper's check of the text opened (checks.ahead), for
-    # the document's first analysis
-    _ahead: dict[str, tuple[int, str | None, parallel.Asked]] = field(default_factory=dict)
     # The workspace folders (from `initialize`): where a relative source file name is looked for
     # after the document's own directory; the features that find source files take them as a parameter.
     folders: list[Path] = field(default_factory=list)
 
     def open(self, uri: str, text: str, version: int) -> Document:
-        self._drop_ahead(uri)
-        env = self.settings.target_env
-        asked = ahead(text, env)  # before this process parses the text: the helper works meanwhile
         doc = Document(text, uri, version)
         self.docs[uri] = doc
         self._analyses.pop(uri, None)  # a document opened again is checked afresh
-        if asked is not None:
-            self._ahead[uri] = (doc.generation, env, asked)
         return doc
 
-    def _drop_ahead(self, uri: str) -> None:
-        found = self._ahead.pop(uri, None)
-        if found is not None:
-            parallel.drop(found[2])
-
     def close(self, uri: str) -> None:
-        self._drop_ahead(uri)
         self.docs.pop(uri, None)
         self._analyses.pop(uri, None)
         self._marked.pop(uri, None)
@@ -137,14 +123,7 @@ class Workspace:
         if cached and cached[0] == doc.generation and cached[1] == env:
             return cached[3]
         touched = doc.touched_since(cached[0]) if cached else None
-        asked = None
-        early = self._ahead.pop(uri, None)
-        if early is not None:
-            if cached is None and early[:2] == (doc.generation, env):
-                asked = early[2]
-            else:
-                parallel.drop(early[2])
-        a = analyze(doc, env, previous=cached[2] if cached else None, asked=asked)
+        a = analyze(doc, env, previous=cached[2] if cached else None)
         shown = self._suppressed(uri, doc, touched, a)
         self._analyses[uri] = (doc.generation, env, a, shown)
         return shown
@@ -172,5 +151,3 @@ class Workspace:
 
     def invalidate(self) -> None:
         self._analyses.clear()
-        for uri in list(self._ahead):
-            self._drop_ahead(uri)
