@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 import threading
-from collections.abc import Callable, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 
 # A header line ends with a raw newline, which no JSON string holds, and has no quote, which ends
 # every JSON string: "Content-Length:" inside a document's text is never taken for a header.
@@ -208,24 +210,50 @@ async def _pump(stop, next_chunk, dispatch: Dispatch, problem: Callable[[str], N
 
 
 INT_SLICE = 1 << 16  # integers written as text at a time
+# Each byte value's length as decimal text, as a byte (the table bytes.translate takes).
+_DIGITS = bytes(len(str(v)) for v in range(256))
+_LOW = 0 if sys.byteorder == "little" else 1  # where a 16-bit integer's low byte is
 
 
-def response_with_ints(msg_id: object, result: dict[str, object], key: str, values: Sequence[int]) -> bytearray:
-    """A response, framed for the wire, whose result holds many integers under `key` (a 100k-line
-    module's semantic tokens are 2M). Written a slice at a time into one buffer, the header put in
-    front last: json.dumps would want them as a list, which the converter copies, then the body,
-    the header joined to it and their bytes, ~45 MB at once at 100k lines, where this holds the
-    message's 5.4 MB once."""
+def _text_len(values: Sequence[int]) -> int:
+    """len(str(list(values))) - 2 (the integers and their ", " as JSON), without that text for a
+    16-bit array: its low bytes' digit counts by one bytes.translate, the few integers of 256 or more
+    counted one by one (23 times faster at 100k lines: 4 ms, not 85)."""
+    if not isinstance(values, array) or values.typecode != "H" or not values:
+        return max(len(str(list(values))) - 2, 0)
+    raw = values.tobytes()
+    high = raw[1 - _LOW :: 2]
+    big = len(high) - high.count(0)
+    if big * 16 > len(high):
+        return len(str(list(values))) - 2
+    counts = raw[_LOW::2].translate(_DIGITS)
+    n = len(counts) + counts.count(2) + 2 * counts.count(3) + 2 * (len(counts) - 1)
+    if big:
+        for m in _NONZERO.finditer(high):
+            i = m.start()
+            n += len(str(values[i])) - counts[i]
+    return n
+
+
+_NONZERO = re.compile(rb"[^\x00]")
+
+
+def response_with_ints(msg_id: object, result: dict[str, object], key: str, values: Sequence[int]) -> Iterator[bytes]:
+    """A response, framed for the wire, in parts to write one after the other, whose result holds
+    many integers under `key` (a 100k-line module's semantic tokens are 2M). The integers are
+    written as text a slice at a time, their length counted before (_text_len) so the header goes
+    first: json.dumps would want them as a list, which the converter copies, then the body, the
+    header joined to it and their bytes, ~45 MB at once at 100k lines, where this holds one
+    slice's text (~170 KB), not the message's 5.4 MB."""
     fields = "".join(f"{json.dumps(k)}: {json.dumps(v)}, " for k, v in result.items())
-    out = bytearray(
-        f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": {{{fields}{json.dumps(key)}: ['.encode()
-    )
-    for i in range(0, len(values), INT_SLICE):
+    head = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": {{{fields}{json.dumps(key)}: ['.encode()
+    slices = range(0, len(values), INT_SLICE)
+    length = len(head) + sum(_text_len(values[i : i + INT_SLICE]) for i in slices) + 2 * max(len(slices) - 1, 0) + 3
+    yield b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n%s" % (length, head)
+    for i in slices:
         text = str(list(values[i : i + INT_SLICE]))  # "[1, 2, 3]": JSON already
-        out += (text[1:-1] if not i else ", " + text[1:-1]).encode()
-    out += b"]}}"
-    out[:0] = f"Content-Length: {len(out)}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n".encode()
-    return out
+        yield (text[1:-1] if not i else ", " + text[1:-1]).encode()
+    yield b"]}}"
 
 
 async def serve(stop, stdin, dispatch: Dispatch, problem: Callable[[str], None]) -> None:

@@ -102,9 +102,34 @@ def test_a_response_of_many_integers_is_framed_as_json_dumps_would(n, result):
     from array import array
 
     values = array("i", [(i * 7919) % 100_003 - 5 for i in range(n)])
-    framed = transport.response_with_ints(12, result, "data", values)
+    framed = b"".join(transport.response_with_ints(12, result, "data", values))
     head, body = framed.split(b"\r\n\r\n", 1)
     assert head == b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8" % len(body)
     want = {"jsonrpc": "2.0", "id": 12, "result": {**result, "data": list(values)}}
     assert json.loads(body) == want
     assert _read([framed[:7], framed[7:]]) == [want]  # and our own reader takes it whole
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [],
+        [0],
+        [(i * 37) % 256 for i in range(transport.INT_SLICE + 9)],  # 16-bit, every one under 256
+        # A few of 256 and more: their digits counted one by one (each width, at a slice's edges too)
+        [256, 999, 1000, 9999, 10000, 65535] + [i % 250 for i in range(transport.INT_SLICE - 7)] + [4096, 255, 7],
+        [(i * 7919) % 65536 for i in range(2 * transport.INT_SLICE + 1)],  # most of 256 and more
+    ],
+    ids=["empty", "zero", "small", "a-few-wide", "mostly-wide"],
+)
+def test_a_16_bit_array_is_counted_and_framed_as_json_dumps_would(values):
+    """The kept semantic tokens are 16-bit: their text's length is counted from their bytes, and must
+    be the Content-Length of what is then written."""
+    from array import array
+
+    parts = list(transport.response_with_ints(3, {"resultId": "9"}, "data", array("H", values)))
+    framed = b"".join(parts)
+    head, body = framed.split(b"\r\n\r\n", 1)
+    assert head == b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8" % len(body)
+    assert body == json.dumps({"jsonrpc": "2.0", "id": 3, "result": {"resultId": "9", "data": values}}).encode()
+    assert max(map(len, parts)) < 8 * transport.INT_SLICE  # never the whole answer in one part
