@@ -26,9 +26,10 @@ import os
 import threading
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .renaming import NameOps, rename
 from .text import utf8
 
 # spirv-val --help's --target-env list (SPIRV-Tools 2025.5), in its order.
@@ -105,6 +106,10 @@ class Failure:
     index: int | None = None  # 1-based instruction number (validator); 0 = none named
 
 
+def _tuple(v):
+    return tuple(v) if isinstance(v, list) else v
+
+
 @dataclass(frozen=True)
 class ValidatorOptions:
     """spirv-val's options (same meaning as its flags)."""
@@ -124,6 +129,17 @@ class ValidatorOptions:
     limits: dict[str, int] = field(default_factory=dict)  # spirv-val's --max-* names
     # Not spirv-val's: the CPU seconds a validation may take in the worker process (0: no limit).
     timeout: float = DEFAULT_TIMEOUT
+    # Not spirv-val's: give ids unique OpNames where many would share a name (see renaming.py).
+    names: NameOps | None = None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ValidatorOptions:
+        """The options back from `dataclasses.asdict` (through JSON)."""
+        names = d.get("names")
+        if names is not None:
+            fields = {k: tuple(map(tuple, v)) if k == "results" else _tuple(v) for k, v in names.items()}
+            names = NameOps(**fields)  # type: ignore[arg-type]  # JSON's lists back to tuples
+        return cls(**{**d, "names": names})
 
     def flags(self) -> list[str]:
         """The same options as spirv-val command-line flags."""
@@ -397,6 +413,12 @@ def validate(words: Sequence[int], env: str = "spv1.6", options: ValidatorOption
 
 
 def _validate(words: Sequence[int], env: str, options: ValidatorOptions) -> Failure | None:
+    renamed = rename(words, options.names) if options.names is not None else None
+    if renamed is not None:
+        fail = _validate(renamed.words, env, replace(options, names=None))
+        if fail is None or not fail.index:
+            return fail
+        return replace(fail, index=renamed.original_index(fail.index))
     buf = _buffer(words)
     with _Context(env) as ctx:
         lib = ctx.lib

@@ -138,7 +138,7 @@ def check(data: bytes | list[bytes], env: str, options: st.ValidatorOptions) -> 
 
 def _job(req: dict, held: list[bytes]) -> dict:
     try:
-        stage, fail = check(held, req["env"], st.ValidatorOptions(**req["options"]))
+        stage, fail = check(held, req["env"], st.ValidatorOptions.from_dict(req["options"]))
     except ValueError as e:
         return {"value_error": str(e)}
     return {"stage": stage, "failure": None if fail is None else asdict(fail)}

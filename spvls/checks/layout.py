@@ -6,19 +6,9 @@ from bisect import bisect_right
 
 from ..model.module import Inst, Module
 from ..spec.grammar import TYPE_CLASS
+from ..spec.layout import SECTIONS as _SECTIONS
 from .diagnostic import ERROR, Diagnostic, at
 
-_SECTIONS = [
-    ("capabilities", {"OpCapability"}),
-    ("extensions", {"OpExtension"}),
-    ("extended instruction set imports", {"OpExtInstImport"}),
-    ("the memory model", {"OpMemoryModel"}),
-    ("entry points", {"OpEntryPoint"}),
-    ("execution modes", {"OpExecutionMode", "OpExecutionModeId"}),
-    ("debug source instructions", {"OpString", "OpSourceExtension", "OpSource", "OpSourceContinued"}),
-    ("debug names", {"OpName", "OpMemberName"}),
-    ("OpModuleProcessed", {"OpModuleProcessed"}),
-]
 _RANK = {op: i for i, (_, ops) in enumerate(_SECTIONS) for op in ops}
 _ANNOTATIONS = len(_SECTIONS)
 _GLOBALS = _ANNOTATIONS + 1

@@ -11,13 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 from ..binding import cli_tools
 from ..binding import spirv_tools as tools
 from ..binding import worker as workers
+from ..binding.renaming import NameOps
 from ..binding.text import code_points
 from ..spec.grammar import load
+from ..spec.layout import before
 from ..syntax.parser import Line, Token
 from .diagnostic import ERROR, INFO, Diagnostic, Related
 
@@ -118,7 +121,7 @@ def run(
     be = backend()
     if be is None:
         return [unavailable()]
-    opts = replace(options or tools.ValidatorOptions(), friendly_names=False)
+    opts = replace(options or tools.ValidatorOptions(), friendly_names=False, names=name_ops())
     if be is tools:
         got = (worker or workers.shared()).check(text, env, opts, opts.timeout, tag)
         if isinstance(got, workers.Stopped):
@@ -131,6 +134,35 @@ def run(
     if fail is None:
         return []
     return [assembler_error(fail, lines) if stage == "as" else validator_error(fail, lines)]
+
+
+@cache
+def name_ops() -> NameOps:
+    """The opcodes the binding's renaming reads (it reads no grammar): see binding/renaming.py."""
+    g = load()
+
+    def op(name: str) -> int:
+        inst = g.instruction(name)
+        assert inst is not None, name
+        return inst.opcode
+
+    insts = g.by_opcode.values()
+    results = tuple(sorted((i.opcode, 2 if i.has_result_type else 1) for i in insts if i.has_result))
+    by_content = tuple(sorted(i.opcode for i in insts if i.is_type or i.cls == "Constant-Creation"))
+    builtin = g.kinds["Decoration"].enumerants["BuiltIn"].value
+    early = tuple(op(n) for n in before("debug names"))
+    before_model = tuple(op(n) for n in before("the memory model"))
+    return NameOps(
+        op("OpName"),
+        op("OpDecorate"),
+        builtin,
+        op("OpFunction"),
+        op("OpMemoryModel"),
+        early,
+        before_model,
+        results,
+        by_content,
+    )
 
 
 def assembler_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:

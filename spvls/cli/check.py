@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from ..binary import convert, words
 from ..binary.files import read_bytes, starts_binary
@@ -104,7 +105,8 @@ def validator_options(args) -> tools.ValidatorOptions:
         if getattr(args, n.replace("-", "_"), None) is not None
     }
     timeout = getattr(args, "spirv_val_timeout", tools.DEFAULT_TIMEOUT)
-    return tools.ValidatorOptions(**{n: getattr(args, n, False) for n in tools.FLAGS}, limits=limits, timeout=timeout)
+    flags: dict[str, Any] = {n: getattr(args, n, False) for n in tools.FLAGS}
+    return tools.ValidatorOptions(**flags, limits=limits, timeout=timeout)
 
 
 def check_text(

@@ -69,6 +69,28 @@ def undefined_ids(n: int) -> str:
             + "".join(f'OpName %u{_word(i)} "x"\n' for i in range(n // 2)))
 
 
+def slow_cfg(depth: int, joins: int = 1) -> str:
+    """Selections nested `depth` deep under MaximallyReconvergesKHR, then `joins` blocks each with
+    two predecessors (reconvergence.multiple-predecessors, one problem each, which spirv-val does not
+    check). Valid for spirv-val, whose structured-CFG checks take ~n³ time here (depth 600: ~4 s of
+    CPU, 1,000: 17 s) whatever names the ids have: slow with spvls' own options too, where
+    undefined_ids is not (spvls/binding/renaming.py)."""
+    out = ["OpCapability Shader", 'OpExtension "SPV_KHR_maximal_reconvergence"', "OpMemoryModel Logical GLSL450",
+           'OpEntryPoint GLCompute %main "main"', "OpExecutionMode %main LocalSize 1 1 1",
+           "OpExecutionMode %main MaximallyReconvergesKHR", "%void = OpTypeVoid", "%bool = OpTypeBool",
+           "%t = OpConstantTrue %bool", "%fn = OpTypeFunction %void", "%main = OpFunction %void None %fn", "%b0 = OpLabel"]
+    for i in range(depth):
+        out += [f"OpSelectionMerge %m{i} None", f"OpBranchConditional %t %b{i + 1} %m{i}", f"%b{i + 1} = OpLabel"]
+    for j in range(joins):
+        out += [f"OpSelectionMerge %h{j} None", f"OpBranchConditional %t %x{j} %y{j}", f"%x{j} = OpLabel",
+                f"OpBranch %j{j}", f"%y{j} = OpLabel", f"OpBranch %j{j}", f"%j{j} = OpLabel", f"OpBranch %h{j}",
+                f"%h{j} = OpLabel"]
+    out.append(f"OpBranch %m{depth - 1}")
+    for i in reversed(range(depth)):
+        out += [f"%m{i} = OpLabel", f"OpBranch %m{i - 1}" if i else "OpReturn"]
+    return "\n".join([*out, "OpFunctionEnd", ""])
+
+
 def unknown_enumerants(n: int) -> str:
     """n distinct unknown enumerants, each a did-you-mean candidate among the kind's names."""
     return HEAD + "".join(f"OpCapability Frob{_word(i)}\n" for i in range(n))
