@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import os
 import sys
@@ -42,7 +43,7 @@ from .features import (
     symbols,
     tokens,
 )
-from .session import progress
+from .session import cache, progress
 from .session.validation import OFF, ON_SAVE, ON_TYPE, Validation
 from .session.warm import warm
 from .session.workspace import Workspace
@@ -175,6 +176,7 @@ class SpvServer(LanguageServer):
         self.encoding = "utf-16"  # columns' unit: the client's first choice among utf-8, utf-16, utf-32
         self.tokens_sent: dict[str, tokens.Sent] = {}  # per document: the tokens last sent
         self.lsp_diagnostics: dict[str, tuple] = {}  # per document: (model, its converted diagnostics)
+        self.opened_version: dict[str, int] = {}  # per document: its version when opened
         self.settings_reported: list[str] = []  # the settings problems last shown to the user
         self.takes_progress = False  # the client takes window/workDoneProgress/create
         self.pull = False  # diagnostics by pull (textDocument/diagnostic) instead of push
@@ -371,12 +373,12 @@ def _converter(ls: SpvServer, uri: str, doc, m, count: int):
     return convert
 
 
-def _diagnostics(ls: SpvServer, uri: str) -> list[T.Diagnostic]:
+def _diagnostics(ls: SpvServer, uri: str, validated: bool = True) -> list[T.Diagnostic]:
     a = ls.ws.analysis(uri)
     doc = ls.ws.docs.get(uri)
     if a is None:
         return []
-    diags = ls.validation.diagnostics(uri, a.diagnostics, len(doc.texts))
+    diags = ls.validation.diagnostics(uri, a.diagnostics, len(doc.texts)) if validated else a.diagnostics
     convert = _converter(ls, uri, doc, a.module, len(diags))
     if len(diags) <= MAX_PUBLISHED:
         return [convert(d) for d in diags]
@@ -393,14 +395,16 @@ def _diagnostics(ls: SpvServer, uri: str) -> list[T.Diagnostic]:
     return [note] + [convert(d) for d in shown]
 
 
-def _publish(ls: SpvServer, uri: str) -> None:
+def _publish(ls: SpvServer, uri: str) -> list[T.Diagnostic] | None:
+    """Push the document's diagnostics; they are returned unless the analysis failed."""
     doc = ls.ws.docs.get(uri)
     if doc is None or ls.pull:
-        return
+        return None
+    ok: list[T.Diagnostic] | None = None
     try:
         if _FAULT == "analysis":
             raise RuntimeError("injected fault in analysis")
-        diags = _diagnostics(ls, uri)
+        diags = ok = _diagnostics(ls, uri)
     except Exception as e:
         _log_fault(ls, f"analysis failed on {uri}", e)
         diags = [
@@ -414,6 +418,19 @@ def _publish(ls: SpvServer, uri: str) -> None:
         ]
     # Computed synchronously for this version, so an older result is never sent after a newer one.
     ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, diags, version=doc.version))
+    return ok
+
+
+def _cache_key(ls: SpvServer, uri: str, text: str) -> str | None:
+    """The disk cache's key for the native diagnostics of this text here (session/cache.py)."""
+    if ls.pull or not cache.enabled():
+        return None
+    return cache.key(text, uri, ls.ws.settings, ls.encoding, [str(f) for f in ls.ws.folders], MAX_PUBLISHED)
+
+
+def _keep(ls: SpvServer, key: str | None, diags: list[T.Diagnostic] | None) -> None:
+    if key is not None and diags is not None:
+        cache.put(key, json.dumps(ls.protocol._converter.unstructure(diags)).encode())
 
 
 # -- lifecycle and sync ---------------------------------------------------------------------
@@ -458,6 +475,8 @@ def initialize(ls: SpvServer, params: T.InitializeParams):
     ls.pull = bool(caps.text_document and caps.text_document.diagnostic) and ls.refresh
     ls.takes_progress = bool(caps.window and caps.window.work_done_progress)
     warm(ls.protocol._converter)  # what the first didOpen would build and no document needs
+    if cache.enabled():
+        cache.stamp()  # this spvls's files, read once
     parallel.enabled = True  # a large module's whole check on both cores (checks/parallel.py)
 
 
@@ -477,10 +496,19 @@ def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationPara
 @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
     d = params.text_document
+    key = _cache_key(ls, d.uri, d.text)
+    kept = cache.get(key) if key is not None else None
+    if kept is not None:  # shown before the document is even parsed; the analysis below says the same
+        fields = {"uri": d.uri, "version": d.version}
+        framed = transport.notification_with_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, fields, "diagnostics", kept)
+        if ls.protocol.writer is not None:
+            ls.protocol.writer.write(framed)
     doc = ls.ws.open(d.uri, d.text, d.version)
+    ls.opened_version[d.uri] = d.version
     d.text = ""  # the Document has it: the message's copy is not held through the analysis
     _check_with_progress(ls, d.uri, doc)
-    _publish(ls, d.uri)
+    if kept is None:
+        _keep(ls, key, _publish(ls, d.uri))
     parallel.settle()  # what the next keystroke would compute, once the diagnostics are out
     _validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=0)
     trim()  # the message's and the build's freed pages go back (glibc keeps them; the next peak would start there)
@@ -540,6 +568,15 @@ def _cursor_raw(doc, p: T.Position) -> tuple[int, int]:
 
 @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams):
+    doc = ls.ws.docs.get(params.text_document.uri)
+    if doc is not None and doc.version != ls.opened_version.pop(params.text_document.uri, None):
+        # Edited since it was opened: what it shows now, for when it is opened again.
+        key = _cache_key(ls, params.text_document.uri, doc.text)
+        if key is not None:
+            try:
+                _keep(ls, key, _diagnostics(ls, params.text_document.uri, validated=False))
+            except Exception as e:
+                _log_fault(ls, "keeping the diagnostics failed", e)
     ls.ws.close(params.text_document.uri)
     ls.validation.forget(params.text_document.uri)
     ls.tokens_sent.pop(params.text_document.uri, None)

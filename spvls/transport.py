@@ -256,6 +256,18 @@ def response_with_ints(msg_id: object, result: dict[str, object], key: str, valu
     yield b"]}}"
 
 
+def notification_with_raw(method: str, fields: dict[str, object], key: str, raw: bytes) -> bytes:
+    """A notification, framed for the wire, whose params hold `fields` and, under `key`, JSON kept
+    as bytes (session/cache.py's diagnostics), written as it is."""
+    head = "".join(f"{json.dumps(k)}: {json.dumps(v)}, " for k, v in fields.items())
+    body = f'{{"jsonrpc": "2.0", "method": {json.dumps(method)}, "params": {{{head}{json.dumps(key)}: '.encode()
+    body += raw + b"}}"
+    return b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n%s" % (
+        len(body),
+        body,
+    )
+
+
 async def serve(stop, stdin, dispatch: Dispatch, problem: Callable[[str], None]) -> None:
     """Read stdin until EOF or stop is set, handing each message to dispatch."""
     loop = asyncio.get_running_loop()
