@@ -2,6 +2,7 @@
 they give exactly a fresh full answer, after any run of random edits."""
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -88,23 +89,25 @@ def test_edit_log_gives_one_range_over_several_edits():
     assert doc.changed_since(g - 100) is None
 
 
-def test_a_value_past_16_bits_widens_the_kept_array():
-    """The kept data is 16-bit while every value fits; a token past column 65,535 (spliced in, or
-    in a full answer) makes it 32-bit, and the client's data still equals a fresh full answer."""
+@pytest.mark.parametrize("indent, typecode", [(300, "H"), (70_000, "i")])
+def test_a_value_past_8_or_16_bits_widens_the_kept_array(indent, typecode):
+    """The kept data is 8-bit while every value fits; a token past column 255 (spliced in, or in a
+    full answer) makes it 16-bit, one past 65,535 32-bit, and the client's data still equals a fresh
+    full answer."""
     src = next(s for s in SOURCES if "OpFunctionEnd" in s)
     doc = Document(src)
     a = analyze(doc)
     sent = tokens.Sent("1", *tokens.encode(doc.texts, tokens.semantic_tokens(a.module), utf16), a.module)
-    assert sent.data.typecode == "H"
+    assert sent.data.typecode == "B"
     client = list(sent.data)
     body = [i.line for f in a.module.functions for i in a.module.insts_in(f) if i.opname not in ("OpFunction", "OpFunctionEnd", "OpLabel")]
     n = body[0]
-    doc.replace((n, 0), (n, 0), " " * 70_000)  # its tokens now start past 16 bits
+    doc.replace((n, 0), (n, 0), " " * indent)  # its tokens now start past 8 (or 16) bits
     a = analyze(doc, previous=a)
     assert a.module is sent.module  # taken in place: spliced
     start, deleted, inserted = tokens.splice(sent, a.module, utf16)
     client[start:start + deleted] = inserted
-    assert sent.data.typecode == "i" and max(sent.data) > 70_000
+    assert sent.data.typecode == typecode and max(sent.data) >= indent
     assert client == full(analyze(Document(doc.text)).module)[0] == list(sent.data)
     data, _ = tokens.encode(doc.texts, tokens.semantic_tokens(a.module), utf16)
-    assert data.typecode == "i" and list(data) == client
+    assert data.typecode == typecode and list(data) == client

@@ -117,27 +117,31 @@ def delta(old: Sequence[int], new: Sequence[int], chunk: int = 4096) -> tuple[in
 class Sent:
     """Tokens as last sent for a document, LSP-encoded, with each line's token count: after an edit
     the model took in place, only the edited lines are encoded again and spliced in. The data is
-    kept as an array of 16-bit integers while every value fits (see packed): a quarter of a list's
-    size (2M integers at 100k lines: 4 MB)."""
+    kept as an array of 8-bit integers while every value fits, else 16-bit (see packed): an eighth
+    of a list's size (2M integers at 100k lines: 2 MB)."""
 
     __slots__ = ("counts", "data", "generation", "module", "result_id")
 
     def __init__(self, result_id: str, data: Sequence[int], counts: list[int], module: Module):
         self.result_id, self.counts = result_id, counts
-        self.data = data if isinstance(data, array) else packed(array("H"), list(data))
+        self.data = data if isinstance(data, array) else packed(array("B"), list(data))
         self.module, self.generation = module, module.doc.generation
 
 
+_WIDER = {"B": "H", "H": "i"}
+WIDTHS = "BHi"  # the kept data's typecodes, narrowest first
+
+
 def packed(out: array, values: list[int]) -> array:
-    """out with values appended: 16-bit while they fit, as they nearly always do (line gaps,
-    columns and lengths under 65,536), else the whole array as 32-bit integers."""
-    try:
-        out.fromlist(values)  # unchanged when a value does not fit
-        return out
-    except OverflowError:
-        wide = array("i", out)
-        wide.fromlist(values)
-        return wide
+    """out with values appended: 8-bit while they fit (line gaps, columns and lengths under 256,
+    as in most files), else 16-bit (under 65,536: nearly always), else the whole array as 32-bit
+    integers."""
+    while True:
+        try:
+            out.fromlist(values)  # unchanged when a value does not fit
+            return out
+        except OverflowError:
+            out = array(_WIDER[out.typecode], out)
 
 
 FLUSH = 1 << 14  # integers gathered in a list before they join the array
@@ -152,7 +156,7 @@ def encode(
     lines that are not ASCII. The integers pass through a short list on their way to the array: a
     list of them all was 16 MB more at the server's peak at 100k lines."""
     hi = len(texts) if hi is None else hi
-    out = array("H")
+    out = array("B")
     data: list[int] = []
     counts = [0] * (hi - lo)
     prev_col = 0
@@ -211,9 +215,12 @@ def splice(sent: Sent, m: Module, column) -> tuple[int, int, list[int]] | None:
         fresh = packed(fresh, [q + new_n - old_n - last, *data[after * 5 + 1 : after * 5 + 5]])
         gone += 1
     start, deleted = first * 5, gone * 5
-    if fresh.typecode != data.typecode:  # a value past 16 bits, here or there: both 32-bit
-        sent.data = data = array("i", data) if data.typecode == "H" else data
-        fresh = array("i", fresh)
+    if fresh.typecode != data.typecode:  # a value past 8 (or 16) bits, here or there: both as wide
+        wide = max(fresh.typecode, data.typecode, key=WIDTHS.index)
+        if data.typecode != wide:
+            sent.data = data = array(wide, data)
+        if fresh.typecode != wide:
+            fresh = array(wide, fresh)
     s, d, ins = delta(data[start : start + deleted], fresh)
     data[start : start + deleted] = fresh
     counts[lo : lo + old_n] = fresh_counts

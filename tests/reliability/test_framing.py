@@ -110,24 +110,33 @@ def test_a_response_of_many_integers_is_framed_as_json_dumps_would(n, result):
     assert _read([framed[:7], framed[7:]]) == [want]  # and our own reader takes it whole
 
 
+_SMALL = [(i * 37) % 256 for i in range(transport.INT_SLICE + 9)]  # every one under 256
+# A few of 256 and more: their digits counted one by one (each width, at a slice's edges too)
+_A_FEW_WIDE = [256, 999, 1000, 9999, 10000, 65535] + [i % 250 for i in range(transport.INT_SLICE - 7)] + [4096, 255, 7]
+_MOSTLY_WIDE = [(i * 7919) % 65536 for i in range(2 * transport.INT_SLICE + 1)]
+
+
 @pytest.mark.parametrize(
-    "values",
+    "typecode, values",
     [
-        [],
-        [0],
-        [(i * 37) % 256 for i in range(transport.INT_SLICE + 9)],  # 16-bit, every one under 256
-        # A few of 256 and more: their digits counted one by one (each width, at a slice's edges too)
-        [256, 999, 1000, 9999, 10000, 65535] + [i % 250 for i in range(transport.INT_SLICE - 7)] + [4096, 255, 7],
-        [(i * 7919) % 65536 for i in range(2 * transport.INT_SLICE + 1)],  # most of 256 and more
+        ("B", []),
+        ("B", [0]),
+        ("B", _SMALL),
+        ("B", [255, 9, 10, 99, 100] * 5),
+        ("H", []),
+        ("H", [0]),
+        ("H", _SMALL),
+        ("H", _A_FEW_WIDE),
+        ("H", _MOSTLY_WIDE),
     ],
-    ids=["empty", "zero", "small", "a-few-wide", "mostly-wide"],
+    ids=["8-empty", "8-zero", "8-small", "8-edges", "16-empty", "16-zero", "16-small", "16-a-few-wide", "16-mostly-wide"],
 )
-def test_a_16_bit_array_is_counted_and_framed_as_json_dumps_would(values):
-    """The kept semantic tokens are 16-bit: their text's length is counted from their bytes, and must
-    be the Content-Length of what is then written."""
+def test_an_8_or_16_bit_array_is_counted_and_framed_as_json_dumps_would(typecode, values):
+    """The kept semantic tokens are 8- or 16-bit: their text's length is counted from their bytes, and
+    must be the Content-Length of what is then written."""
     from array import array
 
-    parts = list(transport.response_with_ints(3, {"resultId": "9"}, "data", array("H", values)))
+    parts = list(transport.response_with_ints(3, {"resultId": "9"}, "data", array(typecode, values)))
     framed = b"".join(parts)
     head, body = framed.split(b"\r\n\r\n", 1)
     assert head == b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8" % len(body)
