@@ -16,7 +16,7 @@ from ..syntax.heap import building
 from ..syntax.parser import Line, Token, int_value
 from .enablement import lacks
 from .facts import module_fact
-from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, _templates, match
+from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, _templates, match, operands_of
 
 
 @dataclass(slots=True)
@@ -310,7 +310,10 @@ class Module:
                 op = gi.name
                 m = inst = Inst(
                     gi,
-                    tuple(map(new, as_operand, zip(line.operands, t[1], t[2]))),  # operands_of, inline
+                    # operands_of, inline where the template has no enum slot
+                    tuple(map(new, as_operand, zip(line.operands, t[1])))
+                    if t[2] is None
+                    else operands_of(line, t[1], t[2]),
                     clean,
                     t[3],
                     t[4],
