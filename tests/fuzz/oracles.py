@@ -195,6 +195,9 @@ class Session:
         theirs = self._state(fresh)
         for u in (uri, fresh):
             self.server.notify("textDocument/didClose", {"textDocument": {"uri": u}})
+        # The notifications no request waited for (pushed diagnostics): read by nobody, and held for
+        # the server's life they were the harness's growth (~0.4 MB a session, 2.7 GB in 40 minutes).
+        self.server.notes.clear()
         found = []
         for key in mine:
             if mine[key] != theirs[key]:
