@@ -84,6 +84,9 @@ def test_the_build_indexes_as_index_does_line_by_line(text):
     m = Module(Document(text), load(), (1, 6))
     r = _replayed(m)
     for name in FIELDS:
+        if name == "uses":  # the build keeps an id used once as a 1-tuple, an edit's index as a list
+            assert {k: list(v) for k, v in m.uses.items()} == {k: list(v) for k, v in r.uses.items()}
+            continue
         assert getattr(m, name) == getattr(r, name), name
     lazy = copy.copy(m)  # with_op's index, as its first call builds it
     lazy._by_op = None
