@@ -12,6 +12,7 @@ import re
 import unicodedata
 from functools import lru_cache
 from importlib import resources
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -31,16 +32,44 @@ class SyntaxProblem(NamedTuple):
     message: str
 
 
-class Line(NamedTuple):
+class _LineFields(NamedTuple):
     text: str
     result: Token | None
     opcode: Token | None
     operands: tuple[Token, ...]
     comment: Token | None
-    error: SyntaxProblem | None
     # The text with each id written '%', for clean lines without strings or comments:
     # lines of one shape parse, and match the grammar, alike.
-    shape: str | None = None
+    shape: str | None
+
+
+class Line(_LineFields):
+    """A parsed line: a tuple of six items (96 bytes). A line with a syntax error is an ErrorLine,
+    which adds it as a seventh (a tuple subclass of 7 items takes 112 bytes: 94k lines at 100k
+    lines, 1.5 MB). Made as Line(text, result, opcode, operands, comment, error, shape)."""
+
+    __slots__ = ()
+    error: SyntaxProblem | None = None
+
+    def __new__(
+        cls,
+        text: str,
+        result: Token | None,
+        opcode: Token | None,
+        operands: tuple[Token, ...],
+        comment: Token | None,
+        error: SyntaxProblem | None = None,
+        shape: str | None = None,
+    ):
+        if error is None:
+            return tuple.__new__(Line, (text, result, opcode, operands, comment, shape))
+        return tuple.__new__(ErrorLine, (text, result, opcode, operands, comment, shape, error))
+
+    def __getnewargs__(self):
+        return (*self[:5], self.error, self.shape)
+
+    def _replace(self, **changes):
+        return Line(**{**dict(zip(_LineFields._fields, self)), "error": self.error, **changes})
 
     @property
     def tokens(self) -> list[Token]:
@@ -55,6 +84,16 @@ class Line(NamedTuple):
             if t.start <= col <= t.end:
                 return t
         return None
+
+
+class ErrorLine(Line):
+    """A line with its syntax error (see Line)."""
+
+    __slots__ = ()
+    error = property(itemgetter(6))  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ErrorLine({', '.join(f'{k}={v!r}' for k, v in zip((*_LineFields._fields, 'error'), self))})"
 
 
 def _tok(t) -> Token:
@@ -239,7 +278,7 @@ def _parse_whole(text: str) -> Line:
         toks = _placed(text)  # the line is its own shape
         if toks is not None:
             out = [_new(Token, (kind, tok_text, start, start + len(tok_text))) for _, kind, tok_text, start in toks]
-            return _new(Line, (text, None, out[0], tuple(out[1:]), None, None, None))
+            return _new(Line, (text, None, out[0], tuple(out[1:]), None, None))
     return _parse(text)
 
 
@@ -397,8 +436,8 @@ def _reshape(template: _Shape, text: str, ids: list[str]) -> Line:
             tok = here[tok_text] = last[tok_text] = _new(Token, ("ID", tok_text, start, start + len(tok_text)))
         out[i] = tok
     if template.has_result:
-        return _new(Line, (text, out[0], out[1], tuple(out[2:]), None, None, template.text))
-    return _new(Line, (text, None, out[0], tuple(out[1:]), None, None, template.text))
+        return _new(Line, (text, out[0], out[1], tuple(out[2:]), None, template.text))
+    return _new(Line, (text, None, out[0], tuple(out[1:]), None, template.text))
 
 
 def _parse(text: str) -> Line:
