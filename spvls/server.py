@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import logging
@@ -423,14 +424,19 @@ def _publish(ls: SpvServer, uri: str) -> list[T.Diagnostic] | None:
 
 def _cache_key(ls: SpvServer, uri: str, text: str) -> str | None:
     """The disk cache's key for the native diagnostics of this text here (session/cache.py)."""
-    if ls.pull or not cache.enabled():
+    if ls.pull or not cache.enabled() or ls.protocol.writer is None or not ls.protocol._include_headers:
         return None
-    return cache.key(text, uri, ls.ws.settings, ls.encoding, [str(f) for f in ls.ws.folders], MAX_PUBLISHED)
+    settings = (dataclasses.asdict(ls.ws.settings), ls.ws.settings.validator_options())
+    return cache.key(text, uri, settings, ls.encoding, [str(f) for f in ls.ws.folders], MAX_PUBLISHED)
 
 
-def _keep(ls: SpvServer, key: str | None, diags: list[T.Diagnostic] | None) -> None:
-    if key is not None and diags is not None:
-        cache.put(key, json.dumps(ls.protocol._converter.unstructure(diags)).encode())
+def _native_json(ls: SpvServer, uri: str) -> bytes | None:
+    """The document's native diagnostics as the wire has them (None if the analysis fails)."""
+    try:
+        return json.dumps(ls.protocol._converter.unstructure(_diagnostics(ls, uri, validated=False))).encode()
+    except Exception as e:
+        _log_fault(ls, f"analysis failed on {uri}", e)
+        return None
 
 
 # -- lifecycle and sync ---------------------------------------------------------------------
@@ -496,19 +502,27 @@ def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationPara
 @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
     d = params.text_document
+    if d.uri in ls.ws.docs:  # opened again without a close: nothing of the old text stays
+        _forget(ls, d.uri)
     key = _cache_key(ls, d.uri, d.text)
     kept = cache.get(key) if key is not None else None
-    if kept is not None:  # shown before the document is even parsed; the analysis below says the same
+    if kept is not None and ls.protocol.writer is not None:  # shown before the document is even parsed
         fields = {"uri": d.uri, "version": d.version}
-        framed = transport.notification_with_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, fields, "diagnostics", kept)
-        if ls.protocol.writer is not None:
-            ls.protocol.writer.write(framed)
+        ls.protocol.writer.write(
+            transport.notification_with_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, fields, "diagnostics", kept)
+        )
     doc = ls.ws.open(d.uri, d.text, d.version)
     ls.opened_version[d.uri] = d.version
     d.text = ""  # the Document has it: the message's copy is not held through the analysis
     _check_with_progress(ls, d.uri, doc)
     if kept is None:
-        _keep(ls, key, _publish(ls, d.uri))
+        _publish(ls, d.uri)
+    if key is not None:  # kept for the next open; what a hit showed, checked
+        native = _native_json(ls, d.uri)
+        if native is not None and native != kept:
+            if kept is not None:  # stale (a shader source file that appeared since, say)
+                _publish(ls, d.uri)
+            cache.put(key, native)
     parallel.settle()  # what the next keystroke would compute, once the diagnostics are out
     _validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=0)
     trim()  # the message's and the build's freed pages go back (glibc keeps them; the next peak would start there)
@@ -566,21 +580,27 @@ def _cursor_raw(doc, p: T.Position) -> tuple[int, int]:
     return p.line, _to_cp(doc.texts[p.line], p.character)
 
 
+def _forget(ls: SpvServer, uri: str) -> None:
+    """What the server holds for a document beside the workspace: its validation, tokens and
+    converted diagnostics."""
+    ls.opened_version.pop(uri, None)
+    ls.validation.forget(uri)
+    ls.tokens_sent.pop(uri, None)
+    ls.lsp_diagnostics.pop(uri, None)
+
+
 @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams):
-    doc = ls.ws.docs.get(params.text_document.uri)
-    if doc is not None and doc.version != ls.opened_version.pop(params.text_document.uri, None):
+    uri = params.text_document.uri
+    doc = ls.ws.docs.get(uri)
+    if doc is not None and doc.version != ls.opened_version.get(uri):
         # Edited since it was opened: what it shows now, for when it is opened again.
-        key = _cache_key(ls, params.text_document.uri, doc.text)
-        if key is not None:
-            try:
-                _keep(ls, key, _diagnostics(ls, params.text_document.uri, validated=False))
-            except Exception as e:
-                _log_fault(ls, "keeping the diagnostics failed", e)
-    ls.ws.close(params.text_document.uri)
-    ls.validation.forget(params.text_document.uri)
-    ls.tokens_sent.pop(params.text_document.uri, None)
-    ls.lsp_diagnostics.pop(params.text_document.uri, None)
+        key = _cache_key(ls, uri, doc.text)
+        native = _native_json(ls, uri) if key is not None else None
+        if key is not None and native is not None:
+            cache.put(key, native)
+    _forget(ls, uri)
+    ls.ws.close(uri)
     if not ls.pull:
         ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(params.text_document.uri, []))
 

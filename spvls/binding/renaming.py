@@ -6,9 +6,9 @@ friendly-names option off). An id without an OpName is named after its type or v
 and the k-th id suggested the same name tries the suffixes _0, _1, … in turn: k equal constants
 cost k²/2 tries (16,000 `OpConstant %int 1`: 8 s for an error that takes 0.01 s to find).
 
-So when many ids would share a name, each id gets an OpName of its own: OpNames whose string
-another named id already has are given a distinct string, and every other id an OpName holding its
-number (what the trivial name mapper prints). The new OpNames go right after the instructions of
+So when many ids would share a name, each of those ids gets an OpName of its own: an OpName whose
+string many named ids have is given a distinct one (the first keeps it), and an unnamed id an OpName
+holding its number (what the trivial name mapper prints). The new OpNames go right after the instructions of
 the sections before the debug names (SPIR-V 2.4: where the debug names start, so OpName is
 allowed there and the new names come before the module's own, which the mapper then ignores),
 so the validator's verdict is the same; an instruction number it reports past them is moved back.
@@ -21,12 +21,14 @@ The binding reads no grammar: the caller gives the opcodes (`NameOps`).
 from __future__ import annotations
 
 from array import array
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 # At most this many ids sharing a name: below it the mapper's tries stay under ~2,000.
 SHARED_LIMIT = 64
+# The name mapper takes an OpName string up to this many bytes; a longer one never clashes (the id
+# stands for it), so it is left alone.
+NAME_MAX = 256
 
 
 @dataclass(frozen=True)
@@ -34,12 +36,12 @@ class NameOps:
     name: int  # OpName
     decorate: int  # OpDecorate, whose BuiltIn decoration also names its target
     builtin: int  # the BuiltIn decoration
-    function: int  # OpFunction: the module-level instructions end at the first
     memory_model: int  # OpMemoryModel: nothing after the early sections may come before it
     early: tuple[int, ...]  # the opcodes of the sections before the debug names
     before_model: tuple[int, ...]  # the opcodes of the sections before the memory model
     results: tuple[tuple[int, int], ...]  # (opcode, the result id's word in it: 1 or 2)
     by_content: tuple[int, ...]  # opcodes whose result the mapper names after its operands (types, constants)
+    opaque: int  # OpTypeOpaque, named after its string
 
 
 @dataclass(frozen=True)
@@ -88,39 +90,50 @@ def _after_misplaced(words: Sequence[int], ops: NameOps, erring: frozenset[int])
 
 
 def rename(words: Sequence[int], ops: NameOps) -> Renamed | None:
-    """The module with unique OpNames, or None when no name would be shared by SHARED_LIMIT ids, the
-    early sections hold no OpMemoryModel, or the module is not a list of well-formed instructions."""
+    """The module with unique OpNames for the ids in crowded groups (SHARED_LIMIT or more ids that
+    would share a name), or None when there is none, the early sections hold no OpMemoryModel and
+    no instruction there is the validator's first error, or the module is not a list of
+    well-formed instructions. Only crowded ids are named: an OpName is a use of its target, and a
+    use of some ids is an error of its own (an 8- or 16-bit result without Int16 or Float16)."""
+    try:
+        return _rename(words, ops)
+    except (ValueError, OverflowError, IndexError):  # a module too odd to rename is validated as it is
+        return None
+
+
+def _rename(words: Sequence[int], ops: NameOps) -> Renamed | None:
     n = len(words)
     early, by_content = frozenset(ops.early), frozenset(ops.by_content)
     result_at = dict(ops.results)
-    named: dict[int, bytes] = {}  # target -> its first OpName's string, sanitized
-    results: list[int] = []
-    shapes: Counter[tuple[int, ...]] = Counter()
+    named: dict[int, bytes | None] = {}  # target -> its first OpName's string, sanitized (None: too long to clash)
+    groups: dict[tuple, list[int]] = {}  # what the mapper would name alike -> the ids
     at = None  # word offset and number of the first instruction after the early sections
     model = False  # an OpMemoryModel among them (an OpName before it is out of place)
     count = 0
     i = 5
-    # Up to the first function: where OpNames, decorations, types and constants are (ids defined in
-    # a function are named by their number, unique, unless a type or constant is misplaced there).
+    # The whole module: an OpName may name an id defined later, and a type or constant misplaced in
+    # a function is named as one at module level.
     while i < n:
         wc, op = words[i] >> 16, words[i] & 0xFFFF
         if wc == 0 or i + wc > n:
             return None
-        if op == ops.function:
-            break
         if at is None and op not in early:
             at = (i, count)
         if at is None and op == ops.memory_model:
             model = True
         if op == ops.name and wc >= 2:
-            named.setdefault(words[i + 1], _sanitized(_string(words, i + 2, i + wc)))
+            if words[i + 1] not in named:
+                name = _string(words, i + 2, i + wc)
+                named[words[i + 1]] = _sanitized(name) if len(name) <= NAME_MAX else None
         elif op == ops.decorate and wc >= 4 and words[i + 2] == ops.builtin:
-            shapes[(op, words[i + 3])] += 1
+            groups.setdefault((op, words[i + 3]), []).append(words[i + 1])
         k = result_at.get(op)
-        if k is not None and k < wc:
-            results.append(words[i + k])
-            if op in by_content:
-                shapes[(op, *words[i + 1 : i + k]) + tuple(words[i + k + 1 : i + wc])] += 1
+        if k is not None and k < wc and op in by_content:
+            if op == ops.opaque:  # named after its string, sanitized
+                shape: tuple = (op, _sanitized(_string(words, i + k + 1, i + wc)))
+            else:
+                shape = (op, *words[i + 1 : i + k]) + tuple(words[i + k + 1 : i + wc])
+            groups.setdefault(shape, []).append(words[i + k])
         i += wc
         count += 1
     if at is None:
@@ -129,29 +142,27 @@ def rename(words: Sequence[int], ops: NameOps) -> Renamed | None:
         at = _after_misplaced(words, ops, early | by_content)
         if at is None:
             return None
-    names = Counter(named.values())
-    worst = max(max(names.values(), default=0), max(shapes.values(), default=0))
-    if worst < SHARED_LIMIT:
+    by_name: dict[bytes, list[int]] = {}
+    for target, sane in named.items():
+        if sane is not None:
+            by_name.setdefault(sane, []).append(target)
+    fresh: dict[int, bytes] = {}  # target -> its new name
+    for shared, targets in by_name.items():
+        if len(targets) >= SHARED_LIMIT:
+            for target in targets[1:]:  # the first keeps its name
+                fresh[target] = shared + b"_" + str(target).encode()
+    for ids in groups.values():
+        if len(ids) >= SHARED_LIMIT:
+            for rid in ids:
+                if rid not in named:
+                    fresh.setdefault(rid, str(rid).encode())  # what the trivial mapper prints
+    if not fresh:
         return None
-    # The new strings: a shared OpName string made distinct by its target; the others numbered.
-    seen: set[bytes] = set()
     add: list[int] = []
-    added = 0
-    fresh: dict[int, bytes] = {}
-    for target, name in named.items():
-        if names[name] > 1 and name in seen:
-            fresh[target] = name + b"_" + str(target).encode()
-        seen.add(name)
     for target, name in fresh.items():
         text = _words(name)
         add += [(len(text) + 2) << 16 | ops.name, target, *text]
-        added += 1
-    for rid in dict.fromkeys(results):
-        if rid not in named:
-            text = _words(str(rid).encode())
-            add += [(len(text) + 2) << 16 | ops.name, rid, *text]
-            added += 1
     out = array("I", words[: at[0]])
     out.extend(add)
     out.extend(words[at[0] :])
-    return Renamed(out, at[1], added)
+    return Renamed(out, at[1], len(fresh))

@@ -153,15 +153,15 @@ def name_ops() -> NameOps:
     early = tuple(op(n) for n in before("debug names"))
     before_model = tuple(op(n) for n in before("the memory model"))
     return NameOps(
-        op("OpName"),
-        op("OpDecorate"),
-        builtin,
-        op("OpFunction"),
-        op("OpMemoryModel"),
-        early,
-        before_model,
-        results,
-        by_content,
+        name=op("OpName"),
+        decorate=op("OpDecorate"),
+        builtin=builtin,
+        memory_model=op("OpMemoryModel"),
+        early=early,
+        before_model=before_model,
+        results=results,
+        by_content=by_content,
+        opaque=op("OpTypeOpaque"),
     )
 
 
@@ -218,8 +218,17 @@ def _drop_instruction(message: str) -> str:
     return text
 
 
+# An id as the validator names it ('30[%30]'), or in a disassembled instruction quoted in the
+# message (`%30`: an id renaming.py named by its number, or one the friendly names left numbered).
+_ANY_ID = re.compile(r"(\d+)\[%[^\]\s]*\]|%(\d+)\b")
+_UNDEFINED = "The following forward referenced IDs have not been defined"
+
+
 def _rename(message: str, names: IdNames) -> str:
-    return _ID.sub(lambda m: names.name(int(m.group(1))), message)
+    if message.startswith(_UNDEFINED):  # listed as a hash set holds them: in order of number here
+        head, _, ids = message.partition("\n")
+        message = head + _ + " ".join(sorted(ids.split(), key=lambda w: int(re.sub(r"\D.*", "", w.strip("'")) or 0)))
+    return _ANY_ID.sub(lambda m: names.name(int(m.group(1) or m.group(2))), message)
 
 
 def _first_use(message: str, lines: Sequence[Line], names: IdNames) -> tuple[int, Token] | None:

@@ -55,9 +55,13 @@ def embedded_body(text: str) -> str:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("SPVLS_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "spvls"
-    )
+    # A relative directory would be relative to wherever the editor started the server: not taken.
+    chosen = os.environ.get("SPVLS_CACHE_DIR", "")
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(chosen):
+        base = chosen
+    else:
+        base = os.path.join(xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache"), "spvls")
     return Path(base) / "embedded"
 
 

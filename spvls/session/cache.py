@@ -5,10 +5,13 @@ The key is everything the published native diagnostics depend on: the text, the 
 files are looked up there) and this spvls itself, stamped by its files and the grammar's (any code
 or grammar change is a new key). The value is the `diagnostics` array as it went on the wire, so a
 hit is written out as it is, before the document is parsed. The analysis still runs after it (every
-other request needs the model), and is not published again: by the key, it says the same.
+other request needs the model).
 
-Off when SPVLS_NO_CACHE is set (the tests set it, but for the tests of this). Entries live in
-<cache>/diagnostics (see features.sourcefiles.cache_dir), the oldest removed past MAX_ENTRIES.
+Off when SPVLS_NO_CACHE is set to anything but 0 (the tests set it, but for the tests of this).
+Entries live in <cache>/diagnostics (see features.sourcefiles.cache_dir), the least recently used
+removed past MAX_ENTRIES. What a hit publishes is checked against the analysis that follows it, and
+published again if they differ (a shader source file that appeared since, say): the cache can show
+a stale answer for the time of one analysis, never longer.
 """
 
 from __future__ import annotations
@@ -16,17 +19,22 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import secrets
 import sys
+import time
+from importlib import metadata
 from pathlib import Path
 
 from ..features.sourcefiles import cache_dir
 from ..spec import grammar
 
 MAX_ENTRIES = 256
+# What else decides the published JSON: the parser's messages and positions, the protocol's types.
+_DEPENDENCIES = ("lark", "pygls", "lsprotocol", "cattrs")
 
 
 def enabled() -> bool:
-    return not os.environ.get("SPVLS_NO_CACHE")
+    return os.environ.get("SPVLS_NO_CACHE", "") in ("", "0")
 
 
 def _dir() -> Path:
@@ -35,9 +43,15 @@ def _dir() -> Path:
 
 @functools.cache
 def stamp() -> bytes:
-    """This spvls's identity: each of its files' and the grammar's path, size and mtime."""
+    """This spvls's identity: each of its files' and the grammar's path, size and mtime, and the
+    versions of the packages that shape what it publishes."""
     h = hashlib.blake2b(digest_size=16)
     h.update(sys.version.encode())
+    for name in _DEPENDENCIES:
+        try:
+            h.update(f"{name} {metadata.version(name)}\n".encode())
+        except metadata.PackageNotFoundError:
+            pass
     package = Path(__file__).resolve().parents[1]
     roots = [package, grammar.grammar_dir()]
     for root in roots:
@@ -65,11 +79,18 @@ def get(k: str) -> bytes | None:
     each starts with a checksum of the rest, since it goes to the client as it is)."""
     if not enabled():
         return None
+    path = _dir() / k
     try:
-        data = (_dir() / k).read_bytes()
+        data = path.read_bytes()
     except OSError:
         return None
-    return data[16:] if len(data) > 16 and _check(data[16:]) == data[:16] else None
+    if len(data) <= 16 or _check(data[16:]) != data[:16]:
+        return None
+    try:
+        os.utime(path)  # used: the last to go (entries go oldest first)
+    except OSError:
+        pass
+    return data[16:]
 
 
 def put(k: str, data: bytes) -> None:
@@ -79,13 +100,25 @@ def put(k: str, data: bytes) -> None:
     d = _dir()
     try:
         d.mkdir(parents=True, exist_ok=True)
-        tmp = d / f".{k}.{os.getpid()}.tmp"
+        tmp = d / f".{k}.{secrets.token_hex(8)}.tmp"  # another process's (or container's) is another name
         tmp.write_bytes(_check(data) + data)
         os.replace(tmp, d / k)
-        entries = [p for p in d.iterdir() if not p.name.startswith(".")]
-        if len(entries) > MAX_ENTRIES:
-            entries.sort(key=lambda p: p.stat().st_mtime_ns)
-            for p in entries[: len(entries) - MAX_ENTRIES]:
-                p.unlink(missing_ok=True)
+        _prune(d)
     except OSError:
         pass
+
+
+def _prune(d: Path) -> None:
+    """Past MAX_ENTRIES, the least recently used go; a temporary file an hour old was left by a crash."""
+    entries, stale = [], time.time() - 3600
+    for p in d.iterdir():
+        st = p.stat()
+        if p.name.startswith("."):
+            if st.st_mtime < stale:
+                p.unlink(missing_ok=True)
+        else:
+            entries.append((st.st_mtime_ns, p))
+    if len(entries) > MAX_ENTRIES:
+        entries.sort()
+        for _, p in entries[: len(entries) - MAX_ENTRIES]:
+            p.unlink(missing_ok=True)

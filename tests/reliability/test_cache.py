@@ -104,3 +104,73 @@ def test_the_stamp_changes_with_the_grammar_files(tmp_path, monkeypatch):
         assert cache.key("x", 1) != cache.key("x", 2) != cache.key("y", 2)
     finally:
         cache.stamp.cache_clear()
+
+
+SHADER = """\
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+          %f = OpString "sum.comp"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+     %uint_1 = OpConstant %uint 1
+         %fn = OpTypeFunction %void
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+               OpLine %f 14 3
+          %x = OpIAdd %uint %uint_1 %nope
+               OpReturn
+               OpFunctionEnd
+"""
+
+
+def _open_at(env: dict, uri: str, text: str) -> list[dict]:
+    """Every publication for `uri` in a new server that opens it (the last is what the client keeps)."""
+    s = Server(env=env)
+    try:
+        s.initialize({}, {"validate": "off"})
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "spvasm", "version": 1,
+                                                           "text": text}})
+        s.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        return [m["params"] for m in s.notes if m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri]
+    finally:
+        s.close()
+
+
+def test_a_hit_that_the_analysis_contradicts_is_published_again(on, tmp_path):
+    """The related information points at the shader source once it exists beside the document: a
+    cache kept before it existed shows the old link first, then the analysis's (and keeps that)."""
+    uri = (tmp_path / "shader.spvasm").as_uri()
+    (before,) = _open_at(on, uri, SHADER)
+    assert before["diagnostics"][0]["relatedInformation"][0]["location"]["uri"] == uri
+    (tmp_path / "sum.comp").write_text("\n" * 13 + "  x = a + nope;\n")
+    (fresh,) = _open_at(OFF, uri, SHADER)
+    assert fresh["diagnostics"][0]["relatedInformation"][0]["location"]["uri"] == (tmp_path / "sum.comp").as_uri()
+    assert _open_at(on, uri, SHADER) == [before, fresh]  # the stale hit, then the analysis's answer
+    assert _open_at(on, uri, SHADER) == [fresh]  # kept since
+
+
+def test_a_document_opened_again_without_a_close_keeps_nothing_of_its_old_text(on):
+    """spirv-val's result for the old text is not merged into the new text's diagnostics, nor kept
+    for it in the cache."""
+    bad = (SHADER.replace("%uint_1 = OpConstant %uint 1", "%uint_1 = OpConstant %uint 1\n%float = OpTypeFloat 32\n"
+                          "%float_1 = OpConstant %float 1")
+           .replace("OpIAdd %uint %uint_1 %nope", "OpBitwiseAnd %uint %uint_1 %float_1"))  # spirv-val's alone
+    s = Server(env=on)
+    try:
+        s.initialize({}, {"validate": "onType"})
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1,
+                                                           "text": bad}})
+        s.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and any(
+            d["code"].startswith("spirv-val") for d in m["params"]["diagnostics"]), timeout=60)
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 2,
+                                                           "text": SHADER}})
+        again = _published(s, 2)["params"]
+    finally:
+        s.close()
+    assert not any(d["code"].startswith("spirv-val") for d in again["diagnostics"])
+    (fresh,) = _session(OFF, SHADER)
+    assert again["diagnostics"] == fresh["diagnostics"]
+    assert _session(on, SHADER)[0]["diagnostics"] == fresh["diagnostics"]

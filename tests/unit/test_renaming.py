@@ -54,7 +54,7 @@ def test_equal_constants_get_their_numbers_as_names_and_the_verdict_stays():
     text = _constants(200, "%bad = OpTypeVector %uint 1\n")  # an error after the constants
     words = _words(text)
     r = renaming.rename(words, name_ops())
-    assert r is not None and r.added == 199 + 4  # every unnamed module-level result: %c1…, %uint, %bad, %void, %fn
+    assert r is not None and r.added == 199  # the crowded ones only: %c1… (%c0 has its OpName)
     before, after = st.validate(words, "spv1.6", PLAIN), st.validate(words, "spv1.6", RENAMING)
     assert before is not None and before.index == 4 + 1 + 1 + 200 + 1  # the %bad line
     assert _same(before, after)
@@ -79,8 +79,44 @@ def test_shared_opname_strings_are_made_distinct_and_the_first_kept():
     assert st.validate(words, "spv1.6", RENAMING) is None
 
 
-def test_left_alone_when_few_ids_share_a_name():
+def test_left_alone_when_few_ids_share_a_name_or_the_names_are_too_long_to_clash():
     assert renaming.rename(_words(_constants(renaming.SHARED_LIMIT - 1)), name_ops()) is None
+    # The name mapper takes no string over 256 bytes: those never clash (and a longer one made
+    # longer could pass an instruction's 65,535 words).
+    long = "x" * 200_000
+    names = "".join(f'OpName %x{k} "{long}"\n' for k in range(70))
+    text = HEAD + names + "%uint = OpTypeInt 32 0\n" + "".join(f"%x{k} = OpConstant %uint {k}\n" for k in range(70))
+    assert renaming.rename(_words(text + BODY), name_ops()) is None
+
+
+def test_only_the_crowded_ids_are_named():
+    """An OpName is a use of its target, and a use of an 8- or 16-bit result is an error without
+    Int16 or Float16: the 16-bit result here is not crowded, so it gets no OpName and the module
+    stays valid. A message quoting an uncrowded constant still names it as spirv-val does."""
+    head = HEAD.replace("OpCapability Shader\n", "OpCapability Shader\nOpCapability StorageBuffer16BitAccess\n"
+                        'OpExtension "SPV_KHR_16bit_storage"\nOpExtension "SPV_KHR_non_semantic_info"\n'
+                        '%ns = OpExtInstImport "NonSemantic.Foo"\n')
+    text = head + "%half = OpTypeFloat 16\n%uint = OpTypeInt 32 0\n%x = OpExtInst %half %ns 1\n" + "".join(
+        f"%c{k} = OpConstant %uint 1\n" for k in range(100)) + BODY
+    words = _words(text)
+    assert renaming.rename(words, name_ops()) is not None
+    assert st.validate(words, "spv1.6", PLAIN) is None and st.validate(words, "spv1.6", RENAMING) is None
+    barrier = _constants(100).replace("%c0 = OpConstant", "%nine = OpConstant %uint 9\n%two = OpConstant %uint 2\n"
+                                      "%mask = OpConstant %uint 264\n%c0 = OpConstant").replace(
+        "%entry = OpLabel\n", "%entry = OpLabel\nOpControlBarrier %nine %two %mask\n")
+    words = _words(barrier)
+    a, b = st.validate(words, "spv1.6", PLAIN), st.validate(words, "spv1.6", RENAMING)
+    assert a is not None and "%uint_9 = OpConstant %uint 9" in a.message and a.message == b.message
+
+
+def test_constants_misplaced_in_a_function_are_named_too():
+    inside = _constants(0).replace("%entry = OpLabel\n", "%entry = OpLabel\n" + "".join(
+        f"%c{k} = OpConstant %uint 1\n" for k in range(100)))
+    words = _words(inside)
+    r = renaming.rename(words, name_ops())
+    assert r is not None and r.added == 99  # %c0 has its OpName
+    a, b = st.validate(words, "spv1.6", PLAIN), st.validate(words, "spv1.6", RENAMING)
+    assert a is not None and "cannot appear" in a.message and _same(a, b)
 
 
 def test_without_a_memory_model_the_names_go_after_the_first_misplaced_instruction():
@@ -143,3 +179,20 @@ def test_the_options_go_through_json_to_the_worker(field):
 
     back = st.ValidatorOptions.from_dict(json.loads(json.dumps(asdict(RENAMING))))
     assert back == RENAMING and getattr(back, field) == name_ops()
+
+
+def test_the_undefined_ids_are_listed_in_order_and_in_the_documents_names():
+    """spirv-val lists forward references never defined as its hash set holds them, an order the added
+    OpNames change: spvls lists them by number, so the message is the same either way."""
+    from spvls.checks import validator
+    from spvls.syntax.document import Document
+
+    text = HEAD + "".join(f'OpName %u{k} "x"\n' for k in range(70)) + BODY
+    words, lines = _words(text), Document(text).lines
+    a, b = st.validate(words, "spv1.6", PLAIN), st.validate(words, "spv1.6", RENAMING)
+    assert a is not None and b is not None and a.message != b.message  # the raw lists differ in order
+    da, db = validator.validator_error(a, lines), validator.validator_error(b, lines)
+    assert da == db
+    listed = re.findall(r"'(%\w+)'", da.message)
+    assert listed == [f"%u{k}" for k in range(70)]
+    assert (da.line, da.start, da.end) == (4, 7, 10)  # the first use: `OpName %u0`
