@@ -89,25 +89,39 @@ def test_edit_log_gives_one_range_over_several_edits():
     assert doc.changed_since(g - 100) is None
 
 
-@pytest.mark.parametrize("indent, typecode", [(300, "H"), (70_000, "i")])
-def test_a_value_past_8_or_16_bits_widens_the_kept_array(indent, typecode):
-    """The kept data is 8-bit while every value fits; a token past column 255 (spliced in, or in a
-    full answer) makes it 16-bit, one past 65,535 32-bit, and the client's data still equals a fresh
-    full answer."""
+def _spliced(edit):
+    """A module's tokens kept 8-bit (data and counts), then a body line edited in place by
+    edit(doc, line) and spliced: the Sent, the line, the document's fresh encoding. The client's
+    data, with the splice applied, equals a fresh full answer."""
     src = next(s for s in SOURCES if "OpFunctionEnd" in s)
     doc = Document(src)
     a = analyze(doc)
     sent = tokens.Sent("1", *tokens.encode(doc.texts, tokens.semantic_tokens(a.module), utf16), a.module)
-    assert sent.data.typecode == "B"
+    assert sent.data.typecode == sent.counts.typecode == "B"
     client = list(sent.data)
     body = [i.line for f in a.module.functions for i in a.module.insts_in(f) if i.opname not in ("OpFunction", "OpFunctionEnd", "OpLabel")]
     n = body[0]
-    doc.replace((n, 0), (n, 0), " " * indent)  # its tokens now start past 8 (or 16) bits
+    edit(doc, n)
     a = analyze(doc, previous=a)
     assert a.module is sent.module  # taken in place: spliced
     start, deleted, inserted = tokens.splice(sent, a.module, utf16)
     client[start:start + deleted] = inserted
-    assert sent.data.typecode == typecode and max(sent.data) >= indent
     assert client == full(analyze(Document(doc.text)).module)[0] == list(sent.data)
-    data, _ = tokens.encode(doc.texts, tokens.semantic_tokens(a.module), utf16)
-    assert data.typecode == typecode and list(data) == client
+    return sent, n, tokens.encode(doc.texts, tokens.semantic_tokens(a.module), utf16)
+
+
+@pytest.mark.parametrize("indent, typecode", [(300, "H"), (70_000, "i")])
+def test_a_value_past_8_or_16_bits_widens_the_kept_array(indent, typecode):
+    """The kept data is 8-bit while every value fits; a token past column 255 (spliced in, or in a
+    full answer) makes it 16-bit, one past 65,535 32-bit."""
+    sent, _, (data, _) = _spliced(lambda doc, n: doc.replace((n, 0), (n, 0), " " * indent))
+    assert sent.data.typecode == typecode and max(sent.data) >= indent
+    assert data.typecode == typecode and data == sent.data
+
+
+def test_a_line_of_over_255_tokens_widens_the_kept_counts():
+    """Each line's token count is kept 8-bit while every count fits: a line spliced in with 300
+    more tokens makes the counts 16-bit."""
+    sent, n, (_, counts) = _spliced(lambda doc, n: doc.replace((n, len(doc.texts[n])), (n, len(doc.texts[n])), " %zz" * 300))
+    assert sent.counts.typecode == "H" and sent.counts[n] > 300
+    assert counts == sent.counts

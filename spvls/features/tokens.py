@@ -118,12 +118,14 @@ class Sent:
     """Tokens as last sent for a document, LSP-encoded, with each line's token count: after an edit
     the model took in place, only the edited lines are encoded again and spliced in. The data is
     kept as an array of 8-bit integers while every value fits, else 16-bit (see packed): an eighth
-    of a list's size (2M integers at 100k lines: 2 MB)."""
+    of a list's size (2M integers at 100k lines: 2 MB). So are the counts (see narrow: 100 KB, not
+    a list's 800 KB)."""
 
     __slots__ = ("counts", "data", "generation", "module", "result_id")
 
-    def __init__(self, result_id: str, data: Sequence[int], counts: list[int], module: Module):
-        self.result_id, self.counts = result_id, counts
+    def __init__(self, result_id: str, data: Sequence[int], counts: Sequence[int], module: Module):
+        self.result_id = result_id
+        self.counts = counts if isinstance(counts, array) else narrow(array("i", counts))
         self.data = data if isinstance(data, array) else packed(array("B"), list(data))
         self.module, self.generation = module, module.doc.generation
 
@@ -144,25 +146,49 @@ def packed(out: array, values: list[int]) -> array:
             out = array(_WIDER[out.typecode], out)
 
 
+def narrow(values: array) -> array:
+    """values in the narrowest array of WIDTHS that holds them all."""
+    for code in WIDTHS:
+        if code == values.typecode:
+            break
+        try:
+            return array(code, values)
+        except OverflowError:
+            continue
+    return values
+
+
+def _alike(a: array, b: array) -> tuple[array, array]:
+    """a and b as arrays of one width, the wider of theirs."""
+    if a.typecode == b.typecode:
+        return a, b
+    wide = max(a.typecode, b.typecode, key=WIDTHS.index)
+    return array(wide, a) if a.typecode != wide else a, array(wide, b) if b.typecode != wide else b
+
+
 FLUSH = 1 << 14  # integers gathered in a list before they join the array
 
 
 def encode(
     texts: list[str], toks, column, lo: int = 0, hi: int | None = None, prev_line: int = 0
-) -> tuple[array, list[int]]:
+) -> tuple[array, array]:
     """LSP's relative encoding of the tokens of lines lo..hi-1 (the first relative to prev_line, the
-    last line before lo with a token), as an array (see packed), and each line's token count.
+    last line before lo with a token), as an array (see packed), and each line's token count (an
+    array too, see narrow).
     `column(text, col)` turns a code-point column into the negotiated units; it is called only on
     lines that are not ASCII. The integers pass through a short list on their way to the array: a
     list of them all was 16 MB more at the server's peak at 100k lines."""
     hi = len(texts) if hi is None else hi
     out = array("B")
     data: list[int] = []
-    counts = [0] * (hi - lo)
-    prev_col = 0
+    counts = array("i", [0]) * (hi - lo)
+    prev_col = run = 0  # run: the tokens seen on text_line
     text_line, ascii_line, text = -1, True, ""
     for line, start, length, kind, mods in toks:
         if line != text_line:
+            if run:
+                counts[text_line - lo] += run
+                run = 0
             text_line = line
             text = texts[line] if 0 <= line < len(texts) else ""
             ascii_line = text.isascii()
@@ -177,8 +203,10 @@ def encode(
         else:
             data += (line - prev_line, start, length, kind, mods)
         prev_line, prev_col = line, start
-        counts[line - lo] += 1
-    return packed(out, data), counts
+        run += 1
+    if run:
+        counts[text_line - lo] += run
+    return packed(out, data), narrow(counts)
 
 
 def splice(sent: Sent, m: Module, column) -> tuple[int, int, list[int]] | None:
@@ -215,12 +243,10 @@ def splice(sent: Sent, m: Module, column) -> tuple[int, int, list[int]] | None:
         fresh = packed(fresh, [q + new_n - old_n - last, *data[after * 5 + 1 : after * 5 + 5]])
         gone += 1
     start, deleted = first * 5, gone * 5
-    if fresh.typecode != data.typecode:  # a value past 8 (or 16) bits, here or there: both as wide
-        wide = max(fresh.typecode, data.typecode, key=WIDTHS.index)
-        if data.typecode != wide:
-            sent.data = data = array(wide, data)
-        if fresh.typecode != wide:
-            fresh = array(wide, fresh)
+    # A value past 8 (or 16) bits, here or there: both as wide.
+    data, fresh = _alike(data, fresh)
+    counts, fresh_counts = _alike(counts, fresh_counts)
+    sent.data, sent.counts = data, counts
     s, d, ins = delta(data[start : start + deleted], fresh)
     data[start : start + deleted] = fresh
     counts[lo : lo + old_n] = fresh_counts
