@@ -33,25 +33,25 @@ def test_edit_matches_fresh_parse():
 
 def test_multiline_string_joins_and_splits():
     doc = Document('OpSource GLSL 450 %f "line one\nline two"\n%f = OpString "x.glsl"')
-    assert doc.span[:3] == [2, 0, 1]
+    assert list(doc.span[:3]) == [2, 0, 1]
     assert doc.lines[0].operands[-1].text == '"line one\nline two"'
     assert doc.position(0, len("OpSource GLSL 450 %f \"line one\nline")) == (1, 4)
     doc.replace((1, 8), (1, 9), "")  # remove the closing quote: the string no longer closes
-    assert doc.span[:3] == [1, 1, 1]
+    assert list(doc.span[:3]) == [1, 1, 1]
     assert doc.lines[0].error is not None
     doc.replace((1, 8), (1, 8), '"')
-    assert doc.span[:3] == [2, 0, 1] and doc.lines == Document(doc.text).lines
+    assert list(doc.span[:3]) == [2, 0, 1] and doc.lines == Document(doc.text).lines
 
 
 def test_quote_typed_lines_below_closes_a_string_left_open_above():
     # Found by the property test: the open string's search for its closing quote runs over lines
     # with paired quotes, so a quote typed two lines down joins all three.
     doc = Document('OpSource GLSL 450 %f "void main() {\nOpName %main "main"\nOpDecorate %x SpecId 7\nOpNop')
-    assert doc.span == [1, 1, 1, 1]
+    assert list(doc.span) == [1, 1, 1, 1]
     doc.replace((2, 0), (2, 0), '"')
-    assert doc.span == [3, 0, 0, 1] and doc.lines == Document(doc.text).lines
+    assert list(doc.span) == [3, 0, 0, 1] and doc.lines == Document(doc.text).lines
     doc.replace((2, 0), (2, 1), "")
-    assert doc.span == [1, 1, 1, 1] and doc.lines == Document(doc.text).lines
+    assert list(doc.span) == [1, 1, 1, 1] and doc.lines == Document(doc.text).lines
 
 
 def test_out_of_range_edit_is_clamped():
