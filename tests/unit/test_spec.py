@@ -136,3 +136,15 @@ def test_the_context_dependent_literal_opcodes_are_the_grammars():
     by_kind = {i.name for i in g.instructions.values() if any(o.kind == "LiteralContextDependentNumber" for o in i.operands)}
     assert by_kind | {"OpSwitch"} == operands._CONTEXT_DEPENDENT
     assert [o.kind for o in g.instruction("OpSwitch").operands][-1] == "PairLiteralIntegerIdRef"
+
+
+def test_the_layout_sections_name_the_grammars_opcodes():
+    """spec/layout.py types the logical layout's sections by hand (SPIR-V 2.4, prose the JSON does
+    not encode): each opcode it names is the grammar's, and none is in two sections."""
+    from spvls.spec.layout import SECTIONS, before
+
+    g = load()
+    named = [op for _, ops in SECTIONS for op in ops]
+    assert all(g.instruction(op) is not None and g.instruction(op).name == op for op in named)
+    assert len(named) == len(set(named))
+    assert before("the memory model") == ["OpCapability", "OpExtension", "OpExtInstImport"]
