@@ -17,7 +17,7 @@ from ..syntax.heap import building
 from ..syntax.parser import Line, Token, int_value
 from .enablement import lacks
 from .facts import module_fact
-from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, _templates, match, operands_of
+from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, match, operands_of, templates_of
 
 
 @dataclass(slots=True)
@@ -299,7 +299,7 @@ class Module:
         block: Block | None = None
         grammar, ext_imports, insts, inst_at = self.grammar, self.ext_imports, self.insts, self.inst_at
         defs, uses, duplicates = self.defs, self.uses, self.duplicates
-        templates, clean, new, as_operand = _templates, _CLEAN, tuple.__new__, repeat(Operand)
+        templates, clean, new, as_operand = templates_of(grammar), _CLEAN, tuple.__new__, repeat(Operand)
         by_op: dict[str, list[Inst]] = {}  # with_op's index: built here, before a fork shares it
         m: Match
         for n, line in enumerate(self.doc.lines):
@@ -309,7 +309,7 @@ class Module:
             if opcode.text == "OpExtInstImport" and line.result and line.operands:
                 ext_imports[line.result.text] = line.operands[0].text.strip('"')
             shape = line.shape
-            t = templates.get((grammar, shape)) if shape is not None else None
+            t = templates.get(shape) if shape is not None else None
             if t is not None:  # match's first case, made straight into the Inst
                 gi = t[0]
                 op = gi.name

@@ -320,7 +320,7 @@ class _Matcher:
 # Clean matches by line shape: lines that differ only in their ids fill the same operands
 # (the ids are abstracted in the shape; OpExtInst and its kin, whose set is an id, match each time).
 # Each: (instruction, each operand's grammar operand, enum slots (see _enum_slots), pending, ext_inst).
-_templates: dict[tuple[Grammar, str], tuple] = {}
+_templates: dict[Grammar, dict[str, tuple]] = {}  # by grammar, then shape: no key tuple per line
 _MAX_TEMPLATES = 65536
 _new = tuple.__new__  # an Operand without the NamedTuple's Python-level __new__
 # The problems of every clean match, shared (100k lines held 100k empty lists): only the matches
@@ -328,21 +328,30 @@ _new = tuple.__new__  # an Operand without the NamedTuple's Python-level __new__
 _CLEAN: list[Problem] = []
 
 
+def templates_of(grammar: Grammar) -> dict[str, tuple]:
+    """The grammar's templates by shape (see _templates)."""
+    found = _templates.get(grammar)
+    if found is None:
+        found = _templates[grammar] = {}
+    return found
+
+
 def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = None) -> Match:
     """Match one parsed line against the grammar. Lines without an opcode match nothing."""
     if line.opcode is None:
         return Match(None)
     shape = line.shape
+    templates = templates_of(grammar)
     if shape is not None:
-        template = _templates.get((grammar, shape))
+        template = templates.get(shape)
         if template is not None:
             inst, kinds, enums, pending, ext_inst = template
             return Match(inst, operands_of(line, kinds, enums), _CLEAN, pending, ext_inst)
     m = _match(grammar, line, line.opcode, ext_imports)
     if shape is not None and not m.problems and m.inst is not None and not _by_set(m.inst):
-        if len(_templates) >= _MAX_TEMPLATES:
-            _templates.clear()
-        _templates[(grammar, shape)] = (
+        if len(templates) >= _MAX_TEMPLATES:
+            templates.clear()  # in place: a build holds it
+        templates[shape] = (
             m.inst,
             tuple(o.grammar_operand for o in m.operands),
             _enum_slots(m.operands),
