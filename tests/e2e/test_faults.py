@@ -11,7 +11,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 def _server_with_fault(where: str, name: str):
     """A session with a server whose `where` (a feature's name, or "analysis") always fails."""
     config = ClientServerConfig(server_command=[sys.executable, "-m", "spvls"],
-                                server_env={"SPVLS_FAULT_INJECT": where})
+                                # No diagnostics cache: a text some earlier run (on this machine) kept
+                                # would be published before the failing analysis is.
+                                server_env={"SPVLS_FAULT_INJECT": where, "SPVLS_NO_CACHE": "1"})
 
     @pytest_lsp.fixture(config=config, name=name)
     async def session(lsp_client: LanguageClient):
