@@ -1,7 +1,9 @@
 """The diagnostics cache on disk (spvls/session/cache.py), with the real server over stdio: a text
-opened again is published at once from the cache, exactly as a server without the cache publishes
-it; an edited text closed is kept for its next open; another setting, another spvls or a damaged
-entry is a miss."""
+opened again is published at once from the cache, exactly as its analysis published it; an edited
+text closed is kept for its next open; another setting, another spvls or a damaged entry is a miss;
+a hit the analysis contradicts is published again. A document closed and opened again in the same
+server goes through the cache on disk as a new server's open does (one server per test: each start
+costs ~0.5 s of CPU)."""
 from __future__ import annotations
 
 import shutil
@@ -16,96 +18,6 @@ from tests.reliability.rawlsp import Server
 DATA = Path(__file__).resolve().parents[1] / "data"
 URI = "file:///tmp/spvls-cache.spvasm"
 TEXT = (DATA / "rules" / "reconvergence-fail.spvasm").read_text()  # errors with related information
-
-
-def _published(s: Server, version: int) -> dict:
-    return s.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                      and m["params"]["uri"] == URI and m["params"].get("version") == version)
-
-
-def _session(env: dict, text: str, options: dict | None = None, edit: str | None = None) -> list[dict]:
-    """Open `text` in a new server; its diagnostics (and after `edit`, appended, the edited text's
-    before the close). Returns every publication for the document, in order."""
-    s = Server(env=env)
-    try:
-        s.initialize({}, {"validate": "off", **(options or {})})
-        s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1,
-                                                           "text": text}})
-        got = [_published(s, 1)["params"]]
-        if edit is not None:
-            end = len(text.split("\n")) - 1
-            s.notify("textDocument/didChange", {
-                "textDocument": {"uri": URI, "version": 2},
-                "contentChanges": [{"range": {"start": {"line": end, "character": 0},
-                                              "end": {"line": end, "character": 0}}, "text": edit}]})
-            got.append(_published(s, 2)["params"])
-            s.notify("textDocument/didClose", {"textDocument": {"uri": URI}})
-        # Anything published after the first for version 1 (there should be nothing): a request
-        # answered means every notification before it was written.
-        s.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
-        got += [m["params"] for m in s.notes if m.get("method") == "textDocument/publishDiagnostics"
-                and m["params"]["uri"] == URI and m["params"].get("version") == 1]
-        return got
-    finally:
-        s.close()
-
-
-@pytest.fixture
-def on(tmp_path) -> dict:
-    return {"SPVLS_NO_CACHE": "", "SPVLS_CACHE_DIR": str(tmp_path / "cache")}
-
-
-OFF = {"SPVLS_NO_CACHE": "1"}
-
-
-def test_a_text_opened_again_is_published_from_the_cache_as_a_fresh_server_publishes_it(on, tmp_path):
-    (fresh,) = _session(OFF, TEXT)
-    assert {d["code"] for d in fresh["diagnostics"]} >= {"reconvergence.kill", "reconvergence.multiple-predecessors"}
-    assert any(d.get("relatedInformation") for d in fresh["diagnostics"])
-    assert _session(on, TEXT) == [fresh]  # a miss: computed, published once, kept
-    entries = list((tmp_path / "cache" / "diagnostics").iterdir())
-    assert len(entries) == 1
-    assert _session(on, TEXT) == [fresh]  # a hit: the same, and nothing published after it
-    # Damaged (a byte changed): a miss, computed again and kept again.
-    data = bytearray(entries[0].read_bytes())
-    data[-2] ^= 1
-    entries[0].write_bytes(bytes(data))
-    assert _session(on, TEXT) == [fresh]
-    assert entries[0].read_bytes() != bytes(data)  # written again, whole
-
-
-def test_an_edited_text_is_kept_at_its_close_and_settings_are_part_of_the_key(on, tmp_path):
-    edit = "%bad = OpFrob\n"
-    _, edited = _session(on, TEXT, edit=edit)
-    (fresh_edited,) = _session(OFF, TEXT + edit)
-    assert {k: v for k, v in edited.items() if k != "version"} == {k: v for k, v in fresh_edited.items()
-                                                                  if k != "version"}
-    assert _session(on, TEXT + edit) == [fresh_edited]  # kept at the close: a hit, the same
-    # Another target env: a key of its own, which gives what a fresh server gives for it.
-    entries = tmp_path / "cache" / "diagnostics"
-    assert len(list(entries.iterdir())) == 2  # the text as opened, and as closed
-    options = {"targetEnv": "spv1.3"}
-    (fresh_13,) = _session(OFF, TEXT, options)
-    assert _session(on, TEXT, options) == [fresh_13]
-    assert len(list(entries.iterdir())) == 3
-
-
-def test_the_stamp_changes_with_the_grammar_files(tmp_path, monkeypatch):
-    copy = tmp_path / "grammar"
-    shutil.copytree(grammar.grammar_dir(), copy)
-    monkeypatch.setenv("SPVLS_GRAMMAR_DIR", str(copy))
-    cache.stamp.cache_clear()
-    try:
-        before = cache.key("x", 1)
-        core = copy / "spirv.core.grammar.json"
-        core.write_text(core.read_text() + " ")
-        cache.stamp.cache_clear()
-        assert cache.key("x", 1) != before
-        assert cache.key("x", 1) != cache.key("x", 2) != cache.key("y", 2)
-    finally:
-        cache.stamp.cache_clear()
-
-
 SHADER = """\
                OpCapability Shader
                OpMemoryModel Logical GLSL450
@@ -125,52 +37,129 @@ SHADER = """\
 """
 
 
-def _open_at(env: dict, uri: str, text: str) -> list[dict]:
-    """Every publication for `uri` in a new server that opens it (the last is what the client keeps)."""
-    s = Server(env=env)
-    try:
-        s.initialize({}, {"validate": "off"})
-        s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "spvasm", "version": 1,
-                                                           "text": text}})
-        s.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
-        return [m["params"] for m in s.notes if m.get("method") == "textDocument/publishDiagnostics"
-                and m["params"]["uri"] == uri]
-    finally:
-        s.close()
+class Client:
+    """One server with a cache of its own under tmp_path."""
+
+    def __init__(self, tmp_path: Path, validate: str = "off"):
+        self.entries = tmp_path / "cache" / "diagnostics"
+        self.s = Server(env={"SPVLS_NO_CACHE": "", "SPVLS_CACHE_DIR": str(tmp_path / "cache")})
+        self.s.initialize({}, {"validate": validate})
+
+    def open(self, text: str, uri: str = URI, version: int = 1) -> list[dict]:
+        """Every publication for this open of `uri` (the last is what the client keeps)."""
+        self.s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "spvasm",
+                                                                "version": version, "text": text}})
+        return self.settle(uri, version)
+
+    def settle(self, uri: str, version: int) -> list[dict]:
+        # An answered request means every notification before it was written.
+        self.s.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        got = [m["params"] for m in self.s.notes if m.get("method") == "textDocument/publishDiagnostics"
+               and m["params"]["uri"] == uri and m["params"].get("version") == version]
+        self.s.notes.clear()
+        return got
+
+    def close(self, uri: str = URI) -> None:
+        self.s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        self.s.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        self.s.notes.clear()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.s.close()
 
 
-def test_a_hit_that_the_analysis_contradicts_is_published_again(on, tmp_path):
+def test_a_text_opened_again_is_published_from_the_cache_as_its_analysis_published_it(tmp_path):
+    with Client(tmp_path) as c:
+        (fresh,) = c.open(TEXT)  # a miss: analysed, published once, kept
+        assert {d["code"] for d in fresh["diagnostics"]} >= {"reconvergence.kill",
+                                                             "reconvergence.multiple-predecessors"}
+        assert any(d.get("relatedInformation") for d in fresh["diagnostics"])
+        (entry,) = c.entries.iterdir()
+        c.close()
+        assert c.open(TEXT) == [fresh]  # a hit: the same, and nothing published after it
+        c.close()
+        data = bytearray(entry.read_bytes())
+        data[-2] ^= 1  # damaged: a miss, analysed and kept again, whole
+        entry.write_bytes(bytes(data))
+        assert c.open(TEXT) == [fresh]
+        assert entry.read_bytes() != bytes(data)
+
+
+def test_an_edited_text_is_kept_at_its_close_and_settings_are_part_of_the_key(tmp_path):
+    edit = "%bad = OpFrob\n"
+    end = len(TEXT.split("\n")) - 1
+    with Client(tmp_path) as c:
+        c.open(TEXT)
+        c.s.notify("textDocument/didChange", {
+            "textDocument": {"uri": URI, "version": 2},
+            "contentChanges": [{"range": {"start": {"line": end, "character": 0},
+                                          "end": {"line": end, "character": 0}}, "text": edit}]})
+        (edited,) = c.settle(URI, 2)
+        assert "operand.unknown-opcode" in {d["code"] for d in edited["diagnostics"]}
+        c.close()
+        assert len(list(c.entries.iterdir())) == 2  # the text as opened, and as closed
+        (hit,) = c.open(TEXT + edit)  # kept at the close: a hit, what the edit's analysis published
+        assert hit["diagnostics"] == edited["diagnostics"]
+        c.close()
+        # Another target env: a key of its own (a miss, kept).
+        c.s.notify("workspace/didChangeConfiguration", {"settings": {"spvls": {"targetEnv": "spv1.3"}}})
+        c.open(TEXT)
+        assert len(list(c.entries.iterdir())) == 3
+
+
+def test_a_hit_that_the_analysis_contradicts_is_published_again(tmp_path):
     """The related information points at the shader source once it exists beside the document: a
     cache kept before it existed shows the old link first, then the analysis's (and keeps that)."""
     uri = (tmp_path / "shader.spvasm").as_uri()
-    (before,) = _open_at(on, uri, SHADER)
-    assert before["diagnostics"][0]["relatedInformation"][0]["location"]["uri"] == uri
+    with Client(tmp_path) as c:
+        (before,) = c.open(SHADER, uri)
+        assert before["diagnostics"][0]["relatedInformation"][0]["location"]["uri"] == uri
     (tmp_path / "sum.comp").write_text("\n" * 13 + "  x = a + nope;\n")
-    (fresh,) = _open_at(OFF, uri, SHADER)
-    assert fresh["diagnostics"][0]["relatedInformation"][0]["location"]["uri"] == (tmp_path / "sum.comp").as_uri()
-    assert _open_at(on, uri, SHADER) == [before, fresh]  # the stale hit, then the analysis's answer
-    assert _open_at(on, uri, SHADER) == [fresh]  # kept since
+    with Client(tmp_path) as c:  # a new server: one remembers where a source file was for a few seconds
+        stale, fresh = c.open(SHADER, uri)  # the stale hit, then the analysis's answer
+        assert stale == before
+        assert fresh["diagnostics"][0]["relatedInformation"][0]["location"]["uri"] == (tmp_path / "sum.comp").as_uri()
+        c.close(uri)
+        assert c.open(SHADER, uri) == [fresh]  # kept since
 
 
-def test_a_document_opened_again_without_a_close_keeps_nothing_of_its_old_text(on):
+def test_a_document_opened_again_without_a_close_keeps_nothing_of_its_old_text(tmp_path):
     """spirv-val's result for the old text is not merged into the new text's diagnostics, nor kept
     for it in the cache."""
     bad = (SHADER.replace("%uint_1 = OpConstant %uint 1", "%uint_1 = OpConstant %uint 1\n%float = OpTypeFloat 32\n"
                           "%float_1 = OpConstant %float 1")
            .replace("OpIAdd %uint %uint_1 %nope", "OpBitwiseAnd %uint %uint_1 %float_1"))  # spirv-val's alone
-    s = Server(env=on)
-    try:
-        s.initialize({}, {"validate": "onType"})
-        s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1,
-                                                           "text": bad}})
-        s.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and any(
+    with Client(tmp_path, validate="onType") as c:
+        c.s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1,
+                                                             "text": bad}})
+        c.s.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and any(
             d["code"].startswith("spirv-val") for d in m["params"]["diagnostics"]), timeout=60)
-        s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 2,
-                                                           "text": SHADER}})
-        again = _published(s, 2)["params"]
+        again = c.open(SHADER, version=2)[0]
+        assert again["diagnostics"] and not any(d["code"].startswith("spirv-val") for d in again["diagnostics"])
+        c.close()
+        assert c.open(SHADER)[0]["diagnostics"] == again["diagnostics"]  # the hit: what was kept for it
+
+
+def test_the_stamp_changes_with_the_grammar_files(tmp_path, monkeypatch):
+    copy = tmp_path / "grammar"
+    shutil.copytree(grammar.grammar_dir(), copy)
+    monkeypatch.setenv("SPVLS_GRAMMAR_DIR", str(copy))
+    cache.stamp.cache_clear()
+    try:
+        before = cache.key("x", 1)
+        core = copy / "spirv.core.grammar.json"
+        core.write_text(core.read_text() + " ")
+        cache.stamp.cache_clear()
+        assert cache.key("x", 1) != before
+        assert cache.key("x", 1) != cache.key("x", 2) != cache.key("y", 2)
     finally:
-        s.close()
-    assert not any(d["code"].startswith("spirv-val") for d in again["diagnostics"])
-    (fresh,) = _session(OFF, SHADER)
-    assert again["diagnostics"] == fresh["diagnostics"]
-    assert _session(on, SHADER)[0]["diagnostics"] == fresh["diagnostics"]
+        cache.stamp.cache_clear()
+
+
+@pytest.mark.parametrize("value, on", [("", True), ("0", True), ("1", False), ("yes", False)])
+def test_spvls_no_cache(monkeypatch, value, on):
+    monkeypatch.setenv("SPVLS_NO_CACHE", value)
+    assert cache.enabled() is on
