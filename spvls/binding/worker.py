@@ -329,7 +329,7 @@ class Worker:
                     self._proc = proc
                     if self._reason is not None:  # cancelled while it started: keep it for the next job
                         raise _Dead("cancelled before it ran")
-            req = {"env": env, "options": asdict(options), "budget": budget or 0}
+            req = {"env": env, "options": options.to_dict(), "budget": budget or 0}
             if budget:
                 self._wall.arm(wall_limit(budget))
             try:

@@ -177,7 +177,8 @@ def test_the_options_go_through_json_to_the_worker(field):
     import json
     from dataclasses import asdict
 
-    back = st.ValidatorOptions.from_dict(json.loads(json.dumps(asdict(RENAMING))))
+    back = st.ValidatorOptions.from_dict(json.loads(json.dumps(RENAMING.to_dict())))
+    assert st.ValidatorOptions.from_dict(json.loads(json.dumps(asdict(RENAMING)))) == RENAMING
     assert back == RENAMING and getattr(back, field) == name_ops()
 
 
