@@ -178,6 +178,9 @@ class SpvServer(LanguageServer):
         self.tokens_sent: dict[str, tokens.Sent] = {}  # per document: the tokens last sent
         self.lsp_diagnostics: dict[str, tuple] = {}  # per document: (model, its converted diagnostics)
         self.opened_version: dict[str, int] = {}  # per document: its version when opened
+        # per document opened with a cache hit, for a client that pulls: (version, the kept JSON, its
+        # key), until the analysis has confirmed it (_confirm)
+        self.unconfirmed: dict[str, tuple[int, bytes, str]] = {}
         self.settings_reported: list[str] = []  # the settings problems last shown to the user
         self.takes_progress = False  # the client takes window/workDoneProgress/create
         self.pull = False  # diagnostics by pull (textDocument/diagnostic) instead of push
@@ -424,7 +427,7 @@ def _publish(ls: SpvServer, uri: str) -> list[T.Diagnostic] | None:
 
 def _cache_key(ls: SpvServer, uri: str, text: str) -> str | None:
     """The disk cache's key for the native diagnostics of this text here (session/cache.py)."""
-    if ls.pull or not cache.enabled() or ls.protocol.writer is None or not ls.protocol._include_headers:
+    if not cache.enabled() or not (ls.pull or (ls.protocol.writer is not None and ls.protocol._include_headers)):
         return None
     settings = (dataclasses.asdict(ls.ws.settings), ls.ws.settings.validator_options())
     return cache.key(text, uri, settings, ls.encoding, [str(f) for f in ls.ws.folders], MAX_PUBLISHED)
@@ -506,6 +509,16 @@ def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
         _forget(ls, d.uri)
     key = _cache_key(ls, d.uri, d.text)
     kept = cache.get(key) if key is not None else None
+    if kept is not None and key is not None and ls.pull:
+        # The client pulls: the pull that follows the open is answered from the cache, and the
+        # analysis waits a moment for it (_confirm; any request that needs the model runs it first).
+        ls.ws.open(d.uri, d.text, d.version)
+        ls.opened_version[d.uri] = d.version
+        d.text = ""
+        ls.unconfirmed[d.uri] = (d.version, kept, key)
+        asyncio.get_running_loop().call_later(CONFIRM_AFTER, _confirm, ls, d.uri)
+        _validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=CONFIRM_AFTER)
+        return
     if kept is not None and ls.protocol.writer is not None:  # shown before the document is even parsed
         fields = {"uri": d.uri, "version": d.version}
         ls.protocol.writer.write(
@@ -580,10 +593,34 @@ def _cursor_raw(doc, p: T.Position) -> tuple[int, int]:
     return p.line, _to_cp(doc.texts[p.line], p.character)
 
 
+# Seconds a document opened from the cache, for a client that pulls, waits for its analysis: the
+# pull right after the open is answered from the cache meanwhile.
+CONFIRM_AFTER = 0.05
+
+
+def _confirm(ls: SpvServer, uri: str) -> None:
+    """The analysis of a document whose pull was answered from the cache: if it finds otherwise,
+    the cache is corrected and the client asked to pull again."""
+    found = ls.unconfirmed.pop(uri, None)
+    doc = ls.ws.docs.get(uri)
+    if found is None or doc is None:
+        return
+    version, kept, key = found
+    if doc.version != version:  # edited since: the kept answer was for the text as opened
+        return
+    _check_with_progress(ls, uri, doc)
+    native = _native_json(ls, uri)
+    if native is not None and native != kept:
+        cache.put(key, native)
+        if ls.refresh:
+            ls.workspace_diagnostic_refresh(None)
+
+
 def _forget(ls: SpvServer, uri: str) -> None:
     """What the server holds for a document beside the workspace: its validation, tokens and
     converted diagnostics."""
     ls.opened_version.pop(uri, None)
+    ls.unconfirmed.pop(uri, None)
     ls.validation.forget(uri)
     ls.tokens_sent.pop(uri, None)
     ls.lsp_diagnostics.pop(uri, None)
@@ -610,7 +647,15 @@ def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams):
 )
 @_guard
 def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams):
-    return T.RelatedFullDocumentDiagnosticReport(items=_diagnostics(ls, params.text_document.uri))
+    uri = params.text_document.uri
+    found, doc = ls.unconfirmed.get(uri), ls.ws.docs.get(uri)
+    if found is not None and doc is not None and doc.version == found[0] and not ls.ws.analysed(uri):
+        _note(ls, f"diagnostics of {uri} from the cache")
+        items = ls.protocol._converter.structure(json.loads(found[1]), list[T.Diagnostic])
+        return T.RelatedFullDocumentDiagnosticReport(items=items)
+    if found is not None:
+        _confirm(ls, uri)
+    return T.RelatedFullDocumentDiagnosticReport(items=_diagnostics(ls, uri))
 
 
 # -- features -------------------------------------------------------------------------------

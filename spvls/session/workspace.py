@@ -112,6 +112,11 @@ class Workspace:
         self._analyses.pop(uri, None)
         self._marked.pop(uri, None)
 
+    def analysed(self, uri: str) -> bool:
+        """Whether the document's analysis as it is now is at hand (asking for it costs nothing)."""
+        doc, cached = self.docs.get(uri), self._analyses.get(uri)
+        return doc is not None and cached is not None and cached[:2] == (doc.generation, self.settings.target_env)
+
     def analysis(self, uri: str) -> Analysis | None:
         """The analysis of the document as it is now, its `; spvls: ignore[…]` comments applied;
         recomputed only after an edit."""

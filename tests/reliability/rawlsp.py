@@ -49,6 +49,7 @@ class Server:
         self.inbox: queue.Queue = queue.Queue()
         self.stderr: list[bytes] = []
         self.notes: list[dict] = []  # notifications seen while waiting for answers
+        self.asked: list[str] = []  # the methods of the requests the server made (each answered null)
         self._next = 0
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
@@ -102,6 +103,7 @@ class Server:
                 raise EOFError("the server closed its output: " + b"".join(self.stderr[-20:]).decode(errors="replace"))
             if "method" in msg and "id" in msg:  # a request from the server: answer it
                 self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+                self.asked.append(msg["method"])
                 continue
             if pred(msg):
                 return msg

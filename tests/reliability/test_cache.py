@@ -40,10 +40,10 @@ SHADER = """\
 class Client:
     """One server with a cache of its own under tmp_path."""
 
-    def __init__(self, tmp_path: Path, validate: str = "off"):
+    def __init__(self, tmp_path: Path, validate: str = "off", capabilities: dict | None = None):
         self.entries = tmp_path / "cache" / "diagnostics"
         self.s = Server(env={"SPVLS_NO_CACHE": "", "SPVLS_CACHE_DIR": str(tmp_path / "cache")})
-        self.s.initialize({}, {"validate": validate})
+        self.s.initialize(capabilities or {}, {"validate": validate})
 
     def open(self, text: str, uri: str = URI, version: int = 1) -> list[dict]:
         """Every publication for this open of `uri` (the last is what the client keeps)."""
@@ -163,3 +163,55 @@ def test_the_stamp_changes_with_the_grammar_files(tmp_path, monkeypatch):
 def test_spvls_no_cache(monkeypatch, value, on):
     monkeypatch.setenv("SPVLS_NO_CACHE", value)
     assert cache.enabled() is on
+
+
+PULL = {"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": True}}}
+
+
+def _pull(c: Client, uri: str = URI) -> list[dict]:
+    return c.s.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})["result"]["items"]
+
+
+def test_a_client_that_pulls_gets_a_text_opened_again_from_the_cache(tmp_path):
+    """The pull right after the open is answered from the cache, before the analysis; the
+    analysis then runs (the outline needs it) and agrees, so the client is not asked again."""
+    with Client(tmp_path, capabilities=PULL) as c:
+        c.s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1,
+                                                             "text": TEXT}})
+        fresh = _pull(c)  # a miss: the analysis's
+        assert {d["code"] for d in fresh} >= {"reconvergence.kill"}
+        c.close()
+        c.s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1,
+                                                             "text": TEXT}})
+        assert _pull(c) == fresh
+        c.s.wait_for(lambda m: m.get("method") == "window/logMessage"
+                     and m["params"]["message"] == f"diagnostics of {URI} from the cache")
+        assert c.s.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})["result"]
+        assert _pull(c) == fresh and "workspace/diagnostic/refresh" not in c.s.asked
+
+
+def test_a_pulled_answer_the_analysis_contradicts_makes_the_client_pull_again(tmp_path):
+    uri = (tmp_path / "shader.spvasm").as_uri()
+    env = {"SPVLS_NO_CACHE": "", "SPVLS_CACHE_DIR": str(tmp_path / "cache")}
+    for k in range(2):
+        s = Server(env=env)
+        try:
+            s.initialize(PULL, {"validate": "off"})
+            s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "spvasm", "version": 1,
+                                                               "text": SHADER}})
+            got = s.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})["result"]["items"]
+            where = got[0]["relatedInformation"][0]["location"]["uri"]
+            if k == 0:
+                assert where == uri
+                (tmp_path / "sum.comp").write_text("\n" * 13 + "  x = a + nope;\n")
+                continue
+            assert where == uri  # the cache's answer, kept before the source file existed
+            for _ in range(200):
+                s.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+                if "workspace/diagnostic/refresh" in s.asked:
+                    break
+            assert "workspace/diagnostic/refresh" in s.asked
+            again = s.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})["result"]["items"]
+            assert again[0]["relatedInformation"][0]["location"]["uri"] == (tmp_path / "sum.comp").as_uri()
+        finally:
+            s.close()
