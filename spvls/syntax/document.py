@@ -251,15 +251,18 @@ class Document:
         """The instruction above `line` whose open string would look for its closing quote at
         `line`: the search runs up over lines a string passes through, and stops at one it would
         close on."""
+        found = None
         for k in range(line - 1, max(-1, line - _MAX_JOIN), -1):
             text = self.texts[k]
             if '"' not in text:
                 continue  # a string passes through
             if self.span[k] != 0 and self.runs_on(k):
-                return k
+                found = k
+            # A line that opens a string may itself be inside one opened further up (left open, its
+            # close not found yet): that one is read again too, so the search goes on.
             if not _ends_inside(text, True):
-                return None
-        return None
+                return found
+        return found
 
     def _group_end(self, i: int) -> int:
         if not self.runs_on(i):

@@ -54,6 +54,19 @@ def test_quote_typed_lines_below_closes_a_string_left_open_above():
     assert list(doc.span) == [1, 1, 1, 1] and doc.lines == Document(doc.text).lines
 
 
+def test_quote_typed_below_closes_a_string_opened_above_a_line_that_opens_one_itself():
+    # Found by the fuzzer (seed 9003): line 1 opens a string (an escaped quote, then one left open)
+    # but is itself inside the string line 0 left open. A quote typed on line 3 closes line 0's
+    # string, so line 0's instruction runs to line 3, not line 1's.
+    doc = Document('OpName %a "open\nOpName %b "a\\"b" %c "x\nOpNop\n%t = OpTypeInt 32 0\nOpNop')
+    assert list(doc.span) == [1, 1, 1, 1, 1]
+    doc.replace((3, 5), (3, 5), '"')
+    assert list(doc.span) == list(Document(doc.text).span) == [4, 0, 0, 0, 1]
+    assert doc.lines == Document(doc.text).lines
+    doc.replace((3, 5), (3, 6), "")
+    assert list(doc.span) == [1, 1, 1, 1, 1] and doc.lines == Document(doc.text).lines
+
+
 def test_out_of_range_edit_is_clamped():
     doc = Document("OpNop")
     doc.replace((99, 5), (120, 0), "\nOpNop")
