@@ -509,17 +509,7 @@ def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
         _forget(ls, d.uri)
     key = _cache_key(ls, d.uri, d.text)
     kept = cache.get(key) if key is not None else None
-    if kept is not None and key is not None and ls.pull:
-        # The client pulls: the pull that follows the open is answered from the cache, and the
-        # analysis waits a moment for it (_confirm; any request that needs the model runs it first).
-        ls.ws.open(d.uri, d.text, d.version)
-        ls.opened_version[d.uri] = d.version
-        d.text = ""
-        ls.unconfirmed[d.uri] = (d.version, kept, key)
-        asyncio.get_running_loop().call_later(CONFIRM_AFTER, _confirm, ls, d.uri)
-        _validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=CONFIRM_AFTER)
-        return
-    if kept is not None and ls.protocol.writer is not None:  # shown before the document is even parsed
+    if kept is not None and not ls.pull and ls.protocol.writer is not None:  # shown before the document is parsed
         fields = {"uri": d.uri, "version": d.version}
         ls.protocol.writer.write(
             transport.notification_with_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, fields, "diagnostics", kept)
@@ -527,6 +517,13 @@ def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams):
     doc = ls.ws.open(d.uri, d.text, d.version)
     ls.opened_version[d.uri] = d.version
     d.text = ""  # the Document has it: the message's copy is not held through the analysis
+    if kept is not None and key is not None and ls.pull:
+        # The client pulls: the pull that follows the open is answered from the cache, and the
+        # analysis waits a moment for it (_confirm; any request that needs the model runs it first).
+        ls.unconfirmed[d.uri] = (d.version, kept, key)
+        asyncio.get_running_loop().call_later(CONFIRM_AFTER, _confirm, ls, d.uri)
+        _validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=CONFIRM_AFTER)
+        return
     _check_with_progress(ls, d.uri, doc)
     if kept is None:
         _publish(ls, d.uri)

@@ -60,9 +60,9 @@ def wanted(m: Module) -> bool:
     return enabled and hasattr(os, "fork") and len(m.insts) >= FROM_INSTRUCTIONS and _idle_core()
 
 
-def _idle_core(idle: float = IDLE_CORE) -> bool:
+def _idle_core() -> bool:
     cores = usable_cores()
-    return cores > 1 and _load() < cores - idle
+    return cores > 1 and _load() < cores - IDLE_CORE
 
 
 def usable_cores() -> int:
