@@ -657,6 +657,8 @@ def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams):
 
 # -- features -------------------------------------------------------------------------------
 def _module(ls: SpvServer, uri: str):
+    if uri in ls.unconfirmed:  # opened from the cache: the analysis this request needs confirms it
+        _confirm(ls, uri)
     a = ls.ws.analysis(uri)
     return (a.module, a.module.doc) if a else (None, None)
 
