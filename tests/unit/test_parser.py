@@ -66,7 +66,7 @@ def test_shape_cache_parses_as_lark_does(shared):
     for text in rng.sample(lines, 3000):
         i = rng.randrange(len(text) + 1)
         lines.append(text[:i] + rng.choice(["%", "=", "!", "1", "x", "%%", '"', " ", ".", "-", "0x", ";"]) + text[i:])
-    for text in lines:
+    for text in dict.fromkeys(lines):  # a line seen before is parsed from the same caches: 59% of the corpus
         assert parser.parse_line(text)._replace(shape=None) == parser._parse(text)._replace(shape=None), text
 
 
