@@ -38,6 +38,13 @@ class Publications:
         return self.at[v]
 
 
+def quiet(client) -> None:
+    """Take the server's log and messages without a word (pygls prints a line for each notification
+    it has no handler for); for clients that do not read them (`validations` does)."""
+    for method in (T.WINDOW_LOG_MESSAGE, T.WINDOW_SHOW_MESSAGE):
+        client.feature(method)(lambda params: None)
+
+
 def validations(client, published: Publications) -> list[int]:
     """The versions whose spirv-val run finished, in order (the server logs each run); each sets
     `published.changed`, so `published.until` can wait for one."""

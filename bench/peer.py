@@ -13,6 +13,7 @@ from pathlib import Path
 
 from lsprotocol import types as T
 from pygls.lsp.client import LanguageClient
+from common import quiet
 
 SHARED = Path(os.environ.get("SPVLS_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 GO_SERVER = Path(os.environ.get("SPVLS_GO_SERVER", SHARED / "peers" / "go-spirvls"))
@@ -27,6 +28,7 @@ async def go_session(path: Path, edits: int, requests: int, edit_lines: list[int
     text = path.read_text()
     lines = text.split("\n")
     client = LanguageClient("spvls-bench", "1")
+    quiet(client)
     count = 0
     got = asyncio.Event()
 

@@ -24,7 +24,7 @@ from pygls.lsp.client import LanguageClient
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from common import Publications, children, pct, role  # noqa: E402
+from common import Publications, children, pct, quiet, role  # noqa: E402
 from generate import module  # noqa: E402
 import peer  # noqa: E402
 
@@ -88,6 +88,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
     text = path.read_text()
     lines = text.split("\n")
     client = LanguageClient("spvls-bench", "1")
+    quiet(client)
     published = Publications(client)
 
     t_start = time.perf_counter()
@@ -169,6 +170,7 @@ async def reopen(path: Path) -> float:
     """Open → diagnostics in a new server for a text a server opened before: published from the
     diagnostics cache on disk (spvls/session/cache.py), before the document is parsed."""
     client = LanguageClient("spvls-bench", "1")
+    quiet(client)
     published = Publications(client)
     await client.start_io(sys.executable, "-m", "spvls")
     await client.initialize_async(T.InitializeParams(capabilities=T.ClientCapabilities(),
