@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..model.enablement import lacks
 from ..model.facts import module_fact
@@ -197,16 +198,34 @@ def _opcode_stems(g) -> list[tuple[Instruction, str, str, str, str]]:
     return hit[1]
 
 
+class _Enabled(NamedTuple):
+    declared_caps: frozenset[str]
+    extensions: frozenset[str]
+    version: tuple[int, int]
+
+
+# Per grammar and enablement (_Enabled): each opcode's row. A module built again after a line is
+# added or removed mostly declares what the one before did, and finds its rows here.
+_OPCODE_ROWS: dict[tuple[int, _Enabled], tuple[object, list[tuple[Instruction, str, str, str, str]]]] = {}
+
+
 @module_fact
 def _opcode_rows(m: Module) -> list[tuple[Instruction, str, str, str, str]]:
     """Each opcode's detail and rank for this module: what an opcode lacks depends only on the
     module's capabilities, extensions and version, so it is judged once, not on every request."""
+    enabled = _Enabled(frozenset(m.declared_caps), frozenset(m.extensions), m.version)
+    hit = _OPCODE_ROWS.get((id(m.grammar), enabled))
+    if hit is not None and hit[0] is m.grammar:
+        return hit[1]
     out = []
     for inst, detail, with_result, bare, rank in _opcode_stems(m.grammar):
-        need = lacks(m, inst)
+        need = lacks(enabled, inst)
         if need is not None:
             detail = f"{detail} — {need.text()}"
         out.append((inst, detail, with_result, bare, ("0" if need is None else "1") + rank))
+    if len(_OPCODE_ROWS) >= 16:
+        _OPCODE_ROWS.clear()
+    _OPCODE_ROWS[id(m.grammar), enabled] = (m.grammar, out)
     return out
 
 

@@ -12,13 +12,24 @@ From the grammar JSON's requirements, in the order a user meets them (SPIR-V 2.1
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..spec.grammar import Enumerant, Instruction, format_version
 
-if TYPE_CHECKING:
-    from .module import Module
+
+class Enables(Protocol):
+    """What `lacks` reads of a module (a `Module` is one): so a table judged for one module's
+    capabilities, extensions and version can be kept for another with the same three."""
+
+    @property
+    def declared_caps(self) -> Collection[str]: ...
+    @property
+    def extensions(self) -> Collection[str]: ...
+    @property
+    def version(self) -> tuple[int, int]: ...
+
 
 CAPABILITY, LAST_VERSION, VERSION, EXTENSION, RESERVED = (
     "capability",
@@ -55,7 +66,7 @@ class Need:
 _FREE_BUILTINS = {"PointSize", "ClipDistance", "CullDistance"}
 
 
-def lacks(m: Module, item: Instruction | Enumerant, declaring: bool = False) -> Need | None:
+def lacks(m: Enables, item: Instruction | Enumerant, declaring: bool = False) -> Need | None:
     """What the module lacks to enable `item`, or None when it is enabled. `declaring`: the item is
     OpCapability's own operand, which needs no capability to be declared."""
     free = declaring or (isinstance(item, Enumerant) and item.kind == "BuiltIn" and item.name in _FREE_BUILTINS)
