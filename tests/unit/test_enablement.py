@@ -60,3 +60,19 @@ def test_a_missing_capability_is_what_is_named_first():
     need = lacks(m, m.grammar.kinds["StorageClass"].enumerants["PhysicalStorageBuffer"])
     assert need.what == CAPABILITY and need.names == ("PhysicalStorageBufferAddresses",)
     assert [d.code for d in a.diagnostics if d.line == 5] == ["capability.missing"]
+
+
+def test_opcode_completion_follows_each_modules_enablement_and_shares_equal_ones():
+    """Each opcode's completion row is judged once per grammar and enablement: a module built again
+    with the same capabilities, extensions and version (a line added) shares the rows; one that
+    declares another capability gets its own."""
+    typing = PSB + "%x = \n"
+    at = (typing.count("\n") - 1, len("%x = "))
+    plain = analyze(Document(typing)).module
+    again = analyze(Document(typing.replace("%x = \n", "%uint = OpTypeInt 32 0\n%x = \n"))).module
+    ballot = analyze(Document(typing.replace("OpCapability Shader", "OpCapability Shader\nOpCapability SubgroupBallotKHR"))).module
+    assert again is not plain and again.declared_caps == plain.declared_caps
+    assert completion._opcode_rows(again) is completion._opcode_rows(plain)  # noqa: SLF001
+    assert _completion_detail(plain, *at, "OpSubgroupBallotKHR") == "Group (SPV_KHR_shader_ballot) — needs OpCapability SubgroupBallotKHR"
+    assert _completion_detail(again, at[0] + 1, at[1], "OpSubgroupBallotKHR") == _completion_detail(plain, *at, "OpSubgroupBallotKHR")
+    assert _completion_detail(ballot, at[0] + 1, at[1], "OpSubgroupBallotKHR") == "Group (SPV_KHR_shader_ballot)"
