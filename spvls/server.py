@@ -691,13 +691,14 @@ def on_completion(params: T.CompletionParams, m, doc, line: int, col: int):
     shared = (
         _defaults_supported()
         and found
-        and len({(it.replace_start, it.snippet) for it in found}) == 1
+        and len({(it.replace_start, it.replace_end, it.snippet) for it in found}) == 1
         and all(it.insert_text in (None, it.label) for it in found)
         and all(d == datas[0] for d in datas)
     )
     defaults = None
     if shared:
-        rng = _range(doc, line, found[0].replace_start, col) if found[0].replace_start is not None else None
+        first = found[0]
+        rng = _range(doc, line, first.replace_start, _end(first, col)) if first.replace_start is not None else None
         defaults = T.CompletionItemDefaults(
             edit_range=rng,
             data=datas[0],
@@ -712,7 +713,7 @@ def on_completion(params: T.CompletionParams, m, doc, line: int, col: int):
             continue
         edit = None
         if it.replace_start is not None:
-            edit = T.TextEdit(_range(doc, line, it.replace_start, col), it.insert_text or it.label)
+            edit = T.TextEdit(_range(doc, line, it.replace_start, _end(it, col)), it.insert_text or it.label)
         items.append(
             T.CompletionItem(
                 label=it.label,
@@ -725,6 +726,10 @@ def on_completion(params: T.CompletionParams, m, doc, line: int, col: int):
             )
         )
     return T.CompletionList(is_incomplete=completion.capped(found), items=items, item_defaults=defaults)
+
+
+def _end(it, col: int) -> int:
+    return col if it.replace_end is None else max(col, it.replace_end)
 
 
 def _defaults_supported() -> bool:

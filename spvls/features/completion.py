@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..binding import spirv_tools
 from ..model.enablement import lacks
 from ..model.facts import module_fact
 from ..model.module import Module
@@ -28,6 +29,7 @@ class Item:
     snippet: bool = False
     sort_text: str | None = None
     replace_start: int | None = None  # column where the replaced word starts
+    replace_end: int | None = None  # column where it ends (None: the cursor)
 
 
 def _rank(name: str, allowed: bool = True) -> str:
@@ -60,7 +62,8 @@ def _snippet(inst: Instruction, with_result: bool) -> str:
     return f"%${{{n}:result}} = {body}" if with_result else body
 
 
-_LABEL_WORDS = ("Label", "Merge Block", "Continue Target", "Default", "Target", "Parent")
+# What an id operand names, by its name in the grammar (the JSON says only "IdRef").
+_LABELS = ("Merge Block", "Continue Target", "Default")  # and every "... Label"
 _TYPE_OPERANDS = (
     "Type",
     "Component Type",
@@ -72,13 +75,28 @@ _TYPE_OPERANDS = (
     "Image Type",
     "Column Type",
     "Object Type",
+    "Base Type",
+    "Data Type",
+    "Function Type",
+    "Structure Type",
+    "Struct Type",
 )
+# Operands that take one kind of type only.
+_TYPE_OF = {"Function Type": "OpTypeFunction", "Structure Type": "OpTypeStruct", "Struct Type": "OpTypeStruct"}
 
 
 def complete(m: Module, line: int, col: int) -> list[Item]:
     c = cursor(m, line, col)
     if c is None:
         return []
+    found = _complete(m, c)
+    for it in found:  # an item replaces the whole word under the cursor, not only what is before it
+        if it.replace_start == c.start:
+            it.replace_end = c.end
+    return found
+
+
+def _complete(m: Module, c) -> list[Item]:
     if c.opcode_slot:
         return _opcodes(m, c)
     expected = c.expected
@@ -130,11 +148,10 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
         ]
     if expected.kind == "LiteralSpecConstantOpInteger":
         return [
-            Item(i.name[2:], "keyword", "opcode", {"name": i.name, "kind": "instruction"}, replace_start=c.start)
-            for i in m.grammar.by_opcode.values()
-            if i.has_result and i.has_result_type
+            Item(name, "keyword", "opcode", {"name": "Op" + name, "kind": "instruction"}, replace_start=c.start)
+            for name in _spec_constant_ops(m.grammar)
         ]
-    if expected.kind.startswith("Id"):
+    if expected.kind.startswith("Id") or expected.kind.startswith("Pair"):
         return _ids(m, c, expected)
     return []
 
@@ -198,6 +215,21 @@ def _opcode_stems(g) -> list[tuple[Instruction, str, str, str, str]]:
     return hit[1]
 
 
+_SPEC_CONSTANT_OPS: dict[int, tuple[object, list[str]]] = {}
+
+
+def _spec_constant_ops(g) -> list[str]:
+    """The opcodes OpSpecConstantOp takes, as spirv-as takes them (asked of SPIRV-Tools' library
+    once); without the library, every opcode with a result and its type."""
+    hit = _SPEC_CONSTANT_OPS.get(id(g))
+    if hit is None or hit[0] is not g:
+        names = [i.name[2:] for i in g.by_opcode.values() if i.has_result and i.has_result_type]
+        if spirv_tools.available():
+            names = spirv_tools.spec_constant_ops(names)
+        hit = _SPEC_CONSTANT_OPS[id(g)] = (g, names)
+    return hit[1]
+
+
 class _Enabled(NamedTuple):
     declared_caps: frozenset[str]
     extensions: frozenset[str]
@@ -230,14 +262,16 @@ def _opcode_rows(m: Module) -> list[tuple[Instruction, str, str, str, str]]:
 
 
 def _opcodes(m: Module, c) -> list[Item]:
+    # Operands already written after the word: the name alone replaces it (a snippet's placeholders
+    # would be inserted before them).
     return [
         Item(
             inst.name,
             "keyword",
             detail,
             {"kind": "instruction"},
-            insert_text=bare if c.has_result else with_result,
-            snippet=True,
+            insert_text=inst.name if c.more else bare if c.has_result else with_result,
+            snippet=not c.more,
             sort_text=sort,
             replace_start=c.start,
         )
@@ -268,7 +302,16 @@ def _candidates(m: Module, c, want: str) -> list[str]:
         return pools[want]
     if want == "label":
         return [b.label for b in fn.blocks] if fn else []
-    local = [i.result for i in m.insts_in(fn) if i.result and i.opname not in ("OpLabel", "OpFunction")] if fn else []
+    if want == "any":  # a name or decoration's target: whatever the module defines
+        return [k for k, d in m.defs.items() if d.opname not in ("OpExtInstImport", "OpString")]
+    local = []
+    if fn is not None:
+        phi = c.inst is not None and c.inst.name == "OpPhi"  # a loop's phi takes values defined below it
+        local = [
+            i.result
+            for i in m.insts_in(fn)
+            if i.result and i.opname not in ("OpLabel", "OpFunction") and (phi or i.line < c.line)
+        ]
     return pools["constant"] + pools["global"] + local
 
 
@@ -281,22 +324,45 @@ def capped(items: list[Item]) -> bool:
     return len(items) >= MAX_IDS and items[-1].data.get("kind") == "id"
 
 
-def _ids(m: Module, c, expected) -> list[Item]:
-    name = expected.name
-    inst = c.inst
-    want = "value"
+def _want(c, expected) -> tuple[str, str | None]:
+    """What an id operand takes: type, label, function, constant, any or value; and for a type,
+    the one type opcode it must be (None: any type)."""
+    name, kind, inst = expected.name or "", expected.kind, c.inst
+    if kind.startswith("Pair"):  # OpSwitch's (literal, label), OpPhi's (value, parent), ...
+        fixed = sum(1 for o in inst.operands if o.kind != "IdResult" and not o.quantifier) if inst else 0
+        second = (len(c.before) - fixed) % 2 == 1
+        halves = kind[4:].replace("IdRef", " IdRef").replace("LiteralInteger", " LiteralInteger").split()
+        if halves[second] != "IdRef":
+            return "none", None
+        if inst and inst.name in ("OpSwitch", "OpPhi") and (second or inst.name == "OpSwitch"):
+            return "label", None
+        if inst and inst.name == "OpGroupMemberDecorate":
+            return "type", "OpTypeStruct"
+        return "value", None
+    if inst and inst.name == "OpMemberName" and name == "Type":
+        return "type", "OpTypeStruct"
     if (
-        expected.kind == "IdResultType"
+        kind == "IdResultType"
         or name in _TYPE_OPERANDS
         or (inst and inst.is_type and name not in ("Rows", "Columns", "Length"))
     ):
-        want = "type"
-    if any(w in name for w in _LABEL_WORDS) and expected.kind == "IdRef":
-        want = "label"
-    if inst and inst.name == "OpFunctionCall" and name == "Function":
-        want = "function"
-    if expected.kind in ("IdScope", "IdMemorySemantics") or name in ("Rows", "Columns", "Use", "MemoryLayout"):
-        want = "constant"
+        return "type", _TYPE_OF.get(name)
+    if kind == "IdRef" and (name.endswith("Label") or name in _LABELS):
+        return "label", None
+    if name == "Entry Point" or (inst and inst.name == "OpFunctionCall" and name == "Function"):
+        return "function", None
+    if name in ("Target", "Targets") and inst and inst.cls in ("Debug", "Annotation"):
+        return "any", None
+    if kind in ("IdScope", "IdMemorySemantics") or name in ("Rows", "Columns", "Use", "MemoryLayout"):
+        return "constant", None
+    return "value", None
+
+
+def _ids(m: Module, c, expected) -> list[Item]:
+    inst = c.inst
+    want, only = _want(c, expected)
+    if want == "none":
+        return []
     coopmat_type = (
         inst is not None
         and want == "type"
@@ -304,13 +370,19 @@ def _ids(m: Module, c, expected) -> list[Item]:
             inst.name in ("OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixLengthKHR")
         )
     )
+    scalar_int = expected.kind in ("IdScope", "IdMemorySemantics")  # a Scope or Semantics is an integer
+    own = m.inst_at.get(c.line)
     prefix = c.prefix.lower()
     out = []
     for id_ in _candidates(m, c, want):
         if prefix and prefix not in id_.lower():
             continue
         d = m.defs.get(id_)
-        if d is None:
+        if d is None or (only is not None and d.opname != only):
+            continue
+        if own is not None and d is own and not (inst is not None and inst.name == "OpPhi"):
+            continue  # the line's own result
+        if scalar_int and _type_op(m, d) != "OpTypeInt":
             continue
         is_type = d.is_type
         t = describe(m, d) if is_type else describe(m, m.definition(d.result_type))
@@ -319,7 +391,7 @@ def _ids(m: Module, c, expected) -> list[Item]:
             Item(
                 id_,
                 {"type": "type", "label": "label", "function": "function"}.get(want, "value"),
-                t,
+                "label" if d.opname == "OpLabel" else t,
                 {"kind": "id"},
                 sort_text=("0" if top else "1") + id_,
                 replace_start=c.start,
@@ -328,6 +400,11 @@ def _ids(m: Module, c, expected) -> list[Item]:
         if len(out) >= MAX_IDS:
             break
     return out
+
+
+def _type_op(m: Module, d) -> str | None:
+    t = m.definition(d.result_type)
+    return t.opname if t is not None else None
 
 
 def resolve(label: str, data: dict | None, m: Module | None = None) -> str | None:

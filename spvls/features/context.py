@@ -23,9 +23,12 @@ class Cursor:
     expected: GrammarOperand | None  # the operand the next token fills
     before: tuple[Token, ...]  # operand tokens before the cursor
     ext_set: str | None = None  # OpExtInst: the imported set named on the line
+    end: int = -1  # where the word under the cursor ends (the cursor when nothing follows it)
+    more: bool = False  # words follow that one on the line (a comment aside)
 
 
 _WORD = re.compile(r'[%A-Za-z0-9_|."!-]*$')
+_WORD_ON = re.compile(r'[%A-Za-z0-9_."!-]*')  # the rest of the word at the cursor (a mask's '|' ends it)
 
 
 def cursor(m: Module, line_no: int, col: int) -> Cursor | None:
@@ -43,8 +46,11 @@ def cursor(m: Module, line_no: int, col: int) -> Cursor | None:
     # In a mask (A|B|_) the slot is the mask's: look at what comes before the whole mask.
     head = parse_line(text[: col - len(whole)])
     has_result = head.result is not None or bool(re.match(r"\s*%\S*\s*=", text))
+    found_on = _WORD_ON.match(line.text, col)
+    end = found_on.end() if found_on else col
+    more = bool(line.text[end:].split(";", 1)[0].strip())
     if head.opcode is None:
-        return Cursor(line_no, col, word, start, True, has_result, None, None, ())
+        return Cursor(line_no, col, word, start, True, has_result, None, None, (), None, end, more)
     ops = tuple(t for t in head.operands)
     probe = Line(text[: col - len(whole)], head.result, head.opcode, ops, None, None)
     mt = match(m.grammar, probe, m.ext_imports)
@@ -52,7 +58,7 @@ def cursor(m: Module, line_no: int, col: int) -> Cursor | None:
     ext = None
     if mt.inst and mt.inst.name == "OpExtInst" and len(ops) >= 2:
         ext = m.ext_imports.get(ops[1].text)
-    return Cursor(line_no, col, word, start, False, has_result, mt.inst, expected, ops, ext)
+    return Cursor(line_no, col, word, start, False, has_result, mt.inst, expected, ops, ext, end, more)
 
 
 def instruction_at(m: Module, line_no: int) -> Inst | None:

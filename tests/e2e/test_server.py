@@ -155,9 +155,18 @@ async def test_completion(client):
         (w["label"], w["detail"], w["sort_text"], {**w["data"], "uri": doc.uri}) for w in want]
     assert {w["data"]["kind"] for w in want} == {"id"}
     assert same([i.text_edit for i in result.items], [
-        T.TextEdit(rng(pos.line, w["replace_start"], pos.character), w["insert_text"] or w["label"]) for w in want])
+        T.TextEdit(rng(pos.line, w["replace_start"], w["replace_end"]), w["insert_text"] or w["label"]) for w in want])
     assert {i.kind for i in result.items} == {T.CompletionItemKind.Class}  # types
     assert all(i.insert_text_format == T.InsertTextFormat.PlainText and i.documentation is None for i in result.items)
+
+    # Inside an opcode with operands after it: the whole word is replaced, by the name alone.
+    doc, pos, want = opened_case(client, "completion", "opcode-mid-line")
+    result = await client.text_document_completion_async(T.CompletionParams(doc, pos))
+    assert len(result.items) == len(want) > 500
+    assert same([i.text_edit for i in result.items], [
+        T.TextEdit(rng(pos.line, w["replace_start"], w["replace_end"]), w["label"]) for w in want])
+    assert pos.character < want[0]["replace_end"] == len("          %t = OpExtInst")
+    assert {i.insert_text_format for i in result.items} == {T.InsertTextFormat.PlainText}
 
     # A long list: labels and one-line details only; documentation comes with completionItem/resolve.
     doc, pos, want = opened_case(client, "completion", "capability")

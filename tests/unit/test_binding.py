@@ -183,3 +183,22 @@ def test_the_tests_run_the_program_the_venvs_command_runs(name: str) -> None:
     assert runs[0].returncode == runs[1].returncode == 0
     said = [r.stdout + r.stderr for r in runs]  # spirv-opt says it on stderr
     assert said[0] == said[1] and "SPIRV-Tools v" in said[0]
+
+
+def test_the_opcodes_spec_constant_op_takes_are_the_ones_spirv_as_takes(tmp_path: Path) -> None:
+    """OpSpecConstantOp's opcodes (completion offers these) are asked of the library: spirv-as, the
+    program, agrees on each of a sample taken and refused, and the whole list is SPIR-V's 61."""
+    sample = ["IAdd", "SNegate", "Select", "CompositeExtract", "QuantizeToF16", "CooperativeMatrixLengthKHR",
+              "Dot", "Load", "FunctionCall", "ExtInst", "IAddCarry", "Frob"]
+    taken = st.spec_constant_ops(sample)
+    for name in sample:
+        src = tmp_path / f"{name}.spvasm"
+        src.write_text(f"%t = OpTypeInt 32 0\n%c = OpConstant %t 1\n%x = OpSpecConstantOp %t {name} %c %c\n")
+        p = subprocess.run([tool("spirv-as"), str(src), "-o", str(tmp_path / "x.spv")], capture_output=True, text=True)
+        refused = "Invalid OpSpecConstantOp opcode" in p.stderr + p.stdout
+        assert (name in taken) == (not refused), (name, p.stderr)
+    assert taken == ["IAdd", "SNegate", "Select", "CompositeExtract", "QuantizeToF16", "CooperativeMatrixLengthKHR"]
+    from spvls.spec.grammar import load
+
+    every = st.spec_constant_ops([i.name[2:] for i in load().by_opcode.values() if i.has_result and i.has_result_type])
+    assert len(every) == 61 and {"IAdd", "AccessChain", "VectorShuffle", "Not"} <= set(every)
