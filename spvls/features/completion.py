@@ -83,6 +83,9 @@ _TYPE_OPERANDS = (
 )
 # Operands that take one kind of type only.
 _TYPE_OF = {"Function Type": "OpTypeFunction", "Structure Type": "OpTypeStruct", "Struct Type": "OpTypeStruct"}
+# Values of these types are listed first where an operand so named is typed.
+_POINTERS = ("OpTypePointer", "OpTypeUntypedPointerKHR")
+_PREFER = {"Predicate": ("OpTypeBool",), "Condition": ("OpTypeBool",), "Pointer": _POINTERS, "Base": _POINTERS}
 
 
 def complete(m: Module, line: int, col: int) -> list[Item]:
@@ -371,6 +374,7 @@ def _ids(m: Module, c, expected) -> list[Item]:
         )
     )
     scalar_int = expected.kind in ("IdScope", "IdMemorySemantics")  # a Scope or Semantics is an integer
+    prefer = _PREFER.get(expected.name or "", ()) if want == "value" else ()
     own = m.inst_at.get(c.line)
     prefix = c.prefix.lower()
     out = []
@@ -386,7 +390,7 @@ def _ids(m: Module, c, expected) -> list[Item]:
             continue
         is_type = d.is_type
         t = describe(m, d) if is_type else describe(m, m.definition(d.result_type))
-        top = coopmat_type and d.opname == "OpTypeCooperativeMatrixKHR"
+        top = (coopmat_type and d.opname == "OpTypeCooperativeMatrixKHR") or (bool(prefer) and _type_op(m, d) in prefer)
         out.append(
             Item(
                 id_,

@@ -104,6 +104,8 @@ class Server:
             if "method" in msg and "id" in msg:  # a request from the server: answer it
                 self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
                 self.asked.append(msg["method"])
+                if pred(msg):
+                    return msg
                 continue
             if pred(msg):
                 return msg
