@@ -68,11 +68,11 @@ def _id(m: Module, id_: str) -> str:
     if ep is not None:
         modes = ", ".join(_after(mode, 1) for mode in ep.modes)
         parts.append(f'Entry point: {ep.model} "{ep.name}"' + (f"; modes: {modes}" if modes else ""))
-    decorations = [_after(i, 1) for i in m.decorations.get(id_, [])]
+    decorations = [_decoration(m, i) for i in m.decorations.get(id_, [])]
     if decorations:
         parts.append(
             "Decorations: "
-            + ", ".join(f"`{x}`" for x in decorations[:8])
+            + ", ".join(decorations[:8])
             + (f" and {len(decorations) - 8} more" if len(decorations) > 8 else "")
         )
     parts.append(f"References: {len(m.uses.get(id_, ()))}")
@@ -87,6 +87,24 @@ def _as_operand(m: Module, inst, tok) -> str:
         return ""
     kind, value, name = spelled
     return f"  \nAs {op.grammar_operand.name or kind}: `{name}` ({kind} {value:#x})"
+
+
+def _decoration(m: Module, inst) -> str:
+    """A decoration without its target; a member's with the member's number and OpMemberName."""
+    ops = inst.match.operands
+    if inst.opname != "OpMemberDecorate" or len(ops) < 2:
+        return f"`{_after(inst, 1)}`"
+    struct, member = ops[0].token.text, ops[1].token.text
+    name = next(
+        (
+            n.match.operands[2].token.text.strip('"')
+            for n in m.with_op(("OpMemberName",))
+            if len(n.match.operands) > 2
+            and (n.match.operands[0].token.text, n.match.operands[1].token.text) == (struct, member)
+        ),
+        None,
+    )
+    return f"`{_after(inst, 2)}` (member {member}{f' `{name}`' if name else ''})"
 
 
 def _after(inst, skip: int) -> str:
