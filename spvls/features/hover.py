@@ -44,7 +44,20 @@ def hover(m: Module, line: int, col: int, folders: Sequence[Path] = ()) -> tuple
         return (d.markdown, span) if d else None
     if tok.kind == "COMMENT":
         return _term(tok.text, col - tok.start, tok.start)
+    if tok.kind in ("INT", "FLOAT", "STRING") and inst is not None:
+        return _literal(m, inst, tok, line, folders)
     return None
+
+
+def _literal(m: Module, inst, tok, line: int, folders: Sequence[Path]):
+    """A literal operand: its name and kind in the grammar; on OpLine, the source line it names."""
+    op = next((o for o in inst.match.operands if o.token.start == tok.start), None)
+    if op is None or op.grammar_operand is None:
+        return None
+    g = op.grammar_operand
+    md = f"**{g.name or g.kind}**: {g.kind} operand of `{inst.opname}`"
+    note = hover_note(m, line, folders) if inst.opname == "OpLine" else ""
+    return "\n\n".join(x for x in (md, note) if x), (tok.start, tok.end)
 
 
 def _enabled(m: Module, item) -> str:
