@@ -65,5 +65,5 @@ async def test_hover_on_a_diagnostic_shows_its_rule(vscode_like):
     client = vscode_like
     uri = _open(client, "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%i8 = OpTypeInt 8 1\n")
     h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri), T.Position(2, 16)))
-    assert h.contents.value.startswith("**capability.int-type** — ")
+    assert h.contents.value.startswith("**Width**: LiteralInteger operand of `OpTypeInt`\n\n---\n\n**capability.int-type** — ")
     assert h.range == T.Range(T.Position(2, 16), T.Position(2, 17))

@@ -168,7 +168,7 @@ def test_hover_on_a_diagnostic_adds_its_rule():
     assert (d.line, d.start, d.code) == (2, 16, "capability.int-type")  # on the width
     md, span = rules.with_rules(hover.hover(a.module, 2, 16), a.diagnostics, 2, 16)
     assert span == (16, 17)
-    assert md.startswith("**capability.int-type** — ")
+    assert md.startswith("**Width**: LiteralInteger operand of `OpTypeInt`\n\n---\n\n**capability.int-type** — ")
     assert "> Int8: Uses OpTypeInt to declare 8-bit integer types." in md
     assert "More: `spvls doc capability.int-type`" in md
     md, span = rules.with_rules(hover.hover(a.module, 2, 8), a.diagnostics, 2, 8)  # the opcode: no rule
