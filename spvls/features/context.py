@@ -25,6 +25,7 @@ class Cursor:
     ext_set: str | None = None  # OpExtInst: the imported set named on the line
     end: int = -1  # where the word under the cursor ends (the cursor when nothing follows it)
     more: bool = False  # words follow that one on the line (a comment aside)
+    ext_inst: Instruction | None = None  # OpExtInst: the set's instruction, once named before the cursor
 
 
 _WORD = re.compile(r'[%A-Za-z0-9_|."!-]*$')
@@ -58,7 +59,7 @@ def cursor(m: Module, line_no: int, col: int) -> Cursor | None:
     ext = None
     if mt.inst and mt.inst.name == "OpExtInst" and len(ops) >= 2:
         ext = m.ext_imports.get(ops[1].text)
-    return Cursor(line_no, col, word, start, False, has_result, mt.inst, expected, ops, ext, end, more)
+    return Cursor(line_no, col, word, start, False, has_result, mt.inst, expected, ops, ext, end, more, mt.ext_inst)
 
 
 def instruction_at(m: Module, line_no: int) -> Inst | None:
