@@ -382,7 +382,7 @@ def _diagnostics(ls: SpvServer, uri: str, validated: bool = True) -> list[T.Diag
     doc = ls.ws.docs.get(uri)
     if a is None:
         return []
-    diags = ls.validation.diagnostics(uri, a.diagnostics, len(doc.texts)) if validated else a.diagnostics
+    diags = ls.validation.diagnostics(uri, a.diagnostics, len(doc.texts), a.module) if validated else a.diagnostics
     convert = _converter(ls, uri, doc, a.module, len(diags))
     if len(diags) <= MAX_PUBLISHED:
         return [convert(d) for d in diags]

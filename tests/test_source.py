@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from shaders import build, line_of, source_text
+from shaders import build, line_of, mistyped, source_text
 from test_cli import run
 
 from spvls.checks import analyze
@@ -160,6 +160,20 @@ def test_diagnostics_carry_the_source_location_and_check_prints_it(tmp_path, var
     out = run("check", "--format", "json", path)
     rec = next(r for r in json.loads(out.stdout) if r["code"] == "id.undefined")
     assert rec["source"] == {"file": "sum.comp", "line": int(want.split(":")[1]), "column": 0}
+
+
+@pytest.mark.parametrize("variant", ["g", "gV"])
+def test_spirv_val_diagnostics_carry_the_source_location_too(tmp_path, variant):
+    path, n = mistyped(build(tmp_path, "sum.comp", variant))
+    where = line_of("common.glsl", "return float(i % 7u)")
+    out = run("check", path)
+    assert out.stdout.splitlines() == [
+        f"{path}:{n + 1}:10: error: Expected input to be int scalar or vector: ConvertUToF [spirv-val]",
+        f"  --> ./common.glsl:{where}",
+    ]
+    assert (out.returncode, out.stderr) == (1, "1 error(s)\n")
+    (rec,) = json.loads(run("check", "--format", "json", path).stdout)
+    assert (rec["code"], rec["source"]) == ("spirv-val", {"file": "./common.glsl", "line": where, "column": 0})
 
 
 @pytest.mark.parametrize("variant", ["g", "gVS"])

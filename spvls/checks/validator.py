@@ -19,10 +19,12 @@ from ..binding import spirv_tools as tools
 from ..binding import worker as workers
 from ..binding.renaming import NameOps
 from ..binding.text import code_points
+from ..model.module import Module
 from ..spec.grammar import load
 from ..spec.layout import before
 from ..syntax.parser import Line, Token
 from .diagnostic import ERROR, INFO, Diagnostic, Related
+from .origin import attach_sources
 
 SOURCE = "spirv-val"
 _NOTES = frozenset(SOURCE + "." + n for n in ("unavailable", "timeout", "crashed"))
@@ -310,12 +312,16 @@ def numbering(lines: Sequence[Line]) -> dict[int, str]:
     return out
 
 
-def merge(native: list[Diagnostic], found: list[Diagnostic]) -> list[Diagnostic]:
+def merge(native: list[Diagnostic], found: list[Diagnostic], m: Module | None = None) -> list[Diagnostic]:
     """Native diagnostics plus the tools' — but where a native error already sits on the same
     instruction, the native one stays alone: with spirv-val's text as related information, and
-    without spirv-as's (the native parser already says why that line does not assemble)."""
+    without spirv-as's (the native parser already says why that line does not assemble). Given the
+    module, the tools' diagnostics say where in the shader source their instruction came from, as
+    the native ones do."""
     if not found:
         return native
+    if m is not None:
+        found = attach_sources(m, found)
     out = list(native)
     errors_at: dict[int, int] = {}
     for i, d in enumerate(out):

@@ -129,7 +129,7 @@ def check_text(
     _last_analysis = analyze(doc, target_env)
     diags = list(_last_analysis.diagnostics)
     if tools_run is not None:
-        diags = validator.merge(diags, tools_run.result())
+        diags = validator.merge(diags, tools_run.result(), _last_analysis.module)
     return diags
 
 

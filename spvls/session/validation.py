@@ -26,6 +26,7 @@ from ..binding.spirv_tools import ValidatorOptions
 from ..binding.worker import Worker
 from ..checks import validator
 from ..checks.diagnostic import ERROR, Diagnostic
+from ..model.module import Module
 from ..syntax.parser import Line
 from .workspace import Workspace
 
@@ -158,10 +159,11 @@ class Validation:
                 d if d.line < first else replace(d, line=d.line + delta) for d in found if not first <= d.line <= last
             ]
 
-    def diagnostics(self, uri: str, native: list[Diagnostic], lines: int) -> list[Diagnostic]:
-        """The native diagnostics merged with the validator's latest (kept until replaced)."""
+    def diagnostics(self, uri: str, native: list[Diagnostic], lines: int, m: Module | None = None) -> list[Diagnostic]:
+        """The native diagnostics merged with the validator's latest (kept until replaced), with
+        the shader source lines the current module gives them."""
         found = [d for d in self.results.get(uri, ()) if d.line < lines]
-        return validator.merge(native, found) if found else native
+        return validator.merge(native, found, m) if found else native
 
     def _run(self, job: Job) -> list[Diagnostic]:
         """In the worker thread: a job that waited behind another document's and went stale

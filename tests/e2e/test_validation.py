@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
+from shaders import build, line_of, mistyped
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from generate import module  # noqa: E402
@@ -135,6 +136,23 @@ async def test_validator_error_published_at_the_operand(client):
     assert native == []
     j = await _logged(client, f"spirv-val: {uri} version 2 done in", after=n)
     assert j > i and await _published(client, uri, 2, with_tools=False, after=j)
+
+
+async def test_validator_error_names_its_shader_source_line(client, tmp_path):
+    """Real glslangValidator output (-gV: DebugLine) with an error only spirv-val finds: the merged
+    diagnostic relates the shader source line, as a native one does."""
+    path, n = mistyped(build(tmp_path, "sum.comp", "gV"))
+    uri = path.as_uri()
+    _open(client, uri, path.read_text())
+    i, native = await _published(client, uri, 1, with_tools=False)
+    assert native == []
+    _, [d] = await _published(client, uri, 1, with_tools=True, after=i)
+    where = line_of("common.glsl", "return float(i % 7u)")
+    assert (d.code, d.message, d.range.start) == (
+        "spirv-val", "Expected input to be int scalar or vector: ConvertUToF", T.Position(n, 9))
+    assert [(r.message, r.location) for r in d.related_information] == [
+        (f"source: ./common.glsl:{where}",
+         T.Location((tmp_path / "common.glsl").as_uri(), T.Range(T.Position(where - 1, 0), T.Position(where - 1, 0))))]
 
 
 async def test_keystroke_diagnostics_while_a_100k_validation_is_in_flight(client):
