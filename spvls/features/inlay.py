@@ -14,8 +14,13 @@ def inlay_hints(m: Module, first: int, last: int) -> list[tuple[int, int, str, s
         inst = m.inst_at.get(n)
         if inst is None:
             continue
-        if inst.src.result and inst.result_type:
-            t = m.definition(inst.result_type)
+        type_id = inst.result_type
+        if inst.opname == "OpFunction":
+            # Its Result Type is what it returns; its type is its Function Type operand.
+            rest = inst.ids(skip_type=True)
+            type_id = rest[0].token.text if rest else None
+        if inst.src.result and type_id:
+            t = m.definition(type_id)
             if t is not None:
                 out.append((n, inst.src.result.end, f": {describe(m, t)}", "type"))
         for op in inst.match.operands:
