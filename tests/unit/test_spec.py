@@ -148,3 +148,16 @@ def test_the_layout_sections_name_the_grammars_opcodes():
     assert all(g.instruction(op) is not None and g.instruction(op).name == op for op in named)
     assert len(named) == len(set(named))
     assert before("the memory model") == ["OpCapability", "OpExtension", "OpExtInstImport"]
+
+
+def test_the_operand_names_completion_reads_are_the_grammars():
+    """Completion decides what an id operand takes by its name (the JSON says only "IdRef"): each name
+    it lists is an id operand's name in the grammar, and each type it asks for a grammar type."""
+    from spvls.features import completion as c
+
+    g = load()
+    id_names = {o.name for i in g.by_opcode.values() for o in i.operands if o.kind.startswith("Id") and o.name}
+    listed = set(c._LABELS) | set(c._TYPE_OPERANDS) | set(c._TYPE_OF) | set(c._PREFER)  # noqa: SLF001
+    assert listed <= id_names, listed - id_names
+    types = set(c._TYPE_OF.values()) | {t for ts in c._PREFER.values() for t in ts}  # noqa: SLF001
+    assert all(g.instruction(t) is not None and g.instruction(t).is_type for t in types), types
