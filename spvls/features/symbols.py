@@ -26,6 +26,12 @@ def _sel(inst) -> tuple[int, int]:
     return tok.start, tok.end
 
 
+def _name_sel(inst) -> tuple[int, int]:
+    """An entry point's name string (its symbol's name), else the opcode."""
+    tok = next((o.token for o in inst.operands if o.grammar_operand.kind == "LiteralString"), None)
+    return (tok.start, tok.end) if tok else _sel(inst)
+
+
 @module_fact
 def document_symbols(m: Module) -> list[Symbol]:
     return _document_symbols(m)
@@ -39,7 +45,9 @@ MAX_BLOCK_SYMBOLS = 5000
 def _document_symbols(m: Module) -> list[Symbol]:
     out = []
     for ep in m.entry_points.values():
-        out.append(Symbol(ep.name, "entry-point", f"{ep.model} {ep.id}", ep.inst.line, ep.inst.line, _sel(ep.inst)))
+        out.append(
+            Symbol(ep.name, "entry-point", f"{ep.model} {ep.id}", ep.inst.line, ep.inst.line, _name_sel(ep.inst))
+        )
     for inst in m.outside_functions():
         if not inst.result:
             continue
