@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..model.cfg import Cfg, cfg_of
 from ..model.module import Function, Module
+from ..model.sourcemap import debug_op
 
 BODY_LINES = 6  # instructions shown per block besides its merge and terminator
 LINE_CHARS = 44
@@ -113,14 +114,16 @@ def _text(inst) -> str:
     return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
 
 
-def _body(block) -> list[str]:
-    # Debug instructions (OpLine, OpNoLine) say where, not what: left out of the abridged body.
+def _body(m: Module, block) -> list[str]:
+    # Debug instructions (OpLine, OpNoLine, and the DebugInfo sets' DebugLine, DebugScope, ...) say
+    # where, not what: left out of the abridged body.
     insts = [
         i
         for i in block.insts
         if i is not block.merge
         and i is not block.terminator
         and not (i.grammar_inst is not None and i.grammar_inst.cls == "Debug")
+        and debug_op(m, i) is None
     ]
     out = [_text(i) for i in insts[:BODY_LINES]]
     if len(insts) > BODY_LINES:
@@ -142,7 +145,7 @@ def picture(m: Module, fn: Function, diagnostics: Sequence[Diagnostic] = (), pre
     for k, b in enumerate(fn.blocks):
         if b.label not in nodes:
             nodes[b.label] = Node(
-                f"{prefix}b{k}", b.label, _name(m, b.label), b.line, _body(b), reachable=b.label in cfg.reachable
+                f"{prefix}b{k}", b.label, _name(m, b.label), b.line, _body(m, b), reachable=b.label in cfg.reachable
             )
     # (line, token start, token end) of each operand an arrow is drawn for, to place diagnostics.
     spans: list[tuple[int, int, int, Arrow]] = []

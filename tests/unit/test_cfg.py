@@ -1,14 +1,17 @@
 """The CFG model (SPIR-V 2.11 constructs by dominance) and its picture, asserted structurally."""
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 from helpers import tool
+from shaders import build
 
 from spvls.checks import analyze
 from spvls.checks.diagnostic import ERROR, WARNING
 from spvls.features import cfg as draw
 from spvls.model.cfg import cfg_of
+from spvls.model.sourcemap import debug_op
 from spvls.syntax.document import Document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,6 +166,23 @@ def test_examples(path):
         assert tree(p.clusters) == [("selection", "%entry", 1, [])]
     else:
         assert p.arrows == [] and p.clusters == []
+
+
+def test_debug_lines_and_scopes_are_left_out_of_block_bodies(tmp_path):
+    """glslang -g writes OpLine, -gV the DebugInfo set's DebugScope, DebugLine, DebugDeclare, ...:
+    each says where, not what, so both builds of one shader draw the same bodies."""
+    def bodies(variant):
+        m, diags = load(build(tmp_path, "sum.comp", variant))
+        return {p.id: [[re.search(r"Op\w+|… \d+ more", x).group() for x in n.body] for n in p.nodes]
+                for p in draw.pictures(m, diags, "all")}, m
+
+    plain, _ = bodies("g")
+    debug, m = bodies("gV")
+    assert plain == debug
+    assert debug["%weight_u1_"] == [["OpLoad", "OpUMod", "OpConvertUToF", "OpFMul", "OpReturnValue"]]
+    assert debug["%main"][0] == ["OpVariable"] * 5 + ["OpAccessChain", "… 4 more", "OpBranch"]
+    hidden = {debug_op(m, i) for f in m.functions for i in m.insts_in(f)}  # what there was to leave out
+    assert {"DebugScope", "DebugLine", "DebugDeclare", "DebugFunctionDefinition"} <= hidden
 
 
 @pytest.mark.skipif(not FUZZ.is_file(), reason="needs /work/shared/corpus")
