@@ -117,17 +117,27 @@ def test_header_version_message_and_fix(tmp_path):
     assert f.read_text().startswith("; SPIR-V\n; Version: 1.4\n")
 
 
-def test_format_diff_changes_nothing(tmp_path):
+def test_format_diff_changes_nothing(tmp_path, monkeypatch):
     f = tmp_path / "m.spvasm"
     f.write_text(VALID)
     run("format", f)
     messy = re.sub(r"^ *%void = OpTypeVoid", "%void   =  OpTypeVoid", f.read_text(), flags=re.M)
     f.write_text(messy)
-    r = run("format", "--diff", f)
+    n = messy.split("\n").index("%void   =  OpTypeVoid") + 1
+    context = messy.split("\n")[max(n - 4, 0) : n + 3]
+    start, count = max(n - 3, 1), len(context)
+
+    def hunk(before, after):
+        body = [" " + x if x != "%void   =  OpTypeVoid" else "-" + x for x in context]
+        body.insert(body.index("-%void   =  OpTypeVoid") + 1, "+       %void = OpTypeVoid")
+        return [f"--- {before}", f"+++ {after}", f"@@ -{start},{count} +{start},{count} @@", *body]
+
+    r = run("format", "--diff", f)  # an absolute path: as it is (not a//tmp/...)
     assert r.returncode == 1 and f.read_text() == messy
-    assert r.stdout.splitlines()[:2] == [f"--- a/{f}", f"+++ b/{f}"]
-    assert [x for x in r.stdout.splitlines() if x[:1] in "+-" and x[:3] not in ("---", "+++")] == [
-        "-%void   =  OpTypeVoid", "+       %void = OpTypeVoid"]
+    assert r.stdout.splitlines() == hunk(f, f)
+    monkeypatch.chdir(tmp_path)  # a relative one: git's a/ and b/, so `git apply` takes it
+    r = run("format", "--diff", "m.spvasm")
+    assert r.returncode == 1 and r.stdout.splitlines() == hunk("a/m.spvasm", "b/m.spvasm")
     run("format", f)
     r = run("format", "--diff", f)
     assert r.returncode == 0 and r.stdout == ""

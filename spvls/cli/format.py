@@ -68,9 +68,9 @@ def run(args) -> int:
             print(f"{name}: {count} line(s) not in spirv-dis layout (first: line {first + 1})")
             continue
         if args.diff:
-            diff = difflib.unified_diff(
-                old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
-            )
+            # git's a/ b/ prefixes for a relative path (`git apply` takes it); an absolute one as it is.
+            before, after = (name, name) if path.is_absolute() else (f"a/{name}", f"b/{name}")
+            diff = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), before, after)
             out = "".join(
                 line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in diff
             )
