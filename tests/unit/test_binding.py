@@ -155,7 +155,7 @@ def test_a_big_validation_in_a_worker_thread_gives_its_memory_back() -> None:
     assert not isinstance(words, st.Failure) and len(words) > 100_000
     with ThreadPoolExecutor(1) as pool:
         before = _rss_kb()
-        for _ in range(3):
+        for _ in range(2):  # the first run's peak given back, and a second that does not add to it
             fail = pool.submit(st.validate, words, "vulkan1.3").result()
             assert fail is not None and "Selection must be structured" in fail.message
             grown = _rss_kb() - before
