@@ -333,7 +333,7 @@ def _want(c, expected) -> tuple[str, str | None]:
         fixed = sum(1 for o in inst.operands if o.kind != "IdResult" and not o.quantifier) if inst else 0
         second = (len(c.before) - fixed) % 2 == 1
         halves = kind[4:].replace("IdRef", " IdRef").replace("LiteralInteger", " LiteralInteger").split()
-        if halves[second] != "IdRef":
+        if len(halves) != 2 or halves[second] != "IdRef":
             return "none", None
         if inst and inst.name in ("OpSwitch", "OpPhi") and (second or inst.name == "OpSwitch"):
             return "label", None
