@@ -325,15 +325,15 @@ def capped(items: list[Item]) -> bool:
     return len(items) >= MAX_IDS and items[-1].data.get("kind") == "id"
 
 
-def _want(c, expected) -> tuple[str, str | None]:
+def _want(m: Module, c, expected) -> tuple[str, str | None]:
     """What an id operand takes: type, label, function, constant, any or value; and for a type,
     the one type opcode it must be (None: any type)."""
     name, kind, inst = expected.name or "", expected.kind, c.inst
-    if kind.startswith("Pair"):  # OpSwitch's (literal, label), OpPhi's (value, parent), ...
+    pair = m.grammar.kinds.get(kind)
+    if pair is not None and len(pair.bases) == 2:  # OpSwitch's (literal, label), OpPhi's (value, parent), ...
         fixed = sum(1 for o in inst.operands if o.kind != "IdResult" and not o.quantifier) if inst else 0
         second = (len(c.before) - fixed) % 2 == 1
-        halves = kind[4:].replace("IdRef", " IdRef").replace("LiteralInteger", " LiteralInteger").split()
-        if len(halves) != 2 or halves[second] != "IdRef":
+        if pair.bases[second] != "IdRef":
             return "none", None
         if inst and inst.name in ("OpSwitch", "OpPhi") and (second or inst.name == "OpSwitch"):
             return "label", None
@@ -361,7 +361,7 @@ def _want(c, expected) -> tuple[str, str | None]:
 
 def _ids(m: Module, c, expected) -> list[Item]:
     inst = c.inst
-    want, only = _want(c, expected)
+    want, only = _want(m, c, expected)
     if want == "none":
         return []
     coopmat_type = (

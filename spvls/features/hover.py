@@ -81,11 +81,12 @@ def _id(m: Module, id_: str) -> str:
     if ep is not None:
         modes = ", ".join(_after(mode, 1) for mode in ep.modes)
         parts.append(f'Entry point: {ep.model} "{ep.name}"' + (f"; modes: {modes}" if modes else ""))
-    decorations = [_decoration(m, i) for i in m.decorations.get(id_, [])]
+    decorations = m.decorations.get(id_, [])
     if decorations:
+        members = _member_names(m, id_) if any(i.opname == "OpMemberDecorate" for i in decorations[:8]) else {}
         parts.append(
             "Decorations: "
-            + ", ".join(decorations[:8])
+            + ", ".join(_decoration(i, members) for i in decorations[:8])
             + (f" and {len(decorations) - 8} more" if len(decorations) > 8 else "")
         )
     parts.append(f"References: {len(m.uses.get(id_, ()))}")
@@ -102,21 +103,23 @@ def _as_operand(m: Module, inst, tok) -> str:
     return f"  \nAs {op.grammar_operand.name or kind}: `{name}` ({kind} {value:#x})"
 
 
-def _decoration(m: Module, inst) -> str:
+def _member_names(m: Module, struct: str) -> dict[str, str]:
+    """A struct's OpMemberName strings by member number (as written)."""
+    out: dict[str, str] = {}
+    for n in m.with_op(("OpMemberName",)):
+        ops = n.match.operands
+        if len(ops) > 2 and ops[0].token.text == struct:
+            out.setdefault(ops[1].token.text, ops[2].token.text.strip('"'))
+    return out
+
+
+def _decoration(inst, members: dict[str, str]) -> str:
     """A decoration without its target; a member's with the member's number and OpMemberName."""
     ops = inst.match.operands
     if inst.opname != "OpMemberDecorate" or len(ops) < 2:
         return f"`{_after(inst, 1)}`"
-    struct, member = ops[0].token.text, ops[1].token.text
-    name = next(
-        (
-            n.match.operands[2].token.text.strip('"')
-            for n in m.with_op(("OpMemberName",))
-            if len(n.match.operands) > 2
-            and (n.match.operands[0].token.text, n.match.operands[1].token.text) == (struct, member)
-        ),
-        None,
-    )
+    member = ops[1].token.text
+    name = members.get(member)
     return f"`{_after(inst, 2)}` (member {member}{f' `{name}`' if name else ''})"
 
 
