@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from spvls.spec import docs, registry
+from spvls.spec import extension_docs, registry
 from spvls.spec.grammar import load
 
 
@@ -22,7 +22,7 @@ def main() -> None:
 
     def four(i) -> bool:
         kind = getattr(i, "kind", "instruction")
-        return any(n in docs.index() and docs.index()[n].kind == kind for n in (i.name, *i.aliases))
+        return any(n in extension_docs.index() and extension_docs.index()[n].kind == kind for n in (i.name, *i.aliases))
 
     before = Counter(what for what, i in ext if four(i))
     after = Counter(what for what, i in ext if four(i) or registry.symbol_prose(g, i))

@@ -31,13 +31,13 @@ from .checks import fixes as check_fixes
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from .features import (
     calls,
-    cfg,
+    cfg_dot,
     completion,
     formatting,
     hover,
     inlay,
     navigation,
-    rules,
+    rule_notes,
     signature,
     source,  # its own line: others add features to the line above
     sourcefiles,
@@ -754,7 +754,7 @@ def on_completion_resolve(ls: SpvServer, item: T.CompletionItem):
 @_positional
 def on_hover(params: T.HoverParams, m, doc, line: int, col: int):
     a = server.ws.analysis(params.text_document.uri)
-    found = rules.with_rules(hover.hover(m, line, col, server.ws.folders), a.diagnostics if a else (), line, col)
+    found = rule_notes.with_rules(hover.hover(m, line, col, server.ws.folders), a.diagnostics if a else (), line, col)
     if not found:
         return None
     text, (start, end) = found
@@ -1075,14 +1075,14 @@ def show_cfg(ls: SpvServer, *args):
         raise JsonRpcInvalidParams(f"spvls.showCfg: {uri} is not open")
     doc = a.module.doc
     line, _ = _cursor(doc, T.Position(max(0, p.get("line", 0)), max(0, p.get("character", 0))))
-    v = cfg.view(a.module, a.diagnostics, line)
+    v = cfg_dot.view(a.module, a.diagnostics, line)
     # A client that draws the DOT itself (the VS Code panel) passes "svg": false: Graphviz takes a
     # second on a 300-block function.
     want_svg = where.get("svg", True) is not False
     return {
         "function": v.function,
         "dot": v.dot,
-        "svg": cfg.render_svg(v.dot) if v.dot and want_svg else None,
+        "svg": cfg_dot.render_svg(v.dot) if v.dot and want_svg else None,
         "blocks": [
             {"node": node, "label": label, "range": _plain_range(_range(doc, *span))} for node, label, span in v.blocks
         ],

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from spvls.features import calls, completion, formatting, hover, inlay, navigation, rules, signature, symbols, tokens
+from spvls.features import calls, completion, formatting, hover, inlay, navigation, rule_notes, signature, symbols, tokens
 from spvls.session.workspace import Workspace
 
 DATA = Path(__file__).resolve().parent / "data" / "features"
@@ -50,7 +50,7 @@ def _lines(text: str) -> list[str]:
 
 
 def _hover(c: Case):
-    found = rules.with_rules(hover.hover(c.m, c.line, c.col), c.a.diagnostics, c.line, c.col)
+    found = rule_notes.with_rules(hover.hover(c.m, c.line, c.col), c.a.diagnostics, c.line, c.col)
     if found is None:
         return None
     text, (start, end) = found

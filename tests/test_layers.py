@@ -80,7 +80,7 @@ def test_no_check_family_or_feature_imports_another():
             continue
         pkg, name = parts[1], parts[2]
         if pkg == "checks" and name not in FAMILY_NAMES | SHARED["checks"]:
-            continue  # a tool beside the families (the validator, suppression, examples_gen)
+            continue  # a tool beside the families (the validator, suppression)
         for dep in deps:
             dparts = dep.split(".")
             if len(dparts) == 3 and dparts[1] == pkg and dparts[2] not in SHARED[pkg]:

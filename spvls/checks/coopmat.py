@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model.facts import module_fact
 from ..model.module import Inst, Module
-from ..model.types import contains, describe, float_encoding, int_info, scalar_of
+from ..model.typeinfo import contains, describe, float_encoding, int_info, scalar_of
 from . import fixes
 from .diagnostic import ERROR, WARNING, Diagnostic, cited, related_at
 from .scope import Lines, with_op

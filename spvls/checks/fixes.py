@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..model.module import Inst, Module
 from ..model.operands import name_suggestions, named_value, opcode_suggestions
-from ..model.types import int_info
+from ..model.typeinfo import int_info
 from .diagnostic import Diagnostic, Edit, Fix
 
 

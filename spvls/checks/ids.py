@@ -6,7 +6,7 @@ from bisect import bisect_left
 
 from ..model.facts import module_fact
 from ..model.module import Inst, Module
-from ..spec.names import suggest
+from ..spec.did_you_mean import suggest
 from ..syntax.parser import VALID_ID
 from . import fixes, idkinds
 from .diagnostic import ERROR, Diagnostic, Related, at

@@ -6,7 +6,7 @@ from bisect import bisect_right
 
 from ..model.module import Inst, Module
 from ..spec.grammar import TYPE_CLASS
-from ..spec.layout import SECTIONS as _SECTIONS
+from ..spec.sections import SECTIONS as _SECTIONS
 from .diagnostic import ERROR, Diagnostic, at
 
 _RANK = {op: i for i, (_, ops) in enumerate(_SECTIONS) for op in ops}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model.module import Inst, Module
-from ..model.types import describe, int_info, scalar_of
+from ..model.typeinfo import describe, int_info, scalar_of
 from ..spec.env import is_vulkan
 from .diagnostic import ERROR, Diagnostic, at, cited
 from .scope import with_op

@@ -21,7 +21,7 @@ from ..binding.renaming import NameOps
 from ..binding.text import code_points
 from ..model.module import Module
 from ..spec.grammar import load
-from ..spec.layout import before
+from ..spec.sections import before
 from ..syntax.parser import Line, Token
 from .diagnostic import ERROR, INFO, Diagnostic, Related
 from .origin import attach_sources

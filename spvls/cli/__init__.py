@@ -15,7 +15,7 @@ import sys
 from .. import __version__
 from . import assemble, cfg, check, disassemble, doc, format
 from .check import check_file
-from .files import expand, read_source
+from .inputs import expand, read_source
 
 __all__ = ["check_file", "entry", "expand", "main", "read_source", "tune_gc"]
 

@@ -7,7 +7,7 @@ import sys
 
 from ..binary import convert, files, words
 from ..spec import env as envs
-from .files import FAILURES, decode_source, report_failure
+from .inputs import FAILURES, decode_source, report_failure
 from .output import format_text
 
 

@@ -1,4 +1,4 @@
-"""`spvls cfg`: draw a function's control-flow graph as Graphviz DOT or SVG (spvls.features.cfg)."""
+"""`spvls cfg`: draw a function's control-flow graph as Graphviz DOT or SVG (spvls.features.cfg_dot)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 
 from ..checks import analyze
-from ..features import cfg
+from ..features import cfg_dot
 from ..spec import env as envs
 from ..syntax.document import Document
-from .files import read_source
+from .inputs import read_source
 from .output import format_text
 
 
@@ -37,14 +37,14 @@ def run(args) -> int:
         return 1
     a = analyze(Document(text, uri=args.file), args.target_env)
     try:
-        out = cfg.to_dot(cfg.pictures(a.module, problems + a.diagnostics, args.function))
+        out = cfg_dot.to_dot(cfg_dot.pictures(a.module, problems + a.diagnostics, args.function))
     except LookupError as e:
         print(f"spvls cfg: {args.file}: {e}", file=sys.stderr)
         return 2
     if args.format == "svg":
-        svg = cfg.render_svg(out)
+        svg = cfg_dot.render_svg(out)
         if svg is None:
-            print(f"spvls cfg: {cfg.SVG_HELP}", file=sys.stderr)
+            print(f"spvls cfg: {cfg_dot.SVG_HELP}", file=sys.stderr)
             return 2
         out = svg
     if args.output:

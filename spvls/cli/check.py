@@ -19,7 +19,7 @@ from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..spec import env as envs
 from ..syntax.document import Document
 from . import fixing, jobs, output
-from .files import collect, read_source, terminated_lines
+from .inputs import collect, read_source, terminated_lines
 
 
 def register(sub) -> None:

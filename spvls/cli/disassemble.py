@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..binary import convert, files
-from .files import FAILURES, report_failure
+from .inputs import FAILURES, report_failure
 
 
 def register(sub) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..checks.diagnostic import ERROR, Diagnostic, Edit, Fix
-from .files import raw_text, terminated_lines
+from .inputs import raw_text, terminated_lines
 
 _ROUNDS = 5  # a fix can reveal the next (an extension, then its capability)
 

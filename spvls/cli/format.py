@@ -10,7 +10,7 @@ from ..binary import files
 from ..checks.diagnostic import ERROR
 from ..features import formatting
 from ..syntax.document import Document
-from .files import expand, raw_text, read_source, terminated_lines
+from .inputs import expand, raw_text, read_source, terminated_lines
 from .output import format_text
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.module import Function, Module
-from ..model.types import type_text
+from ..model.typeinfo import type_text
 from .context import Span, id_at
 
 

@@ -9,8 +9,8 @@ from ..binding import spirv_tools
 from ..model.enablement import lacks
 from ..model.facts import module_fact
 from ..model.module import Module
-from ..model.types import describe
-from ..spec import docs, models
+from ..model.typeinfo import describe
+from ..spec import execution_models, extension_docs
 from ..spec.grammar import Instruction
 from .context import cursor
 from .docs import enumerant_md, extension_md, instruction_md
@@ -35,7 +35,7 @@ class Item:
 def _rank(name: str, allowed: bool = True) -> str:
     """What the module's capabilities and version enable first; then the four extensions' symbols
     first among equals."""
-    return ("0" if allowed else "1") + ("0" if docs.extension_of(name) else "1") + name
+    return ("0" if allowed else "1") + ("0" if extension_docs.extension_of(name) else "1") + name
 
 
 def _needs(m: Module, item) -> str:
@@ -46,7 +46,7 @@ def _needs(m: Module, item) -> str:
 
 def _ext_note(item) -> str:
     """The extension an item comes from: one of the four's, else the first the grammar lists."""
-    ext = docs.extension_of(item.name) or (item.extensions[0] if item.extensions else None)
+    ext = extension_docs.extension_of(item.name) or (item.extensions[0] if item.extensions else None)
     return f" ({ext})" if ext else ""
 
 
@@ -132,9 +132,9 @@ def _complete(m: Module, c) -> list[Item]:
             Item(
                 f'"{x}"',
                 "text",
-                "extension" + (" (documented here)" if x in docs.EXTENSIONS else ""),
+                "extension" + (" (documented here)" if x in extension_docs.EXTENSIONS else ""),
                 {"kind": "extension"},
-                sort_text=("0" if x in docs.EXTENSIONS else "1") + x,
+                sort_text=("0" if x in extension_docs.EXTENSIONS else "1") + x,
                 replace_start=c.start,
             )
             for x in m.grammar.extensions
@@ -172,7 +172,7 @@ def _entry_place(m: Module, c, kind: str):
         def mode(name: str) -> tuple[str, str]:
             if name in declared:
                 return "2", f" — already declared on {ep.id}"
-            if models.fits(m.grammar, kind, name, ep.model):
+            if execution_models.fits(m.grammar, kind, name, ep.model):
                 return "0", ""
             return "1", f" — not for {ep.model}"
 
@@ -185,7 +185,7 @@ def _entry_place(m: Module, c, kind: str):
             return None
 
         def builtin(name: str) -> tuple[str, str]:
-            if any(models.fits(m.grammar, kind, name, model) for model in wanted):
+            if any(execution_models.fits(m.grammar, kind, name, model) for model in wanted):
                 return "0", ""
             return "1", f" — not for {'/'.join(wanted)}"
 

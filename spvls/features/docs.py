@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import resources
 
 from ..checks import FAMILIES
-from ..spec import docs, registry
+from ..spec import extension_docs, registry
 from ..spec.grammar import Enumerant, Grammar, Instruction, format_version, load
 
 
@@ -56,7 +56,11 @@ def _quote(g: Grammar, item) -> tuple[str, str, str]:
     """(markdown, source, url) of the extension text that defines a grammar item, or empty."""
     kind = getattr(item, "kind", "instruction")  # the four texts' entries carry their operand kind
     entry = next(
-        (docs.index()[n] for n in (item.name, *item.aliases) if n in docs.index() and docs.index()[n].kind == kind),
+        (
+            extension_docs.index()[n]
+            for n in (item.name, *item.aliases)
+            if n in extension_docs.index() and extension_docs.index()[n].kind == kind
+        ),
         None,
     )
     if entry is not None:
@@ -152,8 +156,8 @@ def enumerant_doc(e: Enumerant, kind_category: str = "ValueEnum", g: Grammar | N
 
 def extension_doc(ext: str) -> Doc | None:
     doc = registry.documents().get(ext)
-    if ext in docs.EXTENSIONS:
-        text = docs.extension_text(ext)
+    if ext in extension_docs.EXTENSIONS:
+        text = extension_docs.extension_text(ext)
     elif doc is not None:
         text = doc.overview
     else:
@@ -188,7 +192,7 @@ def ext_set_doc(set_name: str) -> Doc | None:
 
 # Diagnostic codes: the rule, the spec sentence it cites, and a minimal failing module. Rules and
 # sentences come from each check family's RULES table; the examples from spvls/checks/examples.json
-# (built from tests/data/rules by spvls.checks.examples_gen).
+# (built from tests/data/rules by tools/examples_gen.py).
 @lru_cache(maxsize=1)
 def examples() -> dict[str, dict]:
     return json.loads(resources.files("spvls.checks").joinpath("examples.json").read_text(encoding="utf-8"))
@@ -260,7 +264,7 @@ def extension_md(ext: str) -> str:
 
 
 def term_md(name: str) -> str | None:
-    entry = docs.index().get(name)
+    entry = extension_docs.index().get(name)
     if entry is None or entry.kind != "term":
         return None
     return f"**{name}** ({entry.extension})\n\n> {entry.text}"

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..model.enablement import lacks
 from ..model.module import Module
 from ..model.sourcemap import in_effect, inlining, location_of, scope_function_name
-from ..model.types import type_text
+from ..model.typeinfo import type_text
 from ..spec.grammar import ext_set
 from .docs import enumerant_md, ext_set_doc, extension_md, instruction_md, term_md
 from .sourcefiles import source_line
@@ -158,7 +158,7 @@ def _word(m: Module, inst, tok, col: int):
 
 
 def _term(comment: str, offset: int, base: int):
-    from ..spec.docs import index
+    from ..spec.extension_docs import index
 
     for name, entry in index().items():
         if entry.kind != "term":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model.module import Module
-from ..model.types import describe
+from ..model.typeinfo import describe
 
 
 def inlay_hints(m: Module, first: int, last: int) -> list[tuple[int, int, str, str]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from ..spec import docs, registry
+from ..spec import extension_docs, registry
+from ..spec.did_you_mean import suggest
 from ..spec.grammar import ext_set, load
-from ..spec.names import suggest
 from .docs import (
     Doc,
     about,
@@ -51,7 +51,7 @@ def find(name: str) -> list[Doc]:
         out.append(code_doc(name))
     term = term_md(name)
     if term:  # a term the four extension texts define ("Tangle")
-        entry = docs.index()[name]
+        entry = extension_docs.index()[name]
         page = registry.documents().get(entry.extension)
         out.append(Doc(name, "term", term, entry.extension, page.url if page else ""))
     if not out:
@@ -79,7 +79,7 @@ def _registry_only(name: str) -> list[Doc]:
 def all_names() -> list[str]:
     g = load()
     names = set(g.instructions) | set(g.extensions) | set(codes()) | set(g.ext_sets) | set(registry.documents())
-    names.update(n for n, e in docs.index().items() if e.kind == "term")
+    names.update(n for n, e in extension_docs.index().items() if e.kind == "term")
     for kind in g.kinds.values():
         names.update(kind.enumerants)
     for s in g.ext_sets.values():

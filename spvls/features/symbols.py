@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from ..model.facts import module_fact
 from ..model.module import Module
 from ..model.sourcemap import function_names
-from ..model.types import describe
+from ..model.typeinfo import describe
 
 
 @dataclass(slots=True)

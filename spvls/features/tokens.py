@@ -6,7 +6,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 
 from ..model.module import Module
-from ..spec import docs
+from ..spec import extension_docs
 
 TOKEN_TYPES = [
     "keyword",
@@ -68,7 +68,7 @@ def _line_tokens(m: Module, n: int, line) -> tuple[SemToken, ...]:
         mods = 0
         if tok.kind == "OPNAME":
             kind = "keyword"
-            if docs.extension_of(tok.text):
+            if extension_docs.extension_of(tok.text):
                 mods = EXTENSION
         elif tok.kind == "ID":
             kind = _id_type(m, tok.text)
@@ -76,7 +76,7 @@ def _line_tokens(m: Module, n: int, line) -> tuple[SemToken, ...]:
                 mods = DECLARATION
         elif tok.kind == "WORD":
             kind = "enumMember"
-            if any(docs.extension_of(p) for p in tok.text.split("|")):
+            if any(extension_docs.extension_of(p) for p in tok.text.split("|")):
                 mods = EXTENSION
         elif tok.kind in _NUM:
             kind = _NUM[tok.kind]

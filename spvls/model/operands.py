@@ -14,8 +14,8 @@ from itertools import repeat
 from operator import add, itemgetter
 from typing import NamedTuple
 
+from ..spec.did_you_mean import suggest
 from ..spec.grammar import Enumerant, Grammar, GrammarOperand, Instruction, ext_set
-from ..spec.names import suggest
 from ..syntax.parser import Line, Token, int_value
 
 

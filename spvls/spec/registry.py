@@ -1,4 +1,4 @@
-"""The SPIR-V Registry's prose (registry.json.gz, built by registry_gen) looked up by grammar name.
+"""The SPIR-V Registry's prose (registry.json.gz, built by tools/registry_gen.py) looked up by grammar name.
 
 The grammar decides what a name is: an opcode or enumerant is found under its canonical name or
 any alias the grammar gives it (a text written before a rename or promotion uses the old one),

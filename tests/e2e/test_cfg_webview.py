@@ -11,7 +11,7 @@ import pytest
 from helpers import required_program, vscode_build_lock
 
 from spvls.checks import analyze
-from spvls.features import cfg
+from spvls.features import cfg_dot
 from spvls.syntax.document import Document
 
 pytestmark = pytest.mark.editors  # an editor or hook tool built and run: `-m 'not editors'` skips these
@@ -82,7 +82,7 @@ def test_webview_renders_every_block_in_chromium(built, path, tmp_path):
     a = analyze(Document(path.read_text()), "spv1.5")
     m = a.module
     fn = m.functions[-1] if path.stem == "nested" else m.function_of["%helper"]
-    v = cfg.view(m, a.diagnostics, fn.blocks[1].line)
+    v = cfg_dot.view(m, a.diagnostics, fn.blocks[1].line)
     answer = {"function": v.function, "dot": v.dot, "svg": None, "current": v.current, "message": "",
               "blocks": [{"node": n, "label": label} for n, label, _ in v.blocks]}
     page = tmp_path / "page.html"
@@ -105,9 +105,9 @@ def test_webview_renders_every_block_in_chromium(built, path, tmp_path):
     parsed = Texts()
     parsed.feed(dom)
     firsts = {t.split(" (")[0] for t in parsed.texts}
-    for node in cfg.picture(m, fn).nodes:  # names as drawn: OpName strings unescaped ('outer "loop" {\\}')
+    for node in cfg_dot.picture(m, fn).nodes:  # names as drawn: OpName strings unescaped ('outer "loop" {\\}')
         assert node.name in firsts, f"{node.block} is not in the rendered SVG"
-    assert len(firsts & {n.name for n in cfg.picture(m, fn).nodes}) == len(fn.blocks)
+    assert len(firsts & {n.name for n in cfg_dot.picture(m, fn).nodes}) == len(fn.blocks)
     nodes = {n for n, _, _ in v.blocks}
     assert nodes <= set(parsed.titles)  # each node's id, which a click sends back
     assert parsed.current == [v.current] and v.current == v.blocks[1][0]

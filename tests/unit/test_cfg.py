@@ -9,7 +9,7 @@ from shaders import build
 
 from spvls.checks import analyze
 from spvls.checks.diagnostic import ERROR, WARNING
-from spvls.features import cfg as draw
+from spvls.features import cfg_dot as draw
 from spvls.model.cfg import cfg_of
 from spvls.model.sourcemap import debug_op
 from spvls.syntax.document import Document

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from spvls.checks import analyze
-from spvls.features import cfg, completion, hover, navigation, symbols
+from spvls.features import cfg_dot, completion, hover, navigation, symbols
 from spvls.syntax import parser
 from spvls.syntax.document import Document
 
@@ -50,7 +50,7 @@ def test_analysis_of_a_document_leaves_no_cycles(path, heap_set_aside):
         navigation.references(m, line, 12)
     symbols.document_symbols(m)
     if m.functions:
-        cfg.to_dot(cfg.pictures(m, a.diagnostics, "all"))
+        cfg_dot.to_dot(cfg_dot.pictures(m, a.diagnostics, "all"))
     del doc, a, m
     _clear_caches()
     assert gc.collect() == 0

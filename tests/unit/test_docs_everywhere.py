@@ -7,7 +7,7 @@ import pytest
 
 from spvls.checks import analyze
 from spvls.cli import main
-from spvls.features import completion, docs, hover, lookup, rules
+from spvls.features import completion, docs, hover, lookup, rule_notes
 from spvls.syntax.document import Document
 
 PAGE = "https://github.khronos.org/SPIRV-Registry/extensions/"
@@ -166,12 +166,12 @@ def test_hover_on_a_diagnostic_adds_its_rule():
     a = analyze(Document(text))
     (d,) = a.diagnostics
     assert (d.line, d.start, d.code) == (2, 16, "capability.int-type")  # on the width
-    md, span = rules.with_rules(hover.hover(a.module, 2, 16), a.diagnostics, 2, 16)
+    md, span = rule_notes.with_rules(hover.hover(a.module, 2, 16), a.diagnostics, 2, 16)
     assert span == (16, 17)
     assert md.startswith("**Width**: LiteralInteger operand of `OpTypeInt`\n\n---\n\n**capability.int-type** — ")
     assert "> Int8: Uses OpTypeInt to declare 8-bit integer types." in md
     assert "More: `spvls doc capability.int-type`" in md
-    md, span = rules.with_rules(hover.hover(a.module, 2, 8), a.diagnostics, 2, 8)  # the opcode: no rule
+    md, span = rule_notes.with_rules(hover.hover(a.module, 2, 8), a.diagnostics, 2, 8)  # the opcode: no rule
     assert span == (6, 15) and "capability.int-type" not in md
 
 
@@ -188,12 +188,12 @@ def test_doc_for_a_diagnostic_code(capsys):
 def test_each_minimal_example_still_fails_with_its_code(code):
     ex = docs.examples()[code]
     got = {(d.line + 1, d.code) for d in analyze(Document(ex["module"]), ex["env"]).diagnostics}
-    assert (ex["line"], code) in got, "stale: run python -m spvls.checks.examples_gen tests/data/rules"
+    assert (ex["line"], code) in got, "stale: run python tools/examples_gen.py tests/data/rules"
 
 
 def test_every_rule_has_a_minimal_example():
     missing = [c for c, fam in docs.codes().items() if c in getattr(fam, "RULES", {}) and c not in docs.examples()]
-    assert not missing, f"run python -m spvls.checks.examples_gen tests/data/rules ({missing})"
+    assert not missing, f"run python tools/examples_gen.py tests/data/rules ({missing})"
 
 
 def test_unknown_name_exits_1_with_a_suggestion(capsys):

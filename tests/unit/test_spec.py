@@ -1,7 +1,7 @@
 """spec layer: facts come from the Khronos grammar JSON."""
 from spvls.spec import env
+from spvls.spec.did_you_mean import suggest
 from spvls.spec.grammar import load
-from spvls.spec.names import suggest
 
 
 def test_instructions_by_name_alias_and_opcode():
@@ -72,12 +72,12 @@ def test_every_installed_extended_instruction_set_is_named_and_assembles(tmp_pat
 def test_the_four_extensions_are_the_checked_ones():
     """Issue 13.3: the docs' list of the four extensions and the families that check them agree."""
     from spvls.checks import EXTENSION_OF_FAMILY
-    from spvls.spec import docs
+    from spvls.spec import extension_docs
     assert EXTENSION_OF_FAMILY == {"reconvergence": "SPV_KHR_maximal_reconvergence",
                                    "coopmat": "SPV_KHR_cooperative_matrix",
                                    "rotate": "SPV_KHR_subgroup_rotate", "ballot": "SPV_KHR_shader_ballot"}
-    assert set(docs.EXTENSIONS) == set(EXTENSION_OF_FAMILY.values())
-    assert set(docs.EXTENSIONS) <= set(load().extensions)
+    assert set(extension_docs.EXTENSIONS) == set(EXTENSION_OF_FAMILY.values())
+    assert set(extension_docs.EXTENSIONS) <= set(load().extensions)
 
 
 def test_the_names_checks_type_by_hand_are_the_grammars():
@@ -139,9 +139,9 @@ def test_the_context_dependent_literal_opcodes_are_the_grammars():
 
 
 def test_the_layout_sections_name_the_grammars_opcodes():
-    """spec/layout.py types the logical layout's sections by hand (SPIR-V 2.4, prose the JSON does
+    """spec/sections.py types the logical layout's sections by hand (SPIR-V 2.4, prose the JSON does
     not encode): each opcode it names is the grammar's, and none is in two sections."""
-    from spvls.spec.layout import SECTIONS, before
+    from spvls.spec.sections import SECTIONS, before
 
     g = load()
     named = [op for _, ops in SECTIONS for op in ops]
@@ -157,7 +157,7 @@ def test_the_operand_names_completion_reads_are_the_grammars():
 
     g = load()
     id_names = {o.name for i in g.by_opcode.values() for o in i.operands if o.kind.startswith("Id") and o.name}
-    listed = set(c._LABELS) | set(c._TYPE_OPERANDS) | set(c._TYPE_OF) | set(c._PREFER)  # noqa: SLF001
+    listed = set(c._LABELS) | set(c._TYPE_OPERANDS) | set(c._TYPE_OF) | set(c._PREFER)
     assert listed <= id_names, listed - id_names
-    types = set(c._TYPE_OF.values()) | {t for ts in c._PREFER.values() for t in ts}  # noqa: SLF001
+    types = set(c._TYPE_OF.values()) | {t for ts in c._PREFER.values() for t in ts}
     assert all(g.instruction(t) is not None and g.instruction(t).is_type for t in types), types

@@ -1,6 +1,6 @@
 """Build spvls/checks/examples.json: a minimal failing module for each diagnostic code.
 
-    python -m spvls.checks.examples_gen tests/data/rules
+    python tools/examples_gen.py tests/data/rules
 
 Each `*-fail.spvasm` rule module marks lines with `; expect: code`. For each code, its first marked
 line is kept and every other line is dropped, one at a time from the bottom, as long as the code
@@ -15,10 +15,10 @@ import re
 import sys
 from pathlib import Path
 
-from ..syntax.document import Document
-from . import analyze
+from spvls.checks import analyze
+from spvls.syntax.document import Document
 
-OUT = Path(__file__).with_name("examples.json")
+OUT = Path(__file__).resolve().parents[1] / "spvls" / "checks" / "examples.json"
 _EXPECT = re.compile(r"\s*; expect:.*$")
 
 

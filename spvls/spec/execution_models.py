@@ -6,7 +6,7 @@ on (each ExecutionModel enumerant names the capability it needs). It cannot tell
 that all need Shader (Vertex, Fragment, GLCompute), nor say where a mode with no capability or an
 unrelated one (LocalSize, Xfb) goes: for those the tables below carry the SPIR-V spec's words
 (section 3.6 Execution Mode, 3.21 BuiltIn; SPIRV-Tools' validate_mode_setting and
-validate_builtins agree). tests/unit/test_models.py holds them to the JSON: they speak only where
+validate_builtins agree). tests/unit/test_execution_models.py holds them to the JSON: they speak only where
 its capabilities cannot."""
 
 from __future__ import annotations

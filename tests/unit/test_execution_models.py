@@ -4,12 +4,12 @@ import pytest
 
 from spvls.checks import analyze
 from spvls.features.completion import complete
-from spvls.spec import models
+from spvls.spec import execution_models
 from spvls.spec.grammar import load
 from spvls.syntax.document import Document
 
 
-@pytest.mark.parametrize("kind,table", [("ExecutionMode", models.MODES), ("BuiltIn", models.BUILTINS)])
+@pytest.mark.parametrize("kind,table", [("ExecutionMode", execution_models.MODES), ("BuiltIn", execution_models.BUILTINS)])
 def test_tables_speak_only_where_the_json_cannot(kind, table):
     g = load()
     shared = {"Shader"}  # the capability Vertex, Fragment and GLCompute all need
@@ -18,19 +18,19 @@ def test_tables_speak_only_where_the_json_cannot(kind, table):
         assert e is not None and e.name == name, name
         assert all(g.enumerant("ExecutionModel", m) for m in where), name
         # Only names the JSON cannot place: no capability, Shader, or capabilities no model needs.
-        assert not (set(e.capabilities) & models.model_capabilities(g)) - shared, name
+        assert not (set(e.capabilities) & execution_models.model_capabilities(g)) - shared, name
 
 
 def test_the_json_places_the_rest():
     g = load()
-    assert models.fits(g, "ExecutionMode", "Invocations", "Geometry")
-    assert not models.fits(g, "ExecutionMode", "Invocations", "Fragment")
-    assert models.fits(g, "ExecutionMode", "SpacingEqual", "TessellationEvaluation")
-    assert not models.fits(g, "ExecutionMode", "SpacingEqual", "GLCompute")
-    assert models.fits(g, "ExecutionMode", "OutputVertices", "MeshEXT")
-    assert models.fits(g, "ExecutionMode", "MaximallyReconvergesKHR", "Fragment")
-    assert models.fits(g, "BuiltIn", "SubgroupSize", "GLCompute")  # GroupNonUniform enables it anywhere
-    assert not models.fits(g, "BuiltIn", "TessCoord", "Vertex")
+    assert execution_models.fits(g, "ExecutionMode", "Invocations", "Geometry")
+    assert not execution_models.fits(g, "ExecutionMode", "Invocations", "Fragment")
+    assert execution_models.fits(g, "ExecutionMode", "SpacingEqual", "TessellationEvaluation")
+    assert not execution_models.fits(g, "ExecutionMode", "SpacingEqual", "GLCompute")
+    assert execution_models.fits(g, "ExecutionMode", "OutputVertices", "MeshEXT")
+    assert execution_models.fits(g, "ExecutionMode", "MaximallyReconvergesKHR", "Fragment")
+    assert execution_models.fits(g, "BuiltIn", "SubgroupSize", "GLCompute")  # GroupNonUniform enables it anywhere
+    assert not execution_models.fits(g, "BuiltIn", "TessCoord", "Vertex")
 
 
 MODULE = """OpCapability Shader

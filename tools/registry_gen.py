@@ -1,6 +1,6 @@
 """Build spvls/spec/registry.json.gz from the SPIR-V Registry's asciidoc sources.
 
-    python -m spvls.spec.registry_gen ../shared/spirv-registry
+    python tools/registry_gen.py ../shared/spirv-registry
 
 For each document (extensions/<VENDOR>/SPV_*.asciidoc, nonsemantic/, extended/) it keeps the
 title, status, dependencies, overview and page, and for each name the text defines — a table cell
@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).with_name("registry.json.gz")
+OUT = Path(__file__).resolve().parents[1] / "spvls" / "spec" / "registry.json.gz"
 PAGE = "https://github.khronos.org/SPIRV-Registry/"
 MAX_TEXT = 1600  # characters of a definition: its first paragraphs, not whole sections
 
