@@ -18,6 +18,10 @@ class Signature:
     documentation: str
 
 
+# The operand kinds that name another instruction, whose operands follow.
+_NAMED_INSTRUCTION = ("LiteralExtInstInteger", "LiteralSpecConstantOpInteger")
+
+
 def _label(o: GrammarOperand) -> str:
     return f"<{o.name or o.kind}>{o.quantifier}"
 
@@ -30,11 +34,17 @@ def signature_help(m: Module, line: int, col: int) -> Signature | None:
     params = [o for o in inst.operands if o.kind != "IdResult"]
     labels = [_label(o) for o in params]
     doc = instruction_md(inst)
-    if c.ext_inst is not None:
-        # OpExtInst with a known set: the set's instruction replaces <Instruction> and the '*' after it.
-        at = next(i for i, o in enumerate(params) if o.kind == "LiteralExtInstInteger")
-        params = [*params[:at], GrammarOperand("LiteralExtInstInteger", "", ""), *c.ext_inst.operands]
-        labels = [*labels[:at], c.ext_inst.name, *(_label(o) for o in c.ext_inst.operands)]
+    slot = next((i for i, o in enumerate(params) if o.kind in _NAMED_INSTRUCTION), None)
+    if c.ext_inst is not None and slot is not None:
+        # OpExtInst with a known set, or OpSpecConstantOp with a known opcode: the named instruction's
+        # operands replace the slot that names it and what follows (the spec-constant opcode's own
+        # result type and id are OpSpecConstantOp's).
+        inner = [o for o in c.ext_inst.operands if o.kind not in ("IdResultType", "IdResult")]
+        params = [*params[:slot], GrammarOperand(params[slot].kind, "", ""), *inner]
+        named = c.ext_inst.name
+        if params[slot].kind == "LiteralSpecConstantOpInteger":
+            named = named.removeprefix("Op")  # spelt as OpSpecConstantOp takes it
+        labels = [*labels[:slot], named, *(_label(o) for o in inner)]
         doc = instruction_md(c.ext_inst, c.ext_set)
     head = f"%result = {inst.name}" if inst.has_result else inst.name
     active = len(params) - 1
