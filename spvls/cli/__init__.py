@@ -1,7 +1,8 @@
 """`spvls check FILE...` for CI and pre-commit; `spvls` alone serves LSP over stdio.
 
-Each subcommand is a module here with `register(subparsers)`, which adds its parser and sets
-`run=` to the function that carries it out; COMMANDS lists them in help order."""
+Each subcommand is a module here with `register(parser)`, which adds its arguments and sets `run=`
+to the function that carries it out. COMMANDS names them in help order with their one-line help,
+so that a run imports only the module of the command it runs (and `--version` none)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,35 @@ import argparse
 import contextlib
 import functools
 import gc
+import importlib
 import os
 import sys
+from typing import Any
 
 from .. import __version__
-from . import assemble, cfg, check, disassemble, doc, format
-from .check import check_file
-from .inputs import expand, read_source
 
-__all__ = ["check_file", "entry", "expand", "main", "read_source", "tune_gc"]
+__all__ = ["COMMANDS", "check_file", "entry", "expand", "main", "read_source", "tune_gc"]
 
-COMMANDS = (check, format, cfg, doc, disassemble, assemble)
+# name -> (module, help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("check", "check files and print diagnostics"),
+    "format": ("format", "lay files out as spirv-dis does (whitespace only)"),
+    "cfg": ("cfg", "draw a function's control-flow graph (Graphviz DOT or SVG)"),
+    "doc": ("doc", "explain an opcode, enumerant, extension, extended instruction or diagnostic code"),
+    "dis": ("disassemble", "disassemble a binary module as the editor shows it"),
+    "as": ("assemble", "assemble text into a binary module"),
+}
+# Top-level options that take a value: the word after them is not a command.
+_VALUED = ("--host", "--port")
+
+
+def __getattr__(name: str) -> Any:
+    # The in-process API (tests, bench) without loading it for every run of the console script.
+    if name == "check_file":
+        return importlib.import_module(".check", __name__).check_file
+    if name in ("expand", "read_source"):
+        return getattr(importlib.import_module(".inputs", __name__), name)
+    raise AttributeError(name)
 
 
 def tune_gc() -> None:
@@ -30,8 +49,22 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 20, 20)
 
 
-@functools.cache  # built once a process: in-process callers (the tests) run main() thousands of times
-def parser() -> argparse.ArgumentParser:
+def command_of(argv: list[str]) -> str | None:
+    """The subcommand argv names, found before parsing so only its module is imported."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in _VALUED:
+            skip = True
+        elif word == "--" or not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+@functools.cache  # built once a process and command: in-process callers (the tests) run main() thousands of times
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser, with the arguments of `command` only (every command's name and help)."""
     p = argparse.ArgumentParser(prog="spvls", description="SPIR-V assembly language server and checker")
     p.add_argument("--version", action="version", version=f"spvls {__version__}")
     p.add_argument("--stdio", action="store_true", help="serve LSP over stdio (the default)")
@@ -39,16 +72,32 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=2087)
     sub = p.add_subparsers(dest="command")
-    for command in COMMANDS:
-        command.register(sub)
+    for name, (module, help) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help, description=help)
+        if name == command:
+            importlib.import_module(f".{module}", __name__).register(command_parser)
     return p
 
 
+def _start_validator(command: str | None, words: list[str]) -> None:
+    """A single-process `check` will validate: its validator's process starts while this one imports."""
+    quiet = {"--no-spirv-val", "-h", "--help"} & set(words)
+    if command == "check" and not quiet and not any(w.startswith(("-j", "--jobs")) for w in words):
+        from ..binding import worker
+
+        worker.shared().prestart()
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    command = command_of(words)
+    if argv is None:  # the console script; in-process callers (tests) start it on their first job
+        _start_validator(command, words)
+    args = parser(command).parse_args(words)
     tune_gc()
     if args.command:
-        return args.run(args)
+        code: int = args.run(args)
+        return code
     from ..server import serve
 
     return serve(tcp=args.tcp, host=args.host, port=args.port)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 
@@ -11,8 +12,7 @@ from .inputs import FAILURES, decode_source, report_failure
 from .output import format_text
 
 
-def register(sub) -> None:
-    p = sub.add_parser("as", help="assemble text into a binary module")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="assembly text, or - for standard input")
     p.add_argument(
         "-o",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -13,8 +14,7 @@ from .inputs import read_source
 from .output import format_text
 
 
-def register(sub) -> None:
-    p = sub.add_parser("cfg", help="draw a function's control-flow graph (Graphviz DOT or SVG)")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--function",
         metavar="NAME",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
 import sys
@@ -10,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..binary import convert, words
 from ..binary.files import read_bytes, starts_binary
 from ..binding import spirv_tools as tools
 from ..binding.spirv_tools import Unavailable
@@ -22,8 +22,7 @@ from . import fixing, jobs, output
 from .inputs import collect, read_source, terminated_lines
 
 
-def register(sub) -> None:
-    p = sub.add_parser("check", help="check files and print diagnostics")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--target-env",
         choices=envs.NAMES,
@@ -144,6 +143,8 @@ def check_binary(
     None for any other file."""
     if not starts_binary(name):
         return None
+    from ..binary import convert, words  # here: a text file's check never needs the binary reader
+
     try:
         dis = convert.disassemble(read_bytes(name))
     except Unavailable as e:

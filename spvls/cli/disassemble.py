@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
+
 from ..binary import convert, files
 from .inputs import FAILURES, report_failure
 
 
-def register(sub) -> None:
-    p = sub.add_parser("dis", help="disassemble a binary module as the editor shows it")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a binary module, or - for standard input")
     p.add_argument("-o", dest="output", default=files.STDIO, metavar="OUT", help="output file (default: stdout)")
     p.add_argument("--raw-id", action="store_true", help="ids as numbers, not friendly names")

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
 from ..features import lookup
 
 
-def register(sub) -> None:
-    p = sub.add_parser("doc", help="explain an opcode, enumerant, extension, extended instruction or diagnostic code")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     p.add_argument(
         "names",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import sys
 from pathlib import Path
@@ -14,8 +15,7 @@ from .inputs import expand, raw_text, read_source, terminated_lines
 from .output import format_text
 
 
-def register(sub) -> None:
-    p = sub.add_parser("format", help="lay files out as spirv-dis does (whitespace only)")
+def register(p: argparse.ArgumentParser) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
     mode.add_argument(

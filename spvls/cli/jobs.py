@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 
 from ..checks.parallel import usable_cores
 
@@ -22,6 +21,8 @@ def run_all(work: Callable, items: list, jobs: int) -> Iterator:
     if jobs <= 1:
         yield from map(work, items)
         return
+    from concurrent.futures import ProcessPoolExecutor  # here: multiprocessing's import is a single file's cost
+
     with ProcessPoolExecutor(jobs) as pool:
         # Small chunks: big and small files mixed still spread over every process.
         yield from pool.map(work, items, chunksize=max(1, min(8, len(items) // (jobs * 8))))

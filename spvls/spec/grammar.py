@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from . import builtcache
+
 # A version of None means "not in any core version" (grammar "None").
 Version = tuple[int, int] | None
 
@@ -41,14 +43,14 @@ def is_type(inst: Instruction | None, opname: str) -> bool:
     return inst.is_type if inst is not None else opname.startswith("OpType")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GrammarOperand:
     kind: str
     name: str
     quantifier: str  # "", "?" or "*"
 
 
-@dataclass(slots=True)
+@dataclass
 class Enumerant:
     kind: str
     name: str
@@ -61,7 +63,7 @@ class Enumerant:
     parameters: tuple[GrammarOperand, ...]
 
 
-@dataclass(slots=True)
+@dataclass
 class OperandKind:
     kind: str
     category: str  # ValueEnum, BitEnum, Id, Literal, Composite
@@ -78,7 +80,7 @@ class OperandKind:
         return list(seen.values())
 
 
-@dataclass(slots=True)
+@dataclass
 class Instruction:
     name: str
     opcode: int
@@ -111,7 +113,7 @@ class Instruction:
         return " ".join([head, *(f"<{p}>" for p in parts)])
 
 
-@dataclass(slots=True)
+@dataclass
 class ExtInstSet:
     name: str  # the import string, e.g. "GLSL.std.450"
     by_name: dict[str, Instruction]
@@ -287,10 +289,20 @@ def grammar_dir() -> Path:
 
 @lru_cache(maxsize=1)
 def load() -> Grammar:
+    """The grammar, from the built cache when its JSON files and this module are unchanged: indexing
+    the JSON costs a new process more than all else it does before its first answer."""
     d = grammar_dir()
-    core = json.loads((d / "spirv.core.grammar.json").read_text(encoding="utf-8"))
-    extinst = {name: json.loads(path.read_text(encoding="utf-8")) for name, path in extinst_files(d).items()}
-    return Grammar(core, extinst)
+    files = {name: path for name, path in extinst_files(d).items()}
+    core_path = d / "spirv.core.grammar.json"
+    stamps = [builtcache.file_stamp(p) for p in (core_path, *files.values())]
+    key = builtcache.key_of([sys.version, Path(__file__).read_bytes(), *stamps])
+
+    def build() -> Grammar:
+        core = json.loads(core_path.read_text(encoding="utf-8"))
+        extinst = {name: json.loads(path.read_text(encoding="utf-8")) for name, path in files.items()}
+        return Grammar(core, extinst)
+
+    return builtcache.built("grammar.pickle", key, build)
 
 
 def ext_set(grammar: Grammar, import_name: str) -> ExtInstSet | None:

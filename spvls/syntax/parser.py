@@ -8,6 +8,7 @@ so ids it defines and uses stay visible to the rest of the tools.
 from __future__ import annotations
 
 import gc
+import io
 import re
 import unicodedata
 from functools import lru_cache
@@ -16,7 +17,10 @@ from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
+import lark
 from lark import Lark, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from ..spec import builtcache
 
 
 class Token(NamedTuple):
@@ -121,19 +125,45 @@ class _ToLine(Transformer):
 def grammar_text() -> str:
     """The project's grammar/spvasm.lark: read from the source tree, or from spvls/grammar/ in an installed
     wheel (pyproject.toml maps the package spvls.grammar to grammar/)."""
-    for path in (Path(__file__).resolve().parents[2] / "grammar", resources.files("spvls") / "grammar"):
-        lark = path / "spvasm.lark"
-        if lark.is_file():
-            return lark.read_text(encoding="utf-8")
+    source = Path(__file__).resolve().parents[2] / "grammar" / "spvasm.lark"
+    if source.is_file():
+        return source.read_text(encoding="utf-8")
+    installed = resources.files("spvls") / "grammar" / "spvasm.lark"
+    if installed.is_file():
+        return installed.read_text(encoding="utf-8")
     raise FileNotFoundError("grammar/spvasm.lark")
 
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
+    """Lark's tables for our grammar, from the built cache when the grammar, this module (its
+    transformer) and Lark are unchanged."""
     text = grammar_text()
-    lark = Lark(text, start="line", parser="lalr", lexer="contextual", transformer=_ToLine(), maybe_placeholders=False)
+    key = builtcache.key_of([lark.__version__, text, Path(__file__).read_bytes()])
+
+    def build() -> Lark:
+        return Lark(
+            text, start="line", parser="lalr", lexer="contextual", transformer=_ToLine(), maybe_placeholders=False
+        )
+
+    parser = builtcache.built("parser.pickle", key, lambda: _Saved(build()))
     gc.collect(0)  # Lark's construction leaves cycles; while a document is built the collector is paused
-    return lark
+    return parser.lark
+
+
+class _Saved:
+    """A Lark parser pickled through Lark's own save/load, which keeps its tables and our transformer."""
+
+    def __init__(self, parser: Lark) -> None:
+        self.lark = parser
+
+    def __getstate__(self) -> bytes:
+        out = io.BytesIO()
+        self.lark.save(out)
+        return out.getvalue()
+
+    def __setstate__(self, state: bytes) -> None:
+        self.lark = Lark.load(io.BytesIO(state))
 
 
 # Fallback tokenizer for lines Lark rejects: same token shapes, plus anything else.

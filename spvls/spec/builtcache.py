@@ -1,0 +1,133 @@
+"""Facts that take long to build and never change for given inputs (the grammar's indexes, the
+parser's tables), kept pickled in the user's private cache directory so a new process loads them
+instead of building them again.
+
+A file is used only from a directory that is the user's own and closed to others (0700), and only
+if it is a regular file of the user's, not too large, whose header names the same inputs: pickle
+runs code, so the directory must be as trusted as the user's own files. Anything else (a missing,
+foreign, stale or corrupt entry, a read-only disk) means the facts are built in memory as if there
+were no cache; a failure to save is silent, since nothing is lost but time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import stat
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+MAX_BYTES = 64 << 20
+_MAGIC = b"spvls-built-1\n"
+_DIGEST = 32
+
+
+def cache_root() -> Path:
+    """SPVLS_CACHE_DIR if absolute, else $XDG_CACHE_HOME/spvls, else ~/.cache/spvls. A relative path
+    would be relative to wherever the editor started the server: not taken."""
+    chosen = os.environ.get("SPVLS_CACHE_DIR", "")
+    if os.path.isabs(chosen):
+        return Path(chosen)
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "spvls"
+
+
+def private_dir(path: Path) -> Path | None:
+    """`path`, created 0700 if missing; None unless it is a directory of this user's that no one else
+    can write or read."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(path)
+    except OSError:
+        return None
+    own = st.st_uid == os.geteuid()
+    if not (stat.S_ISDIR(st.st_mode) and own and not st.st_mode & 0o077):
+        return None
+    return path
+
+
+def key_of(parts: Iterable[bytes | str]) -> bytes:
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest().encode()
+
+
+def file_stamp(path: Path) -> str:
+    """What identifies an input file without reading it."""
+    st = path.stat()
+    return f"{path}\0{st.st_size}\0{st.st_mtime_ns}"
+
+
+def built(name: str, key: bytes, build: Callable[[], T]) -> T:
+    """The value `build()` returns, loaded from the cache entry `name` when it was built from the
+    inputs `key` names; built (and saved) otherwise."""
+    if os.environ.get("SPVLS_NO_BUILT_CACHE", "") not in ("", "0"):
+        return build()
+    folder = private_dir(cache_root() / "built")
+    if folder is None:
+        return build()
+    path = folder / name
+    header = _MAGIC + key + b"\n"
+    data = _read_own(path)
+    if data is not None and data.startswith(header):
+        digest, body = data[len(header) : len(header) + _DIGEST], data[len(header) + _DIGEST :]
+        if digest == _digest(body):  # else torn or altered: built again below
+            try:
+                value: T = pickle.loads(body)
+                return value
+            except Exception:  # written by another Python or spvls: built again below
+                pass
+    value = build()
+    try:
+        body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # a value that does not pickle is simply not cached
+        return value
+    _save(folder, path, header + _digest(body) + body)
+    return value
+
+
+def _digest(body: bytes) -> bytes:
+    return hashlib.blake2b(body, digest_size=_DIGEST).digest()
+
+
+def _read_own(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_size > MAX_BYTES:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(MAX_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _save(folder: Path, path: Path, payload: bytes) -> None:
+    # No fsync: a torn entry after a crash fails its header or unpickling and is built again.
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
