@@ -1,0 +1,170 @@
+"""Cold start, side by side in one run: what every editor launch and every script's `spvls check` pays.
+
+    python bench/coldstart.py [--runs N] [--lines N]
+
+- `spvls --version` and `python -c pass` (the interpreter's own floor);
+- `spvls check` of a small file against `spirv-as` + `spirv-val` on the same file;
+- a fresh language server, spawn -> `initialize` -> `didOpen` -> first `publishDiagnostics`, for a
+  generated module of --lines lines, spvls (never-seen text: its diagnostics cache off; seen text:
+  on) beside SPIRV-Tools' Go server (../shared/peers/go-spirvls).
+
+The client is a bare JSON-RPC writer and reader over the child's pipes, so the figures are the
+server's, not a client library's. Each figure is the median of --runs, runs interleaved.
+Not part of the test suite: speed is measured here, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+import peer  # noqa: E402
+from generate import module  # noqa: E402
+
+ENV = "vulkan1.3"
+SMALL = ROOT / "examples" / "subgroup.spvasm"
+
+
+def tool(name: str) -> str:
+    here = Path(sys.executable).parent / name
+    return str(here) if here.exists() else (shutil.which(name) or name)
+
+
+def spvls() -> list[str]:
+    return [tool("spvls")] if Path(tool("spvls")).exists() else [sys.executable, "-m", "spvls"]
+
+
+def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
+    t = time.perf_counter()
+    subprocess.run(argv, capture_output=True, env=env, check=False)
+    return time.perf_counter() - t
+
+
+def frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+def read_message(stream, deadline: float) -> dict:
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        wait = deadline - time.perf_counter()
+        if wait <= 0 or not select.select([stream], [], [], wait)[0]:
+            raise TimeoutError("no answer from the server")
+        byte = os.read(stream.fileno(), 1)
+        if not byte:
+            raise EOFError("the server closed its output")
+        head += byte
+    length = next(
+        int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+    )
+    body = b""
+    while len(body) < length:
+        chunk = os.read(stream.fileno(), length - len(body))
+        if not chunk:
+            raise EOFError("the server closed its output")
+        body += chunk
+    return json.loads(body)
+
+
+def first_diagnostics(argv: list[str], path: Path, env: dict[str, str]) -> float:
+    """Seconds from spawning the server to the first publishDiagnostics for `path`."""
+    text = path.read_text(encoding="utf-8")
+    uri = path.resolve().as_uri()
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        init = {"processId": os.getpid(), "rootUri": None, "capabilities": {}}
+        proc.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+        proc.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        item = {"uri": uri, "languageId": "spirv", "version": 1, "text": text}
+        proc.stdin.write(frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": item}}))
+        proc.stdin.flush()
+        deadline = t + 60
+        while True:
+            msg = read_message(proc.stdout, deadline)
+            if msg.get("method") == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
+                return time.perf_counter() - t
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def median_ms(samples: list[float]) -> str:
+    return f"{statistics.median(samples) * 1000:.0f} ms"
+
+
+def ratio(a: list[float], b: list[float]) -> str:
+    return f"{statistics.median(a) / statistics.median(b):.2f}x"
+
+
+def interleaved(runs: int, figures: dict[str, Callable[[], float]]) -> dict[str, list[float]]:
+    for fn in figures.values():  # one warm-up each: disk caches, the built cache, .pyc files
+        fn()
+    out: dict[str, list[float]] = {name: [] for name in figures}
+    for _ in range(runs):
+        for name, fn in figures.items():
+            out[name].append(fn())
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--lines", type=int, default=1000)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="spvls-coldstart-"))
+    big = work / f"generated-{args.lines}.spvasm"
+    big.write_text(module(args.lines), encoding="utf-8")
+    out = work / "m.spv"
+    quiet_env = {**os.environ, "SPVLS_NO_CACHE": "1"}
+    seen_env = {**os.environ, "SPVLS_CACHE_DIR": str(work / "cache")}
+    seen_env.pop("SPVLS_NO_CACHE", None)
+
+    def baseline() -> float:
+        t = time.perf_counter()
+        subprocess.run([tool("spirv-as"), "--target-env", ENV, str(SMALL), "-o", str(out)], capture_output=True)
+        subprocess.run([tool("spirv-val"), "--target-env", ENV, str(out)], capture_output=True)
+        return time.perf_counter() - t
+
+    figures: dict[str, Callable[[], float]] = {
+        "python -c pass": lambda: timed([sys.executable, "-c", "pass"]),
+        "spvls --version": lambda: timed([*spvls(), "--version"]),
+        "spvls check (small)": lambda: timed([*spvls(), "check", "--target-env", ENV, str(SMALL)]),
+        "spirv-as + spirv-val (small)": baseline,
+        "server: never-seen text": lambda: first_diagnostics(spvls(), big, quiet_env),
+        "server: seen text": lambda: first_diagnostics(spvls(), big, seen_env),
+    }
+    if peer.available():
+        figures["Go server"] = lambda: first_diagnostics([str(peer.GO_SERVER)], big, quiet_env)
+    got = interleaved(args.runs, figures)
+    print(f"cold start, median of {args.runs} ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
+    for name, samples in got.items():
+        print(f"  {name:32} {median_ms(samples):>8}")
+    print(
+        f"  check / (spirv-as + spirv-val)   {ratio(got['spvls check (small)'], got['spirv-as + spirv-val (small)']):>8}"
+    )
+    if "Go server" in got:
+        for name in ("server: never-seen text", "server: seen text"):
+            print(f"  {name} / Go {'':<9}{ratio(got[name], got['Go server']):>8}")
+    else:
+        print("  (no Go server at ../shared/peers/go-spirvls: its column is left out)")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
