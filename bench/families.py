@@ -26,6 +26,7 @@ sys.path.insert(0, str(HERE))
 from generate import module as generated  # noqa: E402
 
 from spvls.checks import FAMILIES, target  # noqa: E402
+from spvls.checks.family import Family  # noqa: E402
 from spvls.model.module import build  # noqa: E402
 from spvls.spec.grammar import load  # noqa: E402
 from spvls.syntax.document import Document  # noqa: E402
@@ -33,8 +34,8 @@ from spvls.syntax.document import Document  # noqa: E402
 SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
 
 
-def family_name(f) -> str:
-    return f.__name__.rsplit(".", 1)[1]
+def family_name(f: Family) -> str:
+    return f.name
 
 
 def one_run(docs: list[tuple[Document, str | None]]) -> dict[str, float]:

@@ -26,7 +26,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from . import __version__, transport
 from .binary import commands as binary_commands
 from .binding.spirv_tools import trim
-from .checks import EXTENSION_OF_FAMILY, parallel, validator
+from .checks import codes, parallel, validator
 from .checks import fixes as check_fixes
 from .checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from .features import (
@@ -56,9 +56,6 @@ _SEVERITY = {
     INFO: T.DiagnosticSeverity.Information,
     HINT: T.DiagnosticSeverity.Hint,
 }
-_REGISTRY = "https://github.khronos.org/SPIRV-Registry/extensions/KHR/{}.html"
-_CORE_SPEC = "https://registry.khronos.org/SPIR-V/specs/unified1/SPIRV.html"
-_FAMILY_DOC = EXTENSION_OF_FAMILY
 _SYMBOL_KIND = {
     "entry-point": T.SymbolKind.Event,
     "function": T.SymbolKind.Function,
@@ -336,7 +333,7 @@ def _source_related(m, doc, uri: str, d: Diagnostic, folders) -> list[T.Diagnost
 
 def _lsp_diagnostic(doc, uri: str, d: Diagnostic, m=None, folders=()) -> T.Diagnostic:
     family = d.code.split(".")[0]
-    href = validator.href(d.code) or (_REGISTRY.format(_FAMILY_DOC[family]) if family in _FAMILY_DOC else _CORE_SPEC)
+    href = codes.link(d.code)
     origin = family if family in (validator.SOURCE, validator.ASSEMBLER) else "spvls"
     related = _source_related(m, doc, uri, d, folders)
     return T.Diagnostic(

@@ -10,6 +10,7 @@ from helpers import tool
 from test_cli import VALID, run, run_process
 
 from spvls import __version__
+from spvls.checks.families import ballot
 from spvls.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -193,6 +194,12 @@ def test_sarif(tmp_path):
     (r,) = log["runs"]
     rules = [x["id"] for x in r["tool"]["driver"]["rules"]]
     assert rules == sorted({x["code"] for x in records})
+    assert r["tool"]["driver"]["rules"][rules.index("ballot.index")] == {
+        "id": "ballot.index",
+        "shortDescription": {"text": "SPV_KHR_shader_ballot."},
+        "fullDescription": {"text": "SPV_KHR_shader_ballot: " + ballot.FAMILY.sentence("ballot.index")},
+        "helpUri": "https://github.khronos.org/SPIRV-Registry/extensions/KHR/SPV_KHR_shader_ballot.html",
+    }
     assert len(r["results"]) == len(records)
     for res, rec in zip(r["results"], records):
         assert rules[res["ruleIndex"]] == res["ruleId"] == rec["code"]

@@ -11,7 +11,7 @@ import pytest
 from helpers import tool
 
 from spvls.binding import spirv_tools as st
-from spvls.checks import validator
+from spvls.checks import codes, validator
 from spvls.checks.diagnostic import ERROR, INFO, Diagnostic, Related
 from spvls.cli import check_file, main
 from spvls.syntax.document import Document
@@ -113,7 +113,7 @@ def test_vuid_becomes_the_code_with_a_link() -> None:
     assert d.code == "spirv-val.VUID-StandaloneSpirv-None-10685"
     assert d.message.startswith("In the Vulkan environment, GLCompute execution model entry points require")
     assert d.line == _line(text, "OpEntryPoint")
-    assert validator.href(d.code) == ("https://registry.khronos.org/vulkan/specs/latest/html/vkspec.html"
+    assert codes.link(d.code) == ("https://registry.khronos.org/vulkan/specs/latest/html/vkspec.html"
                                       "#VUID-StandaloneSpirv-None-10685")
 
 

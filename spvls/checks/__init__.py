@@ -3,69 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from ..model.module import Function, Module, build
 from ..spec import env as envs
 from ..spec.grammar import load
 from ..syntax.document import Document
-from . import (
-    arith,
-    ballot,
-    capabilities,
-    coopmat,
-    entry,
-    ids,
-    layout,
-    memory,
-    operands,
-    parallel,
-    reconvergence,
-    rotate,
-    structure,
-    syntax,
-    types,
-)
+from . import parallel
 from .diagnostic import Diagnostic
+from .families import FAMILIES
+from .family import Family
 from .origin import attach_sources
 from .scope import Lines, Scope, holds, plan
-
-
-class Check(Protocol):
-    """A rule family: a module of this package with a `check` function."""
-
-    __name__: str
-
-    def check(self, m: Module, scope: Scope = None) -> list[Diagnostic]:
-        """The family's diagnostics. `scope` None: the whole module. `scope` a function: only the
-        diagnostics whose line lies inside that function (its OpFunction to its OpFunctionEnd) —
-        the module was just updated in place there (see model.facts), and the diagnostics this
-        family gave elsewhere are kept as they were. A rule about lines inside the function may
-        read anything outside it; a rule whose diagnostic lies outside functions runs only
-        whole, since an in-place edit cannot change what it reads. `scope` a `scope.Lines`
-        (only for a family that says it is line-wise, see checks.scope): only the diagnostics on
-        those lines."""
-        ...
-
-
-FAMILIES: tuple[Check, ...] = (
-    syntax,
-    operands,
-    ids,
-    capabilities,
-    types,
-    structure,
-    arith,
-    memory,
-    entry,
-    layout,
-    reconvergence,
-    coopmat,
-    rotate,
-    ballot,
-)
-# The extension each extension's family checks: its codes' prefix -> the name its module gives.
-EXTENSION_OF_FAMILY = {f.__name__.rsplit(".", 1)[1]: f.EXTENSION for f in FAMILIES if hasattr(f, "EXTENSION")}
 
 
 @dataclass(slots=True)
@@ -83,9 +31,9 @@ def _key(d: Diagnostic) -> tuple[int, int, str]:
     return (d.line, d.start, d.code)
 
 
-def _families() -> dict[str, Check]:
+def _families() -> dict[str, Family]:
     """The families by name (read at each analysis: tests add one)."""
-    return {f.__name__.rsplit(".", 1)[-1]: f for f in FAMILIES}
+    return {f.name: f for f in FAMILIES}
 
 
 def target(doc: Document, target_env: str | None) -> tuple[tuple[int, int], str | None]:

@@ -67,34 +67,3 @@ def at(
 
 def related_at(line: int, tok, message: str) -> Related:
     return Related(line, tok.start, tok.end, message)
-
-
-def cited(
-    line: int,
-    tok,
-    code: str,
-    lead: str,
-    sentence: str,
-    where: str = "SPIR-V",
-    related: tuple[Related, ...] = (),
-    fixes: tuple[Fix, ...] = (),
-    *,
-    extension: str | None = None,
-    severity: str = ERROR,
-) -> Diagnostic:
-    """A diagnostic on one token that quotes the spec sentence its rule comes from (see rule_message)."""
-    message = rule_message(lead, sentence, where=where, extension=extension)
-    return at(line, tok, severity, code, message, related, fixes)
-
-
-def rule_message(
-    lead: str, sentence: str, *, where: str = "SPIR-V", extension: str | None = None, quote: bool = True
-) -> str:
-    """The text of every rule's diagnostic: what is wrong here, then the spec sentence the rule comes
-    from, quoted with its source (an extension's rule names the extension first). quote=False: the
-    sentence follows the lead as plain text (reconvergence, whose lead names the extension itself)."""
-    if not quote:
-        return f"{lead}. {sentence}"
-    if extension is not None:
-        return f'{extension}: {lead}. Spec: "{sentence}"'
-    return f'{lead}. {where}: "{sentence}"'

@@ -1,19 +1,11 @@
-"""What an id is (a type, a value, or something typeless such as a label) and the two types.* rules
-about it, shared by two families: the id check judges them in its walk over every operand (one walk,
-not two), and types.RULES lists them with the family's other rules."""
+"""What an id is (a type, a value, or something typeless such as a label), and which ids an
+instruction's <id> operands may name: what the id family's two types.* rules judge."""
 
 from __future__ import annotations
 
 from ..model.facts import module_fact
 from ..model.module import Inst, Module
-from .diagnostic import Diagnostic, cited
 
-RULES = {  # types.* rules (types.RULES holds them too), judged in the id check's walk
-    "types.result-type": "Instruction: ... An instruction contains a word count, an opcode, an optional Result "
-    "<id>, an optional <id> of the instruction’s type, and a variable list of operands.",
-    "types.not-a-value": "Object: An instantiation of a non-void type, either as the Result <id> of an operation, "
-    "or created through OpVariable.",
-}
 # Instructions whose <id> operands may name a type, as spirv-val allows (besides type declarations,
 # debug and annotation instructions, and untyped-pointer instructions).
 _TAKE_TYPES = {
@@ -70,32 +62,3 @@ def accepts(inst: Inst) -> tuple[bool, bool]:
     ):
         return True, True
     return op in _TAKE_TYPES, op in _TAKE_UNTYPED
-
-
-def not_a_type(inst: Inst, op, kind: str | None, d: Inst) -> Diagnostic | None:
-    """A Result Type naming a typeless id, or a value (a constant, a variable...)."""
-    if kind is not None:
-        what = f"an {kind}"
-    elif d.grammar_inst is None or d.grammar_inst.is_type:
-        return None
-    else:
-        what = f"the result of {d.opname}"
-    return cited(
-        inst.line,
-        op.token,
-        "types.result-type",
-        f"the Result Type {op.token.text} is {what}, not a type",
-        RULES["types.result-type"],
-    )
-
-
-def not_a_value(inst: Inst, op, kind: str) -> Diagnostic:
-    name = f"'{op.grammar_operand.name}'" if op.grammar_operand.name else "the operand"
-    what = "a type" if kind == "type" else f"an {kind}, which has no type"
-    return cited(
-        inst.line,
-        op.token,
-        "types.not-a-value",
-        f"{name} of {inst.opname} is an object, but {op.token.text} is {what}",
-        RULES["types.not-a-value"],
-    )

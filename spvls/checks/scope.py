@@ -1,8 +1,7 @@
 """What a keystroke re-checks, family by family (see `analyze`).
 
-After `Module.update` took an edit in place inside one function, a family whose diagnostics on a
-line read only that line, the definitions of the ids it names and module facts (`LINEWISE` in its
-module, or its `linewise(m)`) re-checks only:
+After `Module.update` took an edit in place inside one function, a line-wise family (see
+`family.Family`) re-checks only:
 - the edited lines;
 - the lines naming, defining or redefining an id they define or defined (inside the function: an
   edit whose ids are read outside it rebuilds the module);
@@ -17,10 +16,14 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..model.module import Function, Inst, Module
 from ..model.sourcemap import debug_op
 from .diagnostic import Diagnostic
+
+if TYPE_CHECKING:
+    from .family import Family
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,12 +72,6 @@ def line_range(m: Module, scope: Scope):
     return range(scope.line, scope.end_line + 1)
 
 
-def linewise(family, m: Module) -> bool:
-    """Whether the family may re-check some lines only (see this module's docstring)."""
-    decide = getattr(family, "linewise", None)
-    return bool(decide(m)) if decide is not None else bool(getattr(family, "LINEWISE", False))
-
-
 _SOURCE_LINES = {"OpLine", "OpNoLine"}
 _DEBUG_SOURCE = {"DebugLine", "DebugNoLine", "DebugScope", "DebugNoScope"}
 
@@ -91,7 +88,7 @@ def plan(
     touched: set[int],
     before: dict[int, Inst],
     reported: dict[str, list[Diagnostic]],
-    families: dict,
+    families: dict[str, Family],
 ) -> dict[str, Scope]:
     """The scope each family (by name, in `families`) re-checks after `m.update(touched)` returned
     `fn`. `before`: the instructions the touched lines held before the update; `reported`: each
@@ -119,7 +116,7 @@ def plan(
     renamed = old_ids != new_ids
     out: dict[str, Scope] = {}
     for name, family in families.items():
-        if not linewise(family, m):
+        if not family.is_linewise(m):
             out[name] = fn
             continue
         lines = base

@@ -23,14 +23,12 @@ from ..model.module import Module
 from ..spec.grammar import load
 from ..spec.sections import before
 from ..syntax.parser import Line, Token
+from .codes import ASSEMBLER, VALIDATOR
 from .diagnostic import ERROR, INFO, Diagnostic, Related
 from .origin import attach_sources
 
-SOURCE = "spirv-val"
+SOURCE = VALIDATOR
 _NOTES = frozenset(SOURCE + "." + n for n in ("unavailable", "timeout", "crashed"))
-ASSEMBLER = "spirv-as"
-VUID_HREF = "https://registry.khronos.org/vulkan/specs/latest/html/vkspec.html#{}"
-TOOLS_HREF = "https://github.com/KhronosGroup/SPIRV-Tools"
 
 _ID = re.compile(r"(\d+)\[%([^\]\s]*)\]")
 _VUID = re.compile(r"\[?(VUID-[A-Za-z0-9_]+-[A-Za-z0-9_]+-\d+)\]?\s*")
@@ -65,15 +63,6 @@ def backend():
 def env_for(target_env: str | None, version: tuple[int, int]) -> str:
     """The env to assemble and validate with: the explicit one, else the module's version."""
     return target_env or f"spv{version[0]}.{version[1]}"
-
-
-def href(code: str) -> str | None:
-    """The page a code of this family links to (a VUID: its place in the Vulkan spec)."""
-    if code.startswith(SOURCE + ".VUID-"):
-        return VUID_HREF.format(code[len(SOURCE) + 1 :])
-    if code.split(".", 1)[0] in (SOURCE, ASSEMBLER):
-        return TOOLS_HREF
-    return None
 
 
 def is_note(d: Diagnostic) -> bool:

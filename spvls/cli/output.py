@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from .. import __version__
+from ..checks import codes as code_registry
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 
 _SEVERITY_WORD = {"information": "info"}
@@ -157,7 +158,7 @@ def sarif_log(results: list[tuple[str, Diagnostic]]) -> dict:
                         "name": "spvls",
                         "version": __version__,
                         "semanticVersion": __version__,
-                        "rules": [{"id": c, "shortDescription": {"text": c}} for c in codes],
+                        "rules": [_sarif_rule(c) for c in codes],
                     }
                 },
                 "columnKind": "unicodeCodePoints",
@@ -165,6 +166,18 @@ def sarif_log(results: list[tuple[str, Diagnostic]]) -> dict:
             }
         ],
     }
+
+
+def _sarif_rule(code: str) -> dict:
+    """A SARIF reportingDescriptor from the code's rule: its summary, the spec sentence it cites and
+    the page it links to."""
+    rule = code_registry.rule(code)
+    if rule is None:
+        return {"id": code, "shortDescription": {"text": code}}
+    out: dict = {"id": code, "shortDescription": {"text": rule.summary}, "helpUri": rule.link}
+    if rule.sentence:
+        out["fullDescription"] = {"text": f"{rule.where}: {rule.sentence}"}
+    return out
 
 
 def dump_json(data) -> str:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from ..checks import FAMILIES
+from ..checks import codes as code_registry
+from ..checks.family import Rule
 from ..spec import extension_docs, registry
 from ..spec.grammar import Enumerant, Grammar, Instruction, format_version, load
 
@@ -190,63 +191,42 @@ def ext_set_doc(set_name: str) -> Doc | None:
     )
 
 
-# Diagnostic codes: the rule, the spec sentence it cites, and a minimal failing module. Rules and
-# sentences come from each check family's RULES table; the examples from spvls/checks/examples.json
-# (built from tests/data/rules by tools/examples_gen.py).
+# Diagnostic codes: the rule and the spec sentence it cites (checks.codes), and a minimal failing
+# module (spvls/checks/examples.json, built from tests/data/rules by tools/examples_gen.py).
 @lru_cache(maxsize=1)
 def examples() -> dict[str, dict]:
     return json.loads(resources.files("spvls.checks").joinpath("examples.json").read_text(encoding="utf-8"))
 
 
-def _family(code: str):
-    prefix = code.split(".")[0]
-    for family in FAMILIES:
-        if code in getattr(family, "RULES", {}):
-            return family
-    for family in FAMILIES:  # a family without a RULES table names its prefix in its docstring
-        if (family.__doc__ or "").startswith(f"{prefix}.*") or f"; {prefix}.*" in (family.__doc__ or ""):
-            return family
-    return None
+def codes() -> dict[str, Rule]:
+    """Every code spvls emits, with its rule."""
+    return code_registry.rules()
 
 
-@lru_cache(maxsize=1)
-def codes() -> dict[str, object]:
-    """Every code a rule table or a rule module names, with its family module."""
-    out = {}
-    for family in FAMILIES:
-        for code in getattr(family, "RULES", {}):
-            out[code] = family
-    for code in examples():
-        out.setdefault(code, _family(code))
-    return dict(sorted(out.items()))
+def _page(code: str, rule: Rule) -> str:
+    """The name of the page a code links to."""
+    family = code_registry.family_of(code)
+    if family is not None and family.extension:
+        return family.extension
+    return "SPIRV-Tools" if rule.link == code_registry.TOOLS_HREF else "SPIR-V specification"
 
 
-def summary(family, code: str) -> str:
-    doc = (family.__doc__ or "").strip() if family else ""
-    prefix = code.split(".")[0] + ".*"
-    for part in doc.split("\n\n")[0].replace("\n", " ").split("; "):
-        if part.startswith(prefix):
-            return part.removeprefix(prefix).lstrip(": ").rstrip(".") + "."
-    return doc.split("\n")[0]
-
-
-def code_doc(code: str) -> Doc:
-    family = codes().get(code)
-    sentence = getattr(family, "RULES", {}).get(code)
-    ext = getattr(family, "EXTENSION", None)
-    doc = registry.documents().get(ext) if ext else None
-    url = doc.url if doc else registry.CORE_SPEC
-    parts = [f"**{code}** — {summary(family, code)}"]
-    if sentence:
-        parts.append(f"Spec ({ext or 'SPIR-V'}):\n\n> {sentence}")
+def code_doc(code: str) -> Doc | None:
+    rule = code_registry.rule(code)
+    if rule is None:
+        return None
+    parts = [f"**{code}** — {rule.summary}"]
+    if rule.sentence:
+        parts.append(f"Spec ({rule.where}):\n\n> {rule.sentence}")
     ex = examples().get(code)
     if ex:
         parts.append(
             f"Minimal failing module (target env {ex['env']}; reported on line {ex['line']}: "
             f"{ex['message']}):\n\n```spvasm\n{ex['module']}```"
         )
-    parts.append(f"[{ext or 'SPIR-V specification'}]({url})")
-    return Doc(code, "diagnostic", "\n\n".join(parts), ext or "SPIR-V specification", url)
+    page = _page(code, rule)
+    parts.append(f"[{page}]({rule.link})")
+    return Doc(code, "diagnostic", "\n\n".join(parts), page, rule.link)
 
 
 # The names other features import: Markdown only.

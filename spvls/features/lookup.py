@@ -47,8 +47,9 @@ def find(name: str) -> list[Doc]:
         i = s.by_name.get(inst_name)
         if i is not None:
             out.append(instruction_doc(i, s.name, g=g))
-    if name in codes():
-        out.append(code_doc(name))
+    code = code_doc(name)
+    if code is not None:
+        out.append(code)
     term = term_md(name)
     if term:  # a term the four extension texts define ("Tangle")
         entry = extension_docs.index()[name]

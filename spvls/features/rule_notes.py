@@ -3,19 +3,19 @@ code's whole page, with its example, is docs.code_doc: `spvls doc CODE`)."""
 
 from __future__ import annotations
 
-from .docs import codes, summary
+from ..checks import codes
 
 
 def rule_md(code: str) -> str | None:
     """Hover's note on a diagnostic: its rule and spec sentence, without the example."""
-    if code not in codes():
+    rule = codes.rule(code)
+    if rule is None:
         return None
-    family = codes()[code]
-    sentence = getattr(family, "RULES", {}).get(code)
-    ext = getattr(family, "EXTENSION", None)
-    md = f"**{code}** — {summary(family, code)}"
-    if sentence:
-        md += f"\n\n> {sentence}"
+    md = f"**{code}** — {rule.summary}"
+    if rule.sentence:
+        md += f"\n\n> {rule.sentence}"
+    family = codes.family_of(code)
+    ext = family.extension if family is not None else None
     return md + f"\n\nMore: `spvls doc {code}`" + (f" · {ext}" if ext else "")
 
 

@@ -3,6 +3,7 @@ import pytest
 
 import spvls.checks as checks
 from spvls.checks import analyze
+from spvls.checks.family import Family
 from spvls.features import symbols, tokens
 from spvls.syntax.document import Document
 from tests.reliability.rawlsp import Server
@@ -58,7 +59,8 @@ def test_a_failed_analysis_does_not_leave_the_model_behind(monkeypatch):
 
     def broken(m, scope=None):
         raise RuntimeError("a check failed")
-    monkeypatch.setattr(checks, "FAMILIES", (*checks.FAMILIES, type("F", (), {"check": staticmethod(broken)})))
+    failing = Family("failing", "failing", "a check that fails.", (), broken)
+    monkeypatch.setattr(checks, "FAMILIES", (*checks.FAMILIES, failing))
     with pytest.raises(RuntimeError):
         analyze(doc, previous=a)
     monkeypatch.undo()

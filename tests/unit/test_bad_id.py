@@ -1,4 +1,4 @@
-"""syntax.bad-id's one search over a whole text (checks.syntax._BAD_ID) finds a bad id exactly where
+"""syntax.bad-id's one search over a whole text (checks.families.syntax._BAD_ID) finds a bad id exactly where
 the plain two-alternative pattern does, and the check's answers are those of a per-token check."""
 
 import re
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spvls.checks import analyze
-from spvls.checks.syntax import _BAD_ID
+from spvls.checks.families.syntax import _BAD_ID
 from spvls.syntax.document import Document
 
 PLAIN = re.compile(r"%(?![A-Za-z0-9_])|%[A-Za-z0-9_]+[^\sA-Za-z0-9_=]")

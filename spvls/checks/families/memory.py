@@ -4,39 +4,13 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from ..model.facts import module_fact
-from ..model.module import Inst, Module
-from .diagnostic import Diagnostic, cited
-from .scope import with_op
+from ...model.facts import module_fact
+from ...model.module import Inst, Module
+from ..diagnostic import Diagnostic
+from ..family import Family, Rule
+from ..scope import Scope, with_op
 
-# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
-LINEWISE = True
-
-
-RULES = {
-    "memory.variable-type": "OpVariable: Result Type must be an OpTypePointer. Its Type operand is the type of "
-    "object in memory.",
-    "memory.storage-class": "OpVariable: Storage Class is the Storage Class of the memory holding the object. It "
-    "must not be Generic. It must be the same as the Storage Class operand of the Result "
-    "Type.",
-    "memory.function-storage": "All type declarations (OpTypeXXX instructions), all constant instructions, and all "
-    "global variable declarations (all OpVariable instructions whose Storage Class is "
-    "not Function).",
-    "memory.pointer": "OpLoad, OpStore: Pointer is the pointer to load (store) through. OpAccessChain: Base must be "
-    "a pointer, pointing to the base of a composite object.",
-    "memory.load-type": "OpLoad: Pointer is the pointer to load through. Its type must be an OpTypePointer whose "
-    "Type operand is the same as Result Type.",
-    "memory.store-type": "OpStore: Pointer is the pointer to store through. Its type must be an OpTypePointer whose "
-    "Type operand is the same as the type of Object.",
-    "memory.access-chain": "OpAccessChain: Result Type must be an OpTypePointer. Its Type operand must be the type "
-    "reached by walking the Base’s type hierarchy down to the last provided index in Indexes, "
-    "and its Storage Class operand must be the same as the Storage Class of Base.",
-}
 _CHAINS = {"OpAccessChain", "OpInBoundsAccessChain"}
-
-
-def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
-    return cited(inst.line, tok, code, lead, RULES[code])
 
 
 @module_fact
@@ -56,7 +30,7 @@ def _pointer(m: Module, type_id: str | None) -> tuple[str, str | None] | None:
     return _pointers(m).get(type_id) if type_id else None
 
 
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for inst in with_op(m, _HANDLERS, scope):
         found = _HANDLERS[inst.opname](m, inst)
@@ -85,13 +59,17 @@ def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
     sc = storage.enumerants[0].name
     if t is not None and t.grammar_inst is not None and t.is_type:
         if t.opname != "OpTypePointer":
-            out.append(_d(inst, rt, "memory.variable-type", f"the Result Type {rt.text} is {t.opname}, not a pointer"))
+            out.append(
+                FAMILY.cite(
+                    inst.line, rt, "memory.variable-type", f"the Result Type {rt.text} is {t.opname}, not a pointer"
+                )
+            )
         else:
             ptr = _pointer(m, rt.text)
             if ptr is not None and ptr[0] and ptr[0] != sc:
                 out.append(
-                    _d(
-                        inst,
+                    FAMILY.cite(
+                        inst.line,
                         storage.token,
                         "memory.storage-class",
                         f"the variable's Storage Class is {sc}, its pointer type {rt.text} says {ptr[0]}",
@@ -100,8 +78,8 @@ def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
     inside = _inside(m, inst.line)
     if inside and sc != "Function":
         out.append(
-            _d(
-                inst,
+            FAMILY.cite(
+                inst.line,
                 storage.token,
                 "memory.function-storage",
                 f"a variable inside a function must have the Function storage class, not {sc}",
@@ -109,8 +87,8 @@ def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
         )
     elif not inside and sc == "Function":
         out.append(
-            _d(
-                inst,
+            FAMILY.cite(
+                inst.line,
                 storage.token,
                 "memory.function-storage",
                 "a Function variable must be declared inside a function, at the start of its first block",
@@ -137,7 +115,9 @@ def _pointed(m: Module, inst: Inst, tok, role: str):
         return None, []
     ptr = _pointer(m, pt)
     if ptr is None and not _untyped(m, pt):
-        return None, [_d(inst, tok, "memory.pointer", f"{role} {tok.text} is of type {pt}, not a pointer")]
+        return None, [
+            FAMILY.cite(inst.line, tok, "memory.pointer", f"{role} {tok.text} is of type {pt}, not a pointer")
+        ]
     return ptr, []
 
 
@@ -151,7 +131,12 @@ def _load(m: Module, inst: Inst) -> list[Diagnostic]:
         return problem
     if ptr[1] != rt and m.definition(rt) is not None:
         return [
-            _d(inst, ops[0].token, "memory.load-type", f"the Result Type is {rt}, but {ptr_op.text} points to {ptr[1]}")
+            FAMILY.cite(
+                inst.line,
+                ops[0].token,
+                "memory.load-type",
+                f"the Result Type is {rt}, but {ptr_op.text} points to {ptr[1]}",
+            )
         ]
     return []
 
@@ -167,8 +152,8 @@ def _store(m: Module, inst: Inst) -> list[Diagnostic]:
     ot = _value_type(m, obj.text)
     if ot is not None and ot != ptr[1] and not _both_structs(m, ot, ptr[1]):
         return [
-            _d(
-                inst,
+            FAMILY.cite(
+                inst.line,
                 obj,
                 "memory.store-type",
                 f"Object {obj.text} is of type {ot}, but {ptr_op.text} points to {ptr[1]}",
@@ -202,12 +187,16 @@ def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
         t = m.definition(rt_tok.text)
         if t is None or t.opname == "OpTypeUntypedPointerKHR":
             return []
-        return [_d(inst, rt_tok, "memory.access-chain", f"the Result Type {rt_tok.text} is {t.opname}, not a pointer")]
+        return [
+            FAMILY.cite(
+                inst.line, rt_tok, "memory.access-chain", f"the Result Type {rt_tok.text} is {t.opname}, not a pointer"
+            )
+        ]
     out = []
     if rptr[0] != bptr[0]:
         out.append(
-            _d(
-                inst,
+            FAMILY.cite(
+                inst.line,
                 rt_tok,
                 "memory.access-chain",
                 f"the Result Type points into {rptr[0]}, but Base {base.text} points into {bptr[0]}",
@@ -216,8 +205,8 @@ def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
     reached = _walk(m, bptr[1], ops[2:])
     if reached is not None and reached != rptr[1]:
         out.append(
-            _d(
-                inst,
+            FAMILY.cite(
+                inst.line,
                 rt_tok,
                 "memory.access-chain",
                 f"the indexes reach {reached}, but the Result Type points to {rptr[1]}",
@@ -261,3 +250,52 @@ _HANDLERS = {
     "OpInBoundsAccessChain": _chain,
     "OpVariable": _variable,
 }
+
+
+FAMILY = Family(
+    name="memory",
+    prefix="memory",
+    summary="OpVariable's storage class and place, and the pointee types of OpLoad, OpStore and OpAccessChain.",
+    rules=(
+        Rule(
+            "memory.variable-type",
+            sentence="OpVariable: Result Type must be an OpTypePointer. Its Type operand is the type of "
+            "object in memory.",
+        ),
+        Rule(
+            "memory.storage-class",
+            sentence="OpVariable: Storage Class is the Storage Class of the memory holding the object. It "
+            "must not be Generic. It must be the same as the Storage Class operand of the Result "
+            "Type.",
+        ),
+        Rule(
+            "memory.function-storage",
+            sentence="All type declarations (OpTypeXXX instructions), all constant instructions, and all "
+            "global variable declarations (all OpVariable instructions whose Storage Class is "
+            "not Function).",
+        ),
+        Rule(
+            "memory.pointer",
+            sentence="OpLoad, OpStore: Pointer is the pointer to load (store) through. OpAccessChain: Base must be "
+            "a pointer, pointing to the base of a composite object.",
+        ),
+        Rule(
+            "memory.load-type",
+            sentence="OpLoad: Pointer is the pointer to load through. Its type must be an OpTypePointer whose "
+            "Type operand is the same as Result Type.",
+        ),
+        Rule(
+            "memory.store-type",
+            sentence="OpStore: Pointer is the pointer to store through. Its type must be an OpTypePointer whose "
+            "Type operand is the same as the type of Object.",
+        ),
+        Rule(
+            "memory.access-chain",
+            sentence="OpAccessChain: Result Type must be an OpTypePointer. Its Type operand must be the type "
+            "reached by walking the Base’s type hierarchy down to the last provided index in Indexes, "
+            "and its Storage Class operand must be the same as the Storage Class of Base.",
+        ),
+    ),
+    check=check,
+    linewise=True,
+)

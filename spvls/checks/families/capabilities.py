@@ -8,20 +8,15 @@ from __future__ import annotations
 
 import re
 
-from ..model.enablement import CAPABILITY, LAST_VERSION, RESERVED, VERSION, lacks
-from ..model.facts import module_fact
-from ..model.module import Inst, Module
-from ..model.operands import Operand
-from ..spec.grammar import Instruction, format_version
-from . import fixes
-from .diagnostic import ERROR, Diagnostic, Fix, at, cited
-from .scope import insts
-
-# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
-LINEWISE = True
-
-
-FAMILY = "capability"  # the codes' prefix (the module is named for what it checks)
+from ...model.enablement import CAPABILITY, LAST_VERSION, RESERVED, VERSION, lacks
+from ...model.facts import module_fact
+from ...model.module import Inst, Module
+from ...model.operands import Operand
+from ...spec.grammar import Instruction, format_version
+from .. import fixes
+from ..diagnostic import ERROR, Diagnostic, Fix, at
+from ..family import Family, Rule
+from ..scope import Scope, insts
 
 # Capabilities an operand's value needs, which the grammar cannot say (OpTypeInt's Width is a literal).
 _DECLARES = {
@@ -31,11 +26,6 @@ _DECLARES = {
     "Float16": "Float16: Uses OpTypeFloat to declare the 16-bit floating-point type.",
     "Float64": "Float64: Uses OpTypeFloat to declare the 64-bit floating-point type.",
     "Vector16": "Vector16: Uses OpTypeVector to declare 8-component or 16-component vectors.",
-}
-RULES = {
-    "capability.int-type": " ".join(_DECLARES[c] for c in ("Int8", "Int16", "Int64")),
-    "capability.float-type": " ".join(_DECLARES[c] for c in ("Float16", "Float64")),
-    "capability.vector16": _DECLARES["Vector16"],
 }
 # Which capabilities let a module declare each width. Besides IntN/FloatN, the 8- and 16-bit storage
 # capabilities do (SPIR-V 2.16.1: "An OpTypePointer pointing to a 16-bit scalar ... can be used as the
@@ -93,7 +83,7 @@ def _has_ext(m: Module, exts) -> bool:
     return any(e in m.extensions for e in exts)
 
 
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     # Requirements depend only on the instruction or enumerant and the module's header, so each
     # one found satisfied is not asked again (a 100k-line module uses a few dozen of each).
@@ -250,12 +240,30 @@ def _sized(m: Module, inst: Inst) -> list[Diagnostic]:
     }[inst.opname]
     code = _SIZED[inst.opname]
     return [
-        cited(
+        FAMILY.cite(
             inst.line,
             tok,
             code,
             f"{what} requires the {caps[0]} capability",
-            _DECLARES[caps[0]],
+            sentence=_DECLARES[caps[0]],
             fixes=fixes.add_capabilities(m, [caps[0]]),
         )
     ]
+
+
+FAMILY = Family(
+    name="capabilities",
+    prefix="capability",
+    summary="opcodes and enumerants need their enabling capability, extension and version.",
+    rules=(
+        Rule("capability.int-type", sentence=" ".join(_DECLARES[c] for c in ("Int8", "Int16", "Int64"))),
+        Rule("capability.float-type", sentence=" ".join(_DECLARES[c] for c in ("Float16", "Float64"))),
+        Rule("capability.vector16", sentence=_DECLARES["Vector16"]),
+        Rule("capability.missing", "an opcode or enumerant whose capability the module does not declare."),
+        Rule("capability.extension", "an opcode or enumerant whose extension the module does not declare."),
+        Rule("capability.version", "an opcode or enumerant the module's SPIR-V version does not have."),
+        Rule("capability.reserved", "an opcode or enumerant reserved for future use."),
+    ),
+    check=check,
+    linewise=True,
+)

@@ -1,13 +1,15 @@
-"""layout.*: the logical layout of a module (SPIR-V 2.4)."""
+"""The layout family: the logical layout of a module (SPIR-V 2.4)."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
 
-from ..model.module import Inst, Module
-from ..spec.grammar import TYPE_CLASS
-from ..spec.sections import SECTIONS as _SECTIONS
-from .diagnostic import ERROR, Diagnostic, at
+from ...model.module import Inst, Module
+from ...spec.grammar import TYPE_CLASS
+from ...spec.sections import SECTIONS as _SECTIONS
+from ..diagnostic import ERROR, Diagnostic, at
+from ..family import Family, Rule
+from ..scope import Scope
 
 _RANK = {op: i for i, (_, ops) in enumerate(_SECTIONS) for op in ops}
 _ANNOTATIONS = len(_SECTIONS)
@@ -33,7 +35,7 @@ def _rank(inst) -> int | None:
     return _FUNCTIONS
 
 
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     if scope is not None:
         return []  # an edit inside a function body cannot change the module's layout
     out: list[Diagnostic] = []
@@ -84,3 +86,16 @@ def _line(inst: Inst) -> int:
 
 def _misplaced(inst, code: str, what: str) -> Diagnostic:
     return at(inst.line, inst.opcode, ERROR, code, f"{inst.opname} {what} (SPIR-V 2.4 Logical Layout)")
+
+
+FAMILY = Family(
+    name="layout",
+    prefix="layout",
+    summary="the logical layout of a module (SPIR-V 2.4).",
+    rules=(
+        Rule("layout.order", "an instruction in a section after the one it belongs to."),
+        Rule("layout.outside-function", "an instruction that belongs inside a function, outside every function."),
+        Rule("layout.missing-memory-model", "a module without its one OpMemoryModel."),
+    ),
+    check=check,
+)

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import re
 
-from ..binding.text import LONE, utf8
-from ..model.module import Module
-from ..syntax.parser import VALID_ID
-from .diagnostic import ERROR, WARNING, Diagnostic, at
-from .scope import line_range
-
-# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
-LINEWISE = True
-
+from ...binding.text import LONE, utf8
+from ...model.module import Module
+from ...syntax.parser import VALID_ID
+from ..diagnostic import ERROR, WARNING, Diagnostic, at
+from ..family import Family, Rule
+from ..scope import Scope, line_range
 
 # In a line with a shape (no strings or comments) every '%' starts an id: one search clears them all.
 # A '%' with no id character after it, or whose id characters run into one that is neither a blank
@@ -21,7 +18,7 @@ LINEWISE = True
 _BAD_ID = re.compile(r"%[A-Za-z0-9_]*+(?:(?<=%)|[^\sA-Za-z0-9_=])")
 
 
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     texts, span = m.doc.texts, m.doc.span
     ascii_, clean = False, False
@@ -79,3 +76,17 @@ def _lone_surrogates(m: Module, n: int, line) -> list[Diagnostic]:
         if len(out) >= 10:
             break
     return out
+
+
+FAMILY = Family(
+    name="syntax",
+    prefix="syntax",
+    summary="the text does not parse.",
+    rules=(
+        Rule("syntax.parse", "a line that is not SPIR-V assembly."),
+        Rule("syntax.bad-id", "an id with a character spirv-as does not accept."),
+        Rule("syntax.encoding", "text that UTF-8 cannot hold, or bytes that are not UTF-8."),
+    ),
+    check=check,
+    linewise=True,
+)

@@ -6,38 +6,16 @@ names, which Module.update keeps in step (an in-place edit never changes it).
 
 from __future__ import annotations
 
-from ..model.module import EntryPoint, Inst, Module
-from ..spec.env import is_vulkan
-from .diagnostic import Diagnostic, cited, related_at
+from ...model.module import EntryPoint, Inst, Module
+from ...spec.env import is_vulkan
+from ..diagnostic import Diagnostic, related_at
+from ..family import Family, Rule
+from ..scope import Scope
 
-RULES = {
-    "entry.mode-target": "OpExecutionMode: Entry Point must be the Entry Point <id> operand of an OpEntryPoint "
-    "instruction.",
-    "entry.origin": "Each OpEntryPoint with the Fragment Execution Model must have an OpExecutionMode for either the "
-    "OriginLowerLeft or the OriginUpperLeft Execution Mode. (Exactly one of these is required.)",
-    "entry.local-size": "For each compute shader entry point, either a LocalSize or LocalSizeId Execution Mode, or "
-    "an object decorated with the WorkgroupSize decoration must be specified.",
-    "entry.local-size-zero": "If the workgroup size is statically specified (using the LocalSize, LocalSizeId "
-    "execution modes, or the WorkgroupSize BuiltIn), the product of all workgroup size "
-    "dimensions must not be zero.",
-    "entry.interface": "The set of Interface <id> must be equal to or a superset of the global OpVariable Result <id> "
-    "referenced by the entry point’s static call tree, within the interface’s storage classes. "
-    "Before version 1.4, the interface’s storage classes are limited to the Input and Output "
-    "storage classes. Starting with version 1.4, the interface’s storage classes are all storage "
-    "classes used in declaring all global variables referenced by the entry point’s call tree.",
-    "entry.interface-storage": "Before version 1.4, the interface’s storage classes are limited to the Input and "
-    "Output storage classes.",
-    "entry.interface-duplicate": "Interface <id> are forward references. Before version 1.4, duplication of these "
-    "<id> is tolerated. Starting with version 1.4, an <id> must not appear more than once.",
-}
 _MODES = ("OpExecutionMode", "OpExecutionModeId")
 
 
-def _d(inst: Inst, tok, code: str, lead: str, related=(), where: str = "SPIR-V") -> Diagnostic:
-    return cited(inst.line, tok, code, lead, RULES[code], where, tuple(related))
-
-
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     if scope is not None:
         return []  # nothing an in-place edit inside a function changes (see the module docstring)
     out: list[Diagnostic] = []
@@ -74,8 +52,8 @@ def _mode(m: Module, inst: Inst, workgroup_size: bool) -> list[Diagnostic]:
     d = m.definition(target.text)
     if d is not None and target.text not in m.entry_points:
         return [
-            _d(
-                inst,
+            FAMILY.cite(
+                inst.line,
                 target,
                 "entry.mode-target",
                 f"{target.text} is not the Entry Point of any OpEntryPoint (it is an {d.opname})",
@@ -94,8 +72,8 @@ def _mode(m: Module, inst: Inst, workgroup_size: bool) -> list[Diagnostic]:
     if len(values) == 3 and None not in values and 0 in values:
         zero = sizes[values.index(0)]
         return [
-            _d(
-                inst,
+            FAMILY.cite(
+                inst.line,
                 zero.token,
                 "entry.local-size-zero",
                 f"{mode} {' '.join(str(v) for v in values)} has a product of zero",
@@ -109,8 +87,8 @@ def _required_modes(m: Module, ep: EntryPoint, workgroup_size: bool, local_size_
     model = ep.inst.operands[0].token if ep.inst.operands else ep.inst.src.opcode
     if ep.model == "Fragment" and "Shader" in m.declared_caps and not modes & {"OriginUpperLeft", "OriginLowerLeft"}:
         return [
-            _d(
-                ep.inst,
+            FAMILY.cite(
+                ep.inst.line,
                 model,
                 "entry.origin",
                 f"Fragment entry point {ep.name!r} has neither OriginUpperLeft nor OriginLowerLeft",
@@ -125,13 +103,12 @@ def _required_modes(m: Module, ep: EntryPoint, workgroup_size: bool, local_size_
         and "TileShadingQCOM" not in m.declared_caps
     ):
         return [
-            _d(
-                ep.inst,
+            FAMILY.cite(
+                ep.inst.line,
                 model,
                 "entry.local-size",
                 f"under {m.env}, GLCompute entry point {ep.name!r} needs a LocalSize or LocalSizeId execution "
                 "mode, or a variable decorated BuiltIn WorkgroupSize",
-                where="Vulkan (VUID 10685)",
             )
         ]
     return []
@@ -155,12 +132,12 @@ def _interface_list(m: Module, ep: EntryPoint) -> list[Diagnostic]:
         if name in seen and m.version >= (1, 4) and var is not None and var.src.result is not None:
             # On the variable, as spirv-val reports it; the second listing is related.
             out.append(
-                _d(
-                    var,
+                FAMILY.cite(
+                    var.line,
                     var.src.result,
                     "entry.interface-duplicate",
                     f"{name} is listed twice in the interface of entry point {ep.name!r}",
-                    [related_at(ep.inst.line, o.token, "listed again here")],
+                    related=[related_at(ep.inst.line, o.token, "listed again here")],
                 )
             )
         seen.add(name)
@@ -174,13 +151,13 @@ def _interface_list(m: Module, ep: EntryPoint) -> list[Diagnostic]:
         ):
             # On the variable, as spirv-val reports it; the listing is related.
             out.append(
-                _d(
-                    var,
+                FAMILY.cite(
+                    var.line,
                     var.src.result,
                     "entry.interface-storage",
                     f"{name} is a {sc} variable listed in the interface of entry point {ep.name!r}, and the "
                     f"module is SPIR-V {m.version[0]}.{m.version[1]}",
-                    [related_at(ep.inst.line, o.token, "listed here")],
+                    related=[related_at(ep.inst.line, o.token, "listed here")],
                 )
             )
     return out
@@ -222,13 +199,63 @@ def _interfaces(m: Module) -> list[Diagnostic]:
             rel = [related_at(ep.inst.line, ep.inst.src.opcode, f"entry point {ep.name!r}") for ep, _ in missing]
             rel += [related_at(use.line, use.src.opcode, f"{inst.result} used here") for _, use in missing[:1]]
             out.append(
-                _d(
-                    inst,
+                FAMILY.cite(
+                    inst.line,
                     inst.src.result,
                     "entry.interface",
                     f"{inst.result} ({sc}) is used in the call tree of entry point {names} but is not in its "
                     "interface list",
-                    rel,
+                    related=rel,
                 )
             )
     return out
+
+
+FAMILY = Family(
+    name="entry",
+    prefix="entry",
+    summary="entry points, their execution modes and their interface lists.",
+    rules=(
+        Rule(
+            "entry.mode-target",
+            sentence="OpExecutionMode: Entry Point must be the Entry Point <id> operand of an OpEntryPoint "
+            "instruction.",
+        ),
+        Rule(
+            "entry.origin",
+            sentence="Each OpEntryPoint with the Fragment Execution Model must have an OpExecutionMode for either the "
+            "OriginLowerLeft or the OriginUpperLeft Execution Mode. (Exactly one of these is required.)",
+        ),
+        Rule(
+            "entry.local-size",
+            where="Vulkan (VUID 10685)",
+            sentence="For each compute shader entry point, either a LocalSize or LocalSizeId Execution Mode, or "
+            "an object decorated with the WorkgroupSize decoration must be specified.",
+        ),
+        Rule(
+            "entry.local-size-zero",
+            sentence="If the workgroup size is statically specified (using the LocalSize, LocalSizeId "
+            "execution modes, or the WorkgroupSize BuiltIn), the product of all workgroup size "
+            "dimensions must not be zero.",
+        ),
+        Rule(
+            "entry.interface",
+            sentence="The set of Interface <id> must be equal to or a superset of the global OpVariable Result <id> "
+            "referenced by the entry point’s static call tree, within the interface’s storage classes. "
+            "Before version 1.4, the interface’s storage classes are limited to the Input and Output "
+            "storage classes. Starting with version 1.4, the interface’s storage classes are all storage "
+            "classes used in declaring all global variables referenced by the entry point’s call tree.",
+        ),
+        Rule(
+            "entry.interface-storage",
+            sentence="Before version 1.4, the interface’s storage classes are limited to the Input and "
+            "Output storage classes.",
+        ),
+        Rule(
+            "entry.interface-duplicate",
+            sentence="Interface <id> are forward references. Before version 1.4, duplication of these "
+            "<id> is tolerated. Starting with version 1.4, an <id> must not appear more than once.",
+        ),
+    ),
+    check=check,
+)

@@ -5,30 +5,12 @@ Only scalars and vectors are judged here: cooperative-matrix (and vector) arithm
 
 from __future__ import annotations
 
-from ..model.facts import module_fact
-from ..model.module import Inst, Module
-from .diagnostic import Diagnostic, cited
-from .scope import with_op
+from ...model.facts import module_fact
+from ...model.module import Inst, Module
+from ..diagnostic import Diagnostic
+from ..family import Family, Rule
+from ..scope import Scope, with_op
 
-# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
-LINEWISE = True
-
-
-RULES = {
-    "arith.int": "Result Type must be a scalar or vector of integer type. The type of Operand 1 and Operand 2 must "
-    "be a scalar or vector of integer type. They must have the same number of components as Result "
-    "Type. They must have the same component width as Result Type.",
-    "arith.unsigned": "Result Type must be a scalar or vector of integer type, whose Signedness operand is 0. The "
-    "types of Operand 1 and Operand 2 both must be the same as Result Type.",
-    "arith.float": "Result Type must be a scalar or vector of floating-point type. The types of Operand 1 and "
-    "Operand 2 both must be the same as Result Type.",
-    "arith.int-compare": "Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and Operand 2 "
-    "must be a scalar or vector of integer type. They must have the same component width, and "
-    "they must have the same number of components as Result Type.",
-    "arith.float-compare": "Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and "
-    "Operand 2 must be a scalar or vector of floating-point type. They must have the same "
-    "type, and they must have the same number of components as Result Type.",
-}
 _INT = {"OpIAdd", "OpISub", "OpIMul", "OpSDiv", "OpSMod", "OpSRem", "OpSNegate"}
 _UNSIGNED = {"OpUDiv", "OpUMod"}
 _FLOAT = {"OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpFRem", "OpFMod", "OpFNegate"}
@@ -130,7 +112,7 @@ def _scalar(t: Inst) -> _Shape | str | None:
     return _Shape(rid, op, int(lits[0]), op == "OpTypeInt" and len(lits) > 1 and lits[1] == "1", 1)
 
 
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     shapes = None
     codes = _CODE
@@ -197,7 +179,7 @@ def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
         return []
 
     def d(tok, lead):
-        return cited(inst.line, tok, code, lead, RULES[code])
+        return FAMILY.cite(inst.line, tok, code, lead)
 
     compare = code.endswith("compare")
     want = "OpTypeBool" if compare else "OpTypeFloat" if code == "arith.float" else "OpTypeInt"
@@ -259,3 +241,42 @@ def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
 
 def _text(shape: _Shape | None, type_id: str | None) -> str:
     return shape.text() if shape is not None else f"of type {type_id}"
+
+
+FAMILY = Family(
+    name="arith",
+    prefix="arith",
+    summary="the operand and result types of arithmetic and comparison instructions.",
+    rules=(
+        Rule(
+            "arith.int",
+            sentence="Result Type must be a scalar or vector of integer type. The type of Operand 1 and Operand 2 must "
+            "be a scalar or vector of integer type. They must have the same number of components as Result "
+            "Type. They must have the same component width as Result Type.",
+        ),
+        Rule(
+            "arith.unsigned",
+            sentence="Result Type must be a scalar or vector of integer type, whose Signedness operand is 0. The "
+            "types of Operand 1 and Operand 2 both must be the same as Result Type.",
+        ),
+        Rule(
+            "arith.float",
+            sentence="Result Type must be a scalar or vector of floating-point type. The types of Operand 1 and "
+            "Operand 2 both must be the same as Result Type.",
+        ),
+        Rule(
+            "arith.int-compare",
+            sentence="Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and Operand 2 "
+            "must be a scalar or vector of integer type. They must have the same component width, and "
+            "they must have the same number of components as Result Type.",
+        ),
+        Rule(
+            "arith.float-compare",
+            sentence="Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and "
+            "Operand 2 must be a scalar or vector of floating-point type. They must have the same "
+            "type, and they must have the same number of components as Result Type.",
+        ),
+    ),
+    check=check,
+    linewise=True,
+)

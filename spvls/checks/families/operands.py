@@ -1,19 +1,18 @@
-"""operand.*: operands the grammar JSON rejects."""
+"""The operand family: operands the grammar JSON rejects (the model's operand matcher finds most; see
+model/operands.py)."""
 
 from __future__ import annotations
 
-from ..model.module import Inst, Module
-from ..model.operands import name_suggestions, opcode_suggestions
-from ..syntax.parser import int_value
-from . import fixes
-from .diagnostic import ERROR, Diagnostic, at
-from .scope import insts
-
-# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
-LINEWISE = True
+from ...model.module import Inst, Module
+from ...model.operands import name_suggestions, opcode_suggestions
+from ...syntax.parser import int_value
+from .. import fixes
+from ..diagnostic import ERROR, Diagnostic, at
+from ..family import Family, Rule
+from ..scope import Scope, insts
 
 
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     suggesting, naming = m.suggests_opcodes(), m.suggests_names()
     for inst in insts(m, scope):
@@ -156,3 +155,32 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
                     )
                 )
     return out
+
+
+FAMILY = Family(
+    name="operands",
+    prefix="operand",
+    summary="operands the grammar JSON rejects.",
+    rules=(
+        Rule("operand.unknown-opcode", "an instruction the grammar does not have."),
+        Rule("operand.unknown-enumerant", "a name the operand's kind does not have."),
+        Rule("operand.unknown-extinst", "an instruction the extended instruction set does not have."),
+        Rule("operand.missing", "fewer operands than the instruction takes."),
+        Rule("operand.extra", "more operands than the instruction takes."),
+        Rule("operand.missing-result", "an instruction that produces a result written without one."),
+        Rule("operand.unexpected-result", "a result given to an instruction that produces none."),
+        Rule("operand.expected-id", "an operand that must be an <id>."),
+        Rule("operand.expected-literal", "an operand that must be a literal."),
+        Rule("operand.expected-enumerant", "an operand that must be an enumerant name (one, unless a mask)."),
+        Rule("operand.expected-string", "an operand that must be a quoted string."),
+        Rule("operand.expected-integer", "an operand that must be an integer."),
+        Rule("operand.expected-number", "an operand that must be a number."),
+        Rule("operand.negative-literal", "a negative literal where the grammar takes an unsigned one."),
+        Rule("operand.constant-type", "OpConstant or OpSpecConstant of a type that is not a scalar number."),
+        Rule("operand.literal-type", "a literal whose form does not suit its type."),
+        Rule("operand.literal-range", "a literal that does not fit its type's width."),
+        Rule("operand.too-long", "an instruction longer than its 16-bit word count can say."),
+    ),
+    check=check,
+    linewise=True,
+)

@@ -4,31 +4,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..model.facts import module_fact
-from ..model.module import Block, Function, Inst, Module
-from .diagnostic import Diagnostic, cited, related_at
+from ...model.facts import module_fact
+from ...model.module import Block, Function, Inst, Module
+from ..diagnostic import Diagnostic, related_at
+from ..family import Family, Rule
+from ..scope import Lines, Scope
 
-RULES = {
-    "structure.terminator": "The last instruction of each block is a block termination instruction.",
-    "structure.after-terminator": "Each block termination instruction must be the last instruction in a block.",
-    "structure.function-end": "OpFunctionEnd: Last instruction of a function.",
-    "structure.merge-position": "OpSelectionMerge: This instruction must immediately precede either an "
-    "OpBranchConditional or OpSwitch instruction. That is, it must be the second-to-last "
-    "instruction in its block. OpLoopMerge: This instruction must immediately precede "
-    "either an OpBranch or OpBranchConditional instruction. That is, it must be the "
-    "second-to-last instruction in its block.",
-    "structure.unstructured": "Selections must be structured. That is, an OpSelectionMerge instruction is required "
-    "to precede: an OpSwitch instruction, an OpBranchConditional instruction that has "
-    "different True Label and False Label operands where neither are declared merge "
-    "blocks or Continue Targets.",
-    "structure.phi-parents": "OpPhi: There must be exactly one Parent i for each parent block of the current block "
-    "in the CFG.",
-    "structure.phi-type": "OpPhi: All Variables must have a type matching Result Type.",
-    "structure.return": "OpReturn: Return with no value from a function with void return type.",
-    "structure.return-value": "OpReturnValue: Value is the value returned, by copy, and must match the Return Type "
-    "operand of the OpTypeFunction type of the OpFunction body this return instruction "
-    "is in. Value must not have type OpTypeVoid.",
-}
 _MERGE_BEFORE = {
     "OpSelectionMerge": ("OpBranchConditional", "OpSwitch"),
     "OpLoopMerge": ("OpBranch", "OpBranchConditional"),
@@ -38,11 +19,8 @@ _TRANSPARENT = {"OpLine", "OpNoLine", "OpNop"}
 _PHI_OR_LINE = _TRANSPARENT | {"OpPhi"}
 
 
-def _d(inst: Inst, tok, code: str, lead: str, related=()) -> Diagnostic:
-    return cited(inst.line, tok, code, lead, RULES[code], related=tuple(related))
-
-
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
+    assert not isinstance(scope, Lines)  # not line-wise: given the module or a function
     out: list[Diagnostic] = []
     shader = "Shader" in m.declared_caps
     for fn in m.functions if scope is None else [scope]:
@@ -123,12 +101,12 @@ def _function_end(m: Module, fn: Function) -> list[Diagnostic]:
         else f"function {fn.id} has no OpFunctionEnd at the end of the module"
     )
     return [
-        _d(
-            where,
+        FAMILY.cite(
+            where.line,
             where.src.opcode,
             "structure.function-end",
             lead,
-            [related_at(fn.line, fn.inst.src.opcode, f"function {fn.id} starts here")],
+            related=[related_at(fn.line, fn.inst.src.opcode, f"function {fn.id} starts here")],
         )
     ]
 
@@ -149,12 +127,12 @@ def _unterminated(m: Module, fn: Function, k: int, b: Block) -> list[Diagnostic]
         else []
     )
     return [
-        _d(
-            nxt,
+        FAMILY.cite(
+            nxt.line,
             nxt.src.result or nxt.src.opcode,
             "structure.terminator",
             f"block {b.label} has no terminator (OpBranch, OpReturn...) where it {ends}",
-            rel,
+            related=rel,
         )
     ]
 
@@ -165,8 +143,8 @@ def _misplaced(b: Block, t: Inst, merge: Inst, allowed) -> list[Diagnostic]:
         return []
     after = "" if len(body) < 2 or body[-2] is merge else f" after {body[-2].opname}"
     return [
-        _d(
-            merge,
+        FAMILY.cite(
+            merge.line,
             merge.src.opcode,
             "structure.merge-position",
             f"{merge.opname} must come just before the block's {' or '.join(allowed)}; here the block ends "
@@ -180,8 +158,8 @@ def _after(m: Module, b: Block, t: Inst, stop: int) -> list[Diagnostic]:
         inst = m.inst_at.get(line)
         if inst is not None and inst.opname not in ("OpFunctionEnd", "OpFunction") and inst.opname not in _TRANSPARENT:
             return [
-                _d(
-                    inst,
+                FAMILY.cite(
+                    inst.line,
                     inst.src.opcode,
                     "structure.after-terminator",
                     f"{inst.opname} follows {t.opname}, which ended block {b.label}: it is in no block "
@@ -252,7 +230,7 @@ def _structured(fn: Function, suspects: list[Block]) -> list[Diagnostic]:
         if reached is None:
             reached = _reachable(fn)
         if b.label in reached:
-            out.append(_d(t, t.src.opcode, "structure.unstructured", lead))
+            out.append(FAMILY.cite(t.line, t.src.opcode, "structure.unstructured", lead))
     return out
 
 
@@ -277,8 +255,8 @@ def _returns(m: Module, fn: Function, returns: list[Inst]) -> list[Diagnostic]:
     for t in returns:
         if t.opname == "OpReturn" and not void:
             out.append(
-                _d(
-                    t,
+                FAMILY.cite(
+                    t.line,
                     t.src.opcode,
                     "structure.return",
                     f"OpReturn returns nothing, but function {fn.id} returns {rt}: use OpReturnValue",
@@ -294,8 +272,8 @@ def _returns(m: Module, fn: Function, returns: list[Inst]) -> list[Diagnostic]:
                 continue  # undefined, or not a value: id.* and types.* say so
             if void:
                 out.append(
-                    _d(
-                        t,
+                    FAMILY.cite(
+                        t.line,
                         tok,
                         "structure.return-value",
                         f"function {fn.id} returns void: use OpReturn, not OpReturnValue",
@@ -303,8 +281,8 @@ def _returns(m: Module, fn: Function, returns: list[Inst]) -> list[Diagnostic]:
                 )
             elif d.result_type != rt:
                 out.append(
-                    _d(
-                        t,
+                    FAMILY.cite(
+                        t.line,
                         tok,
                         "structure.return-value",
                         f"{tok.text} has type {d.result_type}, but function {fn.id} returns {rt}",
@@ -347,8 +325,8 @@ def _phis(m: Module, fn: Function) -> list[Diagnostic]:
                     and d.result_type != rt
                 ):
                     out.append(
-                        _d(
-                            inst,
+                        FAMILY.cite(
+                            inst.line,
                             value.token,
                             "structure.phi-type",
                             f"{value.token.text} has type {d.result_type}, the OpPhi's Result Type is {rt}",
@@ -356,11 +334,13 @@ def _phis(m: Module, fn: Function) -> list[Diagnostic]:
                     )
                 p = parent.token.text
                 if p in seen:
-                    out.append(_d(inst, parent.token, "structure.phi-parents", f"parent {p} is listed twice"))
+                    out.append(
+                        FAMILY.cite(inst.line, parent.token, "structure.phi-parents", f"parent {p} is listed twice")
+                    )
                 elif p not in names and m.definition(p) is not None:
                     out.append(
-                        _d(
-                            inst,
+                        FAMILY.cite(
+                            inst.line,
                             parent.token,
                             "structure.phi-parents",
                             f"{p} is not a parent of block {b.label} (its parents: "
@@ -371,11 +351,54 @@ def _phis(m: Module, fn: Function) -> list[Diagnostic]:
             missing = [n for n in sorted(names) if n not in seen]
             if missing:
                 out.append(
-                    _d(
-                        inst,
+                    FAMILY.cite(
+                        inst.line,
                         inst.src.opcode,
                         "structure.phi-parents",
                         f"the OpPhi lists no value for parent block(s) {', '.join(missing)} of {b.label}",
                     )
                 )
     return out
+
+
+FAMILY = Family(
+    name="structure",
+    prefix="structure",
+    summary="blocks, functions and structured control flow; OpPhi and the return instructions.",
+    rules=(
+        Rule("structure.terminator", sentence="The last instruction of each block is a block termination instruction."),
+        Rule(
+            "structure.after-terminator",
+            sentence="Each block termination instruction must be the last instruction in a block.",
+        ),
+        Rule("structure.function-end", sentence="OpFunctionEnd: Last instruction of a function."),
+        Rule(
+            "structure.merge-position",
+            sentence="OpSelectionMerge: This instruction must immediately precede either an "
+            "OpBranchConditional or OpSwitch instruction. That is, it must be the second-to-last "
+            "instruction in its block. OpLoopMerge: This instruction must immediately precede "
+            "either an OpBranch or OpBranchConditional instruction. That is, it must be the "
+            "second-to-last instruction in its block.",
+        ),
+        Rule(
+            "structure.unstructured",
+            sentence="Selections must be structured. That is, an OpSelectionMerge instruction is required "
+            "to precede: an OpSwitch instruction, an OpBranchConditional instruction that has "
+            "different True Label and False Label operands where neither are declared merge "
+            "blocks or Continue Targets.",
+        ),
+        Rule(
+            "structure.phi-parents",
+            sentence="OpPhi: There must be exactly one Parent i for each parent block of the current block in the CFG.",
+        ),
+        Rule("structure.phi-type", sentence="OpPhi: All Variables must have a type matching Result Type."),
+        Rule("structure.return", sentence="OpReturn: Return with no value from a function with void return type."),
+        Rule(
+            "structure.return-value",
+            sentence="OpReturnValue: Value is the value returned, by copy, and must match the Return Type "
+            "operand of the OpTypeFunction type of the OpFunction body this return instruction "
+            "is in. Value must not have type OpTypeVoid.",
+        ),
+    ),
+    check=check,
+)

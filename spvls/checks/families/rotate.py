@@ -2,37 +2,19 @@
 
 from __future__ import annotations
 
-from ..model.module import Inst, Module
-from ..model.typeinfo import describe, int_info, scalar_of
-from ..spec.env import is_vulkan
-from .diagnostic import ERROR, Diagnostic, at, cited
-from .scope import with_op
+from ...model.module import Inst, Module
+from ...model.typeinfo import describe, int_info, scalar_of
+from ...spec.env import is_vulkan
+from ..diagnostic import ERROR, Diagnostic, at
+from ..family import Family, Rule
+from ..scope import Scope, with_op
 
-# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
-LINEWISE = True
-
-
-EXTENSION = "SPV_KHR_subgroup_rotate"
-RULES = {
-    "rotate.result-type": "Result Type must be a scalar or vector of floating-point type, integer type, or "
-    "Boolean type.",
-    "rotate.value-type": "The type of Value must be the same as Result Type.",
-    "rotate.scope": "Execution is a Scope. It must be either Workgroup or Subgroup.",
-    "rotate.delta": "Delta must be a scalar of integer type, whose Signedness operand is 0.",
-    "rotate.cluster-size": "ClusterSize must be a scalar of integer type, whose Signedness operand is 0. "
-    "ClusterSize must come from a constant instruction. Behavior is undefined unless "
-    "ClusterSize is at least 1 and a power of 2.",
-}
 # "Execution is the scope ... It must be either Workgroup or Subgroup" (prose): the names, whose
 # values the grammar gives.
 _SCOPES = ("Workgroup", "Subgroup")
 
 
-def _d(inst: Inst, tok, code: str, lead: str) -> Diagnostic:
-    return cited(inst.line, tok, code, lead, RULES[code], extension=EXTENSION)
-
-
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for inst in with_op(m, ("OpGroupNonUniformRotateKHR",), scope):
         out.extend(_rotate(m, inst))
@@ -44,14 +26,14 @@ def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
     rt = m.definition(inst.result_type)
     rt_tok = inst.operands[0].token if inst.operands else inst.opcode
     if rt is not None and scalar_of(m, rt) is None:
-        out.append(_d(inst, rt_tok, "rotate.result-type", f"Result Type is {describe(m, rt)}"))
+        out.append(FAMILY.cite(inst.line, rt_tok, "rotate.result-type", f"Result Type is {describe(m, rt)}"))
     value = inst.operand("Value")
     if value and rt is not None:
         vt = m.type_of(value.token.text)
         if vt is not None and vt is not rt:
             out.append(
-                _d(
-                    inst,
+                FAMILY.cite(
+                    inst.line,
                     value.token,
                     "rotate.value-type",
                     f"Value is {describe(m, vt)}, the Result Type is {describe(m, rt)}",
@@ -61,11 +43,11 @@ def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
     if scope and scope.is_id and m.definition(scope.token.text):
         v = m.int_value(scope.token.text)
         if not m.is_constant(scope.token.text):
-            out.append(_d(inst, scope.token, "rotate.scope", "Execution is not a constant"))
+            out.append(FAMILY.cite(inst.line, scope.token, "rotate.scope", "Execution is not a constant"))
         elif v is None:
             pass
         elif (name := m.grammar.kinds["Scope"].by_value.get(v)) is None or name.name not in _SCOPES:
-            out.append(_d(inst, scope.token, "rotate.scope", f"Execution is {name.name if name else v}"))
+            out.append(FAMILY.cite(inst.line, scope.token, "rotate.scope", f"Execution is {name.name if name else v}"))
         elif name.name == "Workgroup" and is_vulkan(m.env):
             out.append(
                 at(
@@ -73,7 +55,7 @@ def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
                     scope.token,
                     ERROR,
                     "rotate.scope",
-                    f"{EXTENSION}: under a Vulkan target the Execution scope is limited to Subgroup "
+                    f"{FAMILY.extension}: under a Vulkan target the Execution scope is limited to Subgroup "
                     "(VUID-StandaloneSpirv-None-04642); this is Workgroup",
                 )
             )
@@ -81,22 +63,55 @@ def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
     if delta and m.definition(delta.token.text):
         info = int_info(m.type_of(delta.token.text))
         if info is None or info[1]:
-            out.append(_d(inst, delta.token, "rotate.delta", f"Delta is {describe(m, m.type_of(delta.token.text))}"))
+            out.append(
+                FAMILY.cite(
+                    inst.line, delta.token, "rotate.delta", f"Delta is {describe(m, m.type_of(delta.token.text))}"
+                )
+            )
     cluster = inst.operand("ClusterSize")
     if cluster and m.definition(cluster.token.text):
         info = int_info(m.type_of(cluster.token.text))
         v = m.int_value(cluster.token.text)
         if info is None or info[1]:
             out.append(
-                _d(
-                    inst,
+                FAMILY.cite(
+                    inst.line,
                     cluster.token,
                     "rotate.cluster-size",
                     f"ClusterSize is {describe(m, m.type_of(cluster.token.text))}",
                 )
             )
         elif not m.is_constant(cluster.token.text):
-            out.append(_d(inst, cluster.token, "rotate.cluster-size", "ClusterSize is not a constant instruction"))
+            out.append(
+                FAMILY.cite(
+                    inst.line, cluster.token, "rotate.cluster-size", "ClusterSize is not a constant instruction"
+                )
+            )
         elif v is not None and (v < 1 or v & (v - 1)):
-            out.append(_d(inst, cluster.token, "rotate.cluster-size", f"ClusterSize is {v}"))
+            out.append(FAMILY.cite(inst.line, cluster.token, "rotate.cluster-size", f"ClusterSize is {v}"))
     return out
+
+
+FAMILY = Family(
+    name="rotate",
+    prefix="rotate",
+    summary="SPV_KHR_subgroup_rotate (OpGroupNonUniformRotateKHR).",
+    rules=(
+        Rule(
+            "rotate.result-type",
+            sentence="Result Type must be a scalar or vector of floating-point type, integer type, or Boolean type.",
+        ),
+        Rule("rotate.value-type", sentence="The type of Value must be the same as Result Type."),
+        Rule("rotate.scope", sentence="Execution is a Scope. It must be either Workgroup or Subgroup."),
+        Rule("rotate.delta", sentence="Delta must be a scalar of integer type, whose Signedness operand is 0."),
+        Rule(
+            "rotate.cluster-size",
+            sentence="ClusterSize must be a scalar of integer type, whose Signedness operand is 0. "
+            "ClusterSize must come from a constant instruction. Behavior is undefined unless "
+            "ClusterSize is at least 1 and a power of 2.",
+        ),
+    ),
+    check=check,
+    extension="SPV_KHR_subgroup_rotate",
+    linewise=True,
+)

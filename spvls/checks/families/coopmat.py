@@ -2,61 +2,15 @@
 
 from __future__ import annotations
 
-from ..model.facts import module_fact
-from ..model.module import Inst, Module
-from ..model.typeinfo import contains, describe, float_encoding, int_info, scalar_of
-from . import fixes
-from .diagnostic import ERROR, WARNING, Diagnostic, cited, related_at
-from .scope import Lines, with_op
+from ...model.facts import module_fact
+from ...model.module import Inst, Module
+from ...model.typeinfo import contains, describe, float_encoding, int_info, scalar_of
+from .. import fixes
+from ..diagnostic import WARNING, Diagnostic, related_at
+from ..family import Family, Rule
+from ..scope import Lines, Scope, with_op
 
-EXTENSION = "SPV_KHR_cooperative_matrix"
 COOPMAT = "OpTypeCooperativeMatrixKHR"
-RULES = {
-    "coopmat.component-type": "Component Type must be a scalar numerical type.",
-    "coopmat.type-operand": "Scope, Rows and Columns must be a constant instruction with scalar 32-bit integer type.",
-    "coopmat.use": "Use must be a constant instruction scalar 32-bit integer type whose value corresponds to "
-    "a Cooperative Matrix Use.",
-    "coopmat.storage-class": "Cooperative matrix types (or types containing them) can only be allocated in "
-    "Function or Private storage classes.",
-    "coopmat.vulkan-memory-model": "If the CooperativeMatrixKHR capability is declared then the "
-    "VulkanMemoryModel capability must be declared as well.",
-    "coopmat.load-result": "Result Type is the type of the loaded object. It must be a cooperative matrix type.",
-    "coopmat.store-object": "Object is the object to store. Its type must be an OpTypeCooperativeMatrixKHR.",
-    "coopmat.pointer": "Pointer is a pointer. Its type must be an OpTypePointer whose Type operand is a scalar "
-    "or vector type.",
-    "coopmat.layout": "MemoryLayout ... must come from a 32-bit integer constant instruction whose value "
-    "corresponds to a Cooperative Matrix Layout.",
-    "coopmat.stride": "Stride ... must be a scalar integer type.",
-    "coopmat.memory-operand": "MakePointerAvailable: not valid with OpLoad or OpCooperativeMatrixLoadKHR; "
-    "MakePointerVisible: not valid with OpStore or OpCooperativeMatrixStoreKHR.",
-    "coopmat.length-result": "Result Type must be an OpTypeInt with 32-bit Width and 0 Signedness.",
-    "coopmat.length-type": "Type is a cooperative matrix type.",
-    "coopmat.muladd-use": "Result Type ... whose Use must be MatrixAccumulatorKHR. A ... whose Use must be "
-    "MatrixAKHR. B ... whose Use must be MatrixBKHR. C ... whose Use must be "
-    "MatrixAccumulatorKHR.",
-    "coopmat.muladd-shape": "Result Type must be a cooperative matrix type with M rows and N columns; A ... M "
-    "rows and K columns; B ... K rows and N columns; C ... M rows and N columns. The "
-    "values of M, N, and K must be consistent across the result and operands.",
-    "coopmat.muladd-scope": "A, B, C, and Result Type must have the same scope.",
-    "coopmat.signed-components": "The Matrix{A,B,C,Result}SignedComponentsKHR Cooperative Matrix Operand can "
-    "only be used when the type of the corresponding matrix is an integer type.",
-    "coopmat.conversion": "The result type and value type must have the same Scope, number of Rows, number of "
-    "Columns, and Use.",
-    "coopmat.arithmetic": "OpF instructions can be used with cooperative matrix types whose Component Type is "
-    "a floating-point type. OpI, OpS, and OpU instructions can be used with cooperative "
-    "matrix types whose Component Type is an integer type. Binary arithmetic instructions "
-    "operate on the individual elements of a pair of cooperative matrices whose type must "
-    "match.",
-    "coopmat.constituent": "If the Result Type is a cooperative matrix type, then there must be only one "
-    "Constituent and it is used to initialize all members.",
-    "coopmat.encoding": "SPV_KHR_bfloat16 / SPV_EXT_float8: arithmetic instructions do not take BFloat16 or "
-    "8-bit floating-point cooperative matrices; convert them first.",
-    "coopmat.workgroup-size": "A Workgroup-scope cooperative matrix type needs the LocalSizeId constants to be "
-    "defined before it (the workgroup size decides its layout).",
-    "coopmat.non-uniform": "All dynamic instances of an instruction with an operand or result that is an object "
-    "of this type must be executed such that all the invocations in the Scope instance "
-    "are active or none of them are.",
-}
 _CONVERSIONS = {
     "OpConvertFToU",
     "OpConvertFToS",
@@ -74,10 +28,6 @@ _BINARY = {"OpIAdd", "OpFAdd", "OpISub", "OpFSub", "OpFMul", "OpIMul", "OpFDiv",
 def _uses(m: Module) -> dict:
     """Cooperative Matrix Use enumerants by value, from the grammar JSON."""
     return m.grammar.kinds["CooperativeMatrixUse"].by_value
-
-
-def _d(line: int, tok, code: str, lead: str, severity: str = ERROR, **more) -> Diagnostic:
-    return cited(line, tok, code, lead, RULES[code], extension=EXTENSION, severity=severity, **more)
 
 
 class _Mat:
@@ -120,7 +70,7 @@ def _is_const_u32ish(m: Module, id_: str) -> bool:
     return info is not None and info[0] == 32
 
 
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if scope is None:
         out.extend(_memory_model(m))
@@ -154,7 +104,7 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
     return out
 
 
-def linewise(m: Module) -> bool:
+def _linewise(m: Module) -> bool:
     """Whether its diagnostics on a line read only that line, the definitions of the ids it names
     and module facts: all but the uniformity rule's, which follows values through the function."""
     return not (_declares_matrix(m) and _uniformity_applies(m))
@@ -198,7 +148,7 @@ def _memory_model(m: Module) -> list[Diagnostic]:
         return []
     tok = cap.operands[0].token
     return [
-        _d(
+        FAMILY.cite(
             cap.line,
             tok,
             "coopmat.vulkan-memory-model",
@@ -215,7 +165,7 @@ def _type(m: Module, inst: Inst) -> list[Diagnostic]:
         t = m.definition(comp.token.text)
         if t is not None and t.opname not in ("OpTypeInt", "OpTypeFloat"):
             out.append(
-                _d(
+                FAMILY.cite(
                     inst.line,
                     comp.token,
                     "coopmat.component-type",
@@ -228,7 +178,7 @@ def _type(m: Module, inst: Inst) -> list[Diagnostic]:
         if not _is_const_u32ish(m, op.token.text):
             code = "coopmat.use" if op is use else "coopmat.type-operand"
             out.append(
-                _d(
+                FAMILY.cite(
                     inst.line,
                     op.token,
                     code,
@@ -241,7 +191,9 @@ def _type(m: Module, inst: Inst) -> list[Diagnostic]:
         if v is not None and v not in uses:
             valid = ", ".join(f"{n} ({e.name})" for n, e in sorted(uses.items()))
             out.append(
-                _d(inst.line, use.token, "coopmat.use", f"Use is {v}; a Cooperative Matrix Use is one of {valid}")
+                FAMILY.cite(
+                    inst.line, use.token, "coopmat.use", f"Use is {v}; a Cooperative Matrix Use is one of {valid}"
+                )
             )
     if scope and scope.is_id and m.int_value(scope.token.text) == 2:  # Workgroup
         out.extend(_workgroup_size(m, inst, scope))
@@ -258,7 +210,7 @@ def _workgroup_size(m: Module, inst: Inst, scope) -> list[Diagnostic]:
                 d = m.definition(op.token.text)
                 if d is not None and d.line > inst.line:
                     out.append(
-                        _d(
+                        FAMILY.cite(
                             inst.line,
                             scope.token,
                             "coopmat.workgroup-size",
@@ -280,7 +232,7 @@ def _storage(m: Module, inst: Inst) -> list[Diagnostic]:
     if sc is None or sc.enumerants[0].name in ("Function", "Private") or not contains(m, pointee, COOPMAT):
         return []
     return [
-        _d(
+        FAMILY.cite(
             inst.line,
             sc.token,
             "coopmat.storage-class",
@@ -297,29 +249,39 @@ def _load_store(m: Module, inst: Inst, load: bool, memo: dict) -> list[Diagnosti
         rt = inst.operands[0] if inst.operands else None
         if rt and rt.is_id and _once(memo, _not_a_matrix, m, rt.token.text):
             out.append(
-                _d(inst.line, rt.token, "coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type")
+                FAMILY.cite(
+                    inst.line, rt.token, "coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type"
+                )
             )
     else:
         obj = named.get("Object")
         if obj and _once(memo, _not_a_matrix, m, obj.token.text):
             out.append(
-                _d(inst.line, obj.token, "coopmat.store-object", f"{obj.token.text} is not a cooperative matrix")
+                FAMILY.cite(
+                    inst.line, obj.token, "coopmat.store-object", f"{obj.token.text} is not a cooperative matrix"
+                )
             )
     ptr = named.get("Pointer")
     if ptr and (pointee := _once(memo, _bad_pointee, m, ptr.token.text)) is not None:
-        out.append(_d(inst.line, ptr.token, "coopmat.pointer", f"{ptr.token.text} points to {pointee}"))
+        out.append(FAMILY.cite(inst.line, ptr.token, "coopmat.pointer", f"{ptr.token.text} points to {pointee}"))
     layout = named.get("MemoryLayout")
     if layout and layout.is_id and _once(memo, _bad_layout, m, layout.token.text):
         out.append(
-            _d(inst.line, layout.token, "coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant")
+            FAMILY.cite(
+                inst.line, layout.token, "coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant"
+            )
         )
     stride = named.get("Stride")
     if stride and stride.is_id and _once(memo, _bad_stride, m, stride.token.text):
-        out.append(_d(inst.line, stride.token, "coopmat.stride", f"{stride.token.text} is not a scalar integer"))
+        out.append(
+            FAMILY.cite(inst.line, stride.token, "coopmat.stride", f"{stride.token.text} is not a scalar integer")
+        )
     bad = "MakePointerAvailable" if load else "MakePointerVisible"
     for op in inst.operands:
         if op.grammar_operand.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):
-            out.append(_d(inst.line, op.token, "coopmat.memory-operand", f"{bad} is not valid on {inst.opname}"))
+            out.append(
+                FAMILY.cite(inst.line, op.token, "coopmat.memory-operand", f"{bad} is not valid on {inst.opname}")
+            )
     return out
 
 
@@ -366,12 +328,14 @@ def _length(m: Module, inst: Inst, type_op) -> list[Diagnostic]:
     rt = m.definition(inst.result_type)
     if rt is not None and int_info(rt) != (32, False):
         tok = inst.operands[0].token
-        out.append(_d(inst.line, tok, "coopmat.length-result", f"{inst.result_type} is {describe(m, rt)}, not u32"))
+        out.append(
+            FAMILY.cite(inst.line, tok, "coopmat.length-result", f"{inst.result_type} is {describe(m, rt)}, not u32")
+        )
     if type_op is not None and type_op.is_id:
         t = m.definition(type_op.token.text)
         if t is not None and t.opname != COOPMAT:
             out.append(
-                _d(
+                FAMILY.cite(
                     inst.line,
                     type_op.token,
                     "coopmat.length-type",
@@ -395,7 +359,7 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
     for k, mat in mats.items():
         if mat is not None and isinstance(mat.use, int) and mat.use_name() != want[k]:
             out.append(
-                _d(
+                FAMILY.cite(
                     inst.line,
                     ops[k].token,
                     "coopmat.muladd-use",
@@ -418,7 +382,7 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
         mat = mats[k]
         if got != expect and mat is not None:
             out.append(
-                _d(
+                FAMILY.cite(
                     inst.line,
                     ops[k].token,
                     "coopmat.muladd-shape",
@@ -432,7 +396,9 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
         for k, s in scopes.items():
             if s != first:
                 out.append(
-                    _d(inst.line, ops[k].token, "coopmat.muladd-scope", f"{k} has scope {s}, the result has {first}")
+                    FAMILY.cite(
+                        inst.line, ops[k].token, "coopmat.muladd-scope", f"{k} has scope {s}, the result has {first}"
+                    )
                 )
     for op in inst.operands:
         for e in op.enumerants:
@@ -445,7 +411,7 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
             mat = mats.get(which) if which else None
             if mat is not None and mat.component is not None and int_info(mat.component) is None:
                 out.append(
-                    _d(
+                    FAMILY.cite(
                         inst.line,
                         op.token,
                         "coopmat.signed-components",
@@ -464,7 +430,7 @@ def _conversion(m: Module, inst: Inst) -> list[Diagnostic]:
         return []
     if res is None or val is None:
         return [
-            _d(
+            FAMILY.cite(
                 inst.line,
                 ops[0].token,
                 "coopmat.conversion",
@@ -480,7 +446,7 @@ def _conversion(m: Module, inst: Inst) -> list[Diagnostic]:
     ):
         if a != b:
             out.append(
-                _d(
+                FAMILY.cite(
                     inst.line,
                     ops[0].token,
                     "coopmat.conversion",
@@ -509,7 +475,7 @@ def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
         if float_op != is_float:
             kind = "floating-point" if float_op else "integer"
             out.append(
-                _d(
+                FAMILY.cite(
                     inst.line,
                     inst.opcode,
                     "coopmat.arithmetic",
@@ -518,7 +484,7 @@ def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
             )
         enc = float_encoding(comp)
         if enc and op != "OpMatrixTimesScalar":
-            out.append(_d(inst.line, inst.opcode, "coopmat.encoding", f"{op} does not take {enc} components"))
+            out.append(FAMILY.cite(inst.line, inst.opcode, "coopmat.encoding", f"{op} does not take {enc} components"))
     if op in _BINARY:
         for o, mat in mats:
             if (
@@ -527,7 +493,7 @@ def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
                 and m.definition(inst.result_type) is not m.type_of(o.token.text)
             ):
                 out.append(
-                    _d(
+                    FAMILY.cite(
                         inst.line,
                         o.token,
                         "coopmat.arithmetic",
@@ -545,7 +511,7 @@ def _constituents(m: Module, inst: Inst) -> list[Diagnostic]:
     if len(parts) != 1:
         tok = parts[1].token if len(parts) > 1 else inst.opcode
         return [
-            _d(
+            FAMILY.cite(
                 inst.line,
                 tok,
                 "coopmat.constituent",
@@ -555,7 +521,7 @@ def _constituents(m: Module, inst: Inst) -> list[Diagnostic]:
     t = m.type_of(parts[0].token.text)
     if t is not None and res.component is not None and t is not res.component:
         return [
-            _d(
+            FAMILY.cite(
                 inst.line,
                 parts[0].token,
                 "coopmat.constituent",
@@ -657,7 +623,7 @@ def _guarded(m: Module, fn, tainted) -> list[Diagnostic]:
                     continue
                 reported.add(inst.line)
                 out.append(
-                    _d(
+                    FAMILY.cite(
                         inst.line,
                         inst.opcode,
                         "coopmat.non-uniform",
@@ -682,3 +648,113 @@ def _touches_coopmat(m: Module, inst: Inst) -> bool:
         for o in inst.ids(skip_type=True)
         if (d := m.definition(o.token.text)) is not None and not d.is_type
     )
+
+
+FAMILY = Family(
+    name="coopmat",
+    prefix="coopmat",
+    summary="SPV_KHR_cooperative_matrix.",
+    rules=(
+        Rule("coopmat.component-type", sentence="Component Type must be a scalar numerical type."),
+        Rule(
+            "coopmat.type-operand",
+            sentence="Scope, Rows and Columns must be a constant instruction with scalar 32-bit integer type.",
+        ),
+        Rule(
+            "coopmat.use",
+            sentence="Use must be a constant instruction scalar 32-bit integer type whose value corresponds to "
+            "a Cooperative Matrix Use.",
+        ),
+        Rule(
+            "coopmat.storage-class",
+            sentence="Cooperative matrix types (or types containing them) can only be allocated in "
+            "Function or Private storage classes.",
+        ),
+        Rule(
+            "coopmat.vulkan-memory-model",
+            sentence="If the CooperativeMatrixKHR capability is declared then the "
+            "VulkanMemoryModel capability must be declared as well.",
+        ),
+        Rule(
+            "coopmat.load-result",
+            sentence="Result Type is the type of the loaded object. It must be a cooperative matrix type.",
+        ),
+        Rule(
+            "coopmat.store-object",
+            sentence="Object is the object to store. Its type must be an OpTypeCooperativeMatrixKHR.",
+        ),
+        Rule(
+            "coopmat.pointer",
+            sentence="Pointer is a pointer. Its type must be an OpTypePointer whose Type operand is a scalar "
+            "or vector type.",
+        ),
+        Rule(
+            "coopmat.layout",
+            sentence="MemoryLayout ... must come from a 32-bit integer constant instruction whose value "
+            "corresponds to a Cooperative Matrix Layout.",
+        ),
+        Rule("coopmat.stride", sentence="Stride ... must be a scalar integer type."),
+        Rule(
+            "coopmat.memory-operand",
+            sentence="MakePointerAvailable: not valid with OpLoad or OpCooperativeMatrixLoadKHR; "
+            "MakePointerVisible: not valid with OpStore or OpCooperativeMatrixStoreKHR.",
+        ),
+        Rule("coopmat.length-result", sentence="Result Type must be an OpTypeInt with 32-bit Width and 0 Signedness."),
+        Rule("coopmat.length-type", sentence="Type is a cooperative matrix type."),
+        Rule(
+            "coopmat.muladd-use",
+            sentence="Result Type ... whose Use must be MatrixAccumulatorKHR. A ... whose Use must be "
+            "MatrixAKHR. B ... whose Use must be MatrixBKHR. C ... whose Use must be "
+            "MatrixAccumulatorKHR.",
+        ),
+        Rule(
+            "coopmat.muladd-shape",
+            sentence="Result Type must be a cooperative matrix type with M rows and N columns; A ... M "
+            "rows and K columns; B ... K rows and N columns; C ... M rows and N columns. The "
+            "values of M, N, and K must be consistent across the result and operands.",
+        ),
+        Rule("coopmat.muladd-scope", sentence="A, B, C, and Result Type must have the same scope."),
+        Rule(
+            "coopmat.signed-components",
+            sentence="The Matrix{A,B,C,Result}SignedComponentsKHR Cooperative Matrix Operand can "
+            "only be used when the type of the corresponding matrix is an integer type.",
+        ),
+        Rule(
+            "coopmat.conversion",
+            sentence="The result type and value type must have the same Scope, number of Rows, number of "
+            "Columns, and Use.",
+        ),
+        Rule(
+            "coopmat.arithmetic",
+            sentence="OpF instructions can be used with cooperative matrix types whose Component Type is "
+            "a floating-point type. OpI, OpS, and OpU instructions can be used with cooperative "
+            "matrix types whose Component Type is an integer type. Binary arithmetic instructions "
+            "operate on the individual elements of a pair of cooperative matrices whose type must "
+            "match.",
+        ),
+        Rule(
+            "coopmat.constituent",
+            sentence="If the Result Type is a cooperative matrix type, then there must be only one "
+            "Constituent and it is used to initialize all members.",
+        ),
+        Rule(
+            "coopmat.encoding",
+            sentence="SPV_KHR_bfloat16 / SPV_EXT_float8: arithmetic instructions do not take BFloat16 or "
+            "8-bit floating-point cooperative matrices; convert them first.",
+        ),
+        Rule(
+            "coopmat.workgroup-size",
+            sentence="A Workgroup-scope cooperative matrix type needs the LocalSizeId constants to be "
+            "defined before it (the workgroup size decides its layout).",
+        ),
+        Rule(
+            "coopmat.non-uniform",
+            sentence="All dynamic instances of an instruction with an operand or result that is an object "
+            "of this type must be executed such that all the invocations in the Scope instance "
+            "are active or none of them are.",
+        ),
+    ),
+    check=check,
+    extension="SPV_KHR_cooperative_matrix",
+    linewise=_linewise,
+)

@@ -4,24 +4,13 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from ..model.cfg import cfg_of
-from ..model.facts import module_fact
-from ..model.module import EntryPoint, Function, Inst, Module
-from ..model.operands import Operand
-from .diagnostic import ERROR, INFO, Diagnostic, at, related_at, rule_message
-
-EXTENSION = "SPV_KHR_maximal_reconvergence"
-RULES = {
-    "reconvergence.multiple-predecessors": "Any function in the static call tree of an entry point annotated with the MaximallyReconvergesKHR "
-    "execution mode must satisfy the following requirements: The only Basic Blocks that may have multiple "
-    "unique predecessors are: Any Basic Block containing an OpLoopMerge instruction; Any declared Merge "
-    "Block; Any declared Continue Target; Any Target or Default of an OpSwitch instruction.",
-    "reconvergence.same-labels": "Starting with version 1.6, or in any function reachable from an entry point with the execution mode "
-    "MaximallyReconvergesKHR, True Label and False Label must not be the same <id>.",
-    "reconvergence.kill": "It is recommended that shader authors use OpTerminateInvocation or OpDemoteToHelperInvocation "
-    "instead of OpKill whenever possible to produce more predictable behavior.",
-}
-
+from ...model.cfg import cfg_of
+from ...model.facts import module_fact
+from ...model.module import EntryPoint, Function, Inst, Module
+from ...model.operands import Operand
+from ..diagnostic import ERROR, INFO, Diagnostic, related_at
+from ..family import Family, Rule
+from ..scope import Lines, Scope
 
 # Related information shows the last calls of the path: a path thousands of calls long, on each
 # function's diagnostics, is megabytes that help no one.
@@ -62,7 +51,8 @@ def _reached(m: Module) -> dict[str, tuple[EntryPoint, tuple[Inst, Operand], dic
     return reached
 
 
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
+    assert not isinstance(scope, Lines)  # not line-wise: given the module or a function
     out: list[Diagnostic] = []
     reached = _reached(m)
     if m.version >= (1, 6):
@@ -89,18 +79,14 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
             t = b.terminator
             if t is not None and t.opname == "OpKill":
                 out.append(
-                    at(
+                    FAMILY.cite(
                         t.line,
                         t.opcode,
-                        INFO,
                         "reconvergence.kill",
-                        rule_message(
-                            f"{EXTENSION}: OpKill may act as OpTerminateInvocation or as "
-                            "OpDemoteToHelperInvocation, so reconvergence after it is unpredictable",
-                            RULES["reconvergence.kill"],
-                            quote=False,
-                        ),
-                        tuple(why),
+                        f"{FAMILY.extension}: OpKill may act as OpTerminateInvocation or as "
+                        "OpDemoteToHelperInvocation, so reconvergence after it is unpredictable",
+                        severity=INFO,
+                        related=tuple(why),
                     )
                 )
     return out
@@ -139,22 +125,18 @@ def _same_labels(m: Module, fn: Function, why, blocks=None) -> list[Diagnostic]:
         ids = t.ids()
         if len(ids) >= 3 and ids[1].token.text == ids[2].token.text:
             reason = (
-                f"{EXTENSION}: in functions reachable from a MaximallyReconvergesKHR entry point"
+                f"{FAMILY.extension}: in functions reachable from a MaximallyReconvergesKHR entry point"
                 if why
                 else f"SPIR-V {m.version[0]}.{m.version[1]}"
             )
             out.append(
-                at(
+                FAMILY.cite(
                     t.line,
                     ids[2].token,
-                    ERROR,
                     "reconvergence.same-labels",
-                    rule_message(
-                        f"{reason}, True Label and False Label must not be the same <id> ({ids[1].token.text} twice)",
-                        RULES["reconvergence.same-labels"],
-                        quote=False,
-                    ),
-                    tuple(why or ()),
+                    f"{reason}, True Label and False Label must not be the same <id> ({ids[1].token.text} twice)",
+                    severity=ERROR,
+                    related=tuple(why or ()),
                 )
             )
     return out
@@ -175,19 +157,44 @@ def _joins(m: Module, fn: Function, why) -> list[Diagnostic]:
             if p.terminator is not None
         )
         out.append(
-            at(
+            FAMILY.cite(
                 b.line,
                 b.label_inst.src.result,
-                ERROR,
                 "reconvergence.multiple-predecessors",
-                rule_message(
-                    f"{EXTENSION}: block {label} has {len(preds)} unique predecessors "
-                    f"({', '.join(p.label for p in preds)}) but is not a loop header, a declared merge "
-                    f"block, a continue target or an OpSwitch target",
-                    RULES["reconvergence.multiple-predecessors"],
-                    quote=False,
-                ),
-                rel,
+                f"{FAMILY.extension}: block {label} has {len(preds)} unique predecessors "
+                f"({', '.join(p.label for p in preds)}) but is not a loop header, a declared merge "
+                f"block, a continue target or an OpSwitch target",
+                severity=ERROR,
+                related=rel,
             )
         )
     return out
+
+
+FAMILY = Family(
+    name="reconvergence",
+    prefix="reconvergence",
+    summary="SPV_KHR_maximal_reconvergence.",
+    rules=(
+        Rule(
+            "reconvergence.multiple-predecessors",
+            sentence="Any function in the static call tree of an entry point annotated with the MaximallyReconvergesKHR "
+            "execution mode must satisfy the following requirements: The only Basic Blocks that may have multiple "
+            "unique predecessors are: Any Basic Block containing an OpLoopMerge instruction; Any declared Merge "
+            "Block; Any declared Continue Target; Any Target or Default of an OpSwitch instruction.",
+        ),
+        Rule(
+            "reconvergence.same-labels",
+            sentence="Starting with version 1.6, or in any function reachable from an entry point with the execution mode "
+            "MaximallyReconvergesKHR, True Label and False Label must not be the same <id>.",
+        ),
+        Rule(
+            "reconvergence.kill",
+            sentence="It is recommended that shader authors use OpTerminateInvocation or OpDemoteToHelperInvocation "
+            "instead of OpKill whenever possible to produce more predictable behavior.",
+        ),
+    ),
+    check=check,
+    extension="SPV_KHR_maximal_reconvergence",
+    quote=False,
+)

@@ -1,20 +1,20 @@
-"""id.*: undefined ids, ids defined twice, forward references SPIR-V forbids."""
+"""The id family: undefined ids, ids defined twice, forward references SPIR-V forbids; and, in the
+same walk over every operand (one walk, not two), the two types.* rules about what an id names:
+a Result Type that is not a type, an object operand that is a type or typeless."""
 
 from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..model.facts import module_fact
-from ..model.module import Inst, Module
-from ..spec.did_you_mean import suggest
-from ..syntax.parser import VALID_ID
-from . import fixes, idkinds
-from .diagnostic import ERROR, Diagnostic, Related, at
-from .scope import holds, insts
-
-# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
-LINEWISE = True
-
+from ...model.facts import module_fact
+from ...model.module import Inst, Module
+from ...model.operands import Operand
+from ...spec.did_you_mean import suggest
+from ...syntax.parser import VALID_ID
+from .. import fixes, idkinds
+from ..diagnostic import ERROR, Diagnostic, Related, at
+from ..family import Family, Rule
+from ..scope import Scope, holds, insts
 
 # Operands (by word index, result type and result id counted) that may name an id
 # defined later: SPIR-V 2.4 "Logical Layout" allows forward references only in these.
@@ -145,7 +145,7 @@ def _function_ids(m: Module) -> list[str]:
     return list(m.function_of)
 
 
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     kinds = idkinds.kinds(m)
     defs = m.defs
@@ -213,16 +213,63 @@ def check(m: Module, scope=None) -> list[Diagnostic]:
                             (Related(d.line, d.src.result.start, d.src.result.end, f"{name} is defined here"),),
                         )
                     )
-                # types.result-type and types.not-a-value (the rules are types.py's): judged in this
-                # walk, which already looks every operand up, rather than in a second one.
+                # types.result-type and types.not-a-value: judged in this walk, which already
+                # looks every operand up, rather than in a second one.
                 kind = kinds.get(name)
                 if pos == 0 and op.grammar_operand.kind == "IdResultType":
-                    if kind != "type" and (problem := idkinds.not_a_type(inst, op, kind, d)) is not None:
+                    if kind != "type" and (problem := _not_a_type(inst, op, kind, d)) is not None:
                         out.append(problem)
                 elif kind is not None:
                     accepts = accepts_by_op.get(inst.opname)
                     if accepts is None:
                         accepts = accepts_by_op[inst.opname] = idkinds.accepts(inst)
                     if not accepts[0 if kind == "type" else 1]:
-                        out.append(idkinds.not_a_value(inst, op, kind))
+                        out.append(_not_a_value(inst, op, kind))
     return out
+
+
+def _not_a_type(inst: Inst, op: Operand, kind: str | None, d: Inst) -> Diagnostic | None:
+    """A Result Type naming a typeless id, or a value (a constant, a variable...)."""
+    if kind is not None:
+        what = f"an {kind}"
+    elif d.grammar_inst is None or d.grammar_inst.is_type:
+        return None
+    else:
+        what = f"the result of {d.opname}"
+    return FAMILY.cite(
+        inst.line, op.token, "types.result-type", f"the Result Type {op.token.text} is {what}, not a type"
+    )
+
+
+def _not_a_value(inst: Inst, op: Operand, kind: str) -> Diagnostic:
+    name = f"'{op.grammar_operand.name}'" if op.grammar_operand.name else "the operand"
+    what = "a type" if kind == "type" else f"an {kind}, which has no type"
+    return FAMILY.cite(
+        inst.line, op.token, "types.not-a-value", f"{name} of {inst.opname} is an object, but {op.token.text} is {what}"
+    )
+
+
+FAMILY = Family(
+    name="ids",
+    prefix="id",
+    summary="undefined ids, ids defined twice, forward references SPIR-V forbids.",
+    rules=(
+        Rule("id.undefined", "an <id> used but never defined."),
+        Rule("id.duplicate", "an <id> defined twice."),
+        Rule("id.forward-reference", "an <id> used before its definition where SPIR-V allows no forward reference."),
+        Rule(
+            "types.result-type",
+            "a Result Type that names something other than a type.",
+            "Instruction: ... An instruction contains a word count, an opcode, an optional Result <id>, an optional "
+            "<id> of the instruction’s type, and a variable list of operands.",
+        ),
+        Rule(
+            "types.not-a-value",
+            "an operand that must be an object naming a type or something typeless.",
+            "Object: An instantiation of a non-void type, either as the Result <id> of an operation, or created "
+            "through OpVariable.",
+        ),
+    ),
+    check=check,
+    linewise=True,
+)

@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-from ..model.module import Inst, Module
-from ..model.typeinfo import describe, int_info, vector_of
-from ..spec.env import is_vulkan
-from .diagnostic import ERROR, WARNING, Diagnostic, cited, related_at
-from .scope import with_op
+from ...model.module import Inst, Module
+from ...model.typeinfo import describe, int_info, vector_of
+from ...spec.env import is_vulkan
+from ..diagnostic import ERROR, WARNING, Diagnostic, related_at
+from ..family import Family, Rule
+from ..scope import Scope, with_op
 
-# Its diagnostics on a line read only that line, the definitions of the ids it names and module facts.
-LINEWISE = True
-
-
-EXTENSION = "SPV_KHR_shader_ballot"
 # The mask builtins the extension adds (by the grammar's canonical names; a test checks they exist).
 MASKS = {"SubgroupEqMask", "SubgroupGeMask", "SubgroupGtMask", "SubgroupLeMask", "SubgroupLtMask"}
-RULES = {
-    "ballot.mask-type": "Provides a 4 component 32 bit integer vector bitmask for all invocations.",
-    "ballot.mask-storage": "Builtin variables provide a bitmask for invocations (an Input variable).",
-    "ballot.member-decoration": "The mask builtins decorate a variable, never a structure member.",
-    "ballot.result-type": "Result type and masks now changed to 4 component vector of 32 bit integers.",
-    "ballot.predicate": "OpSubgroupBallotKHR takes a Boolean Predicate.",
-    "ballot.value-type": "OpSubgroupReadInvocationKHR and OpSubgroupFirstInvocationKHR return a value of the "
-    "type of Value.",
-    "ballot.index": "Index is a scalar integer.",
-}
-
-
-def _d(line: int, tok, code: str, lead: str, severity: str = ERROR, **more) -> Diagnostic:
-    return cited(line, tok, code, lead, RULES[code], extension=EXTENSION, severity=severity, **more)
 
 
 def _is_u32x4(m: Module, t: Inst | None) -> bool:
@@ -45,7 +27,7 @@ _OPS = (
 )
 
 
-def check(m: Module, scope=None) -> list[Diagnostic]:
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for inst in with_op(m, _OPS, scope):
         op = inst.opname
@@ -68,7 +50,7 @@ def _builtin(m: Module, inst: Inst) -> list[Diagnostic]:
     name = mask.token.text
     if inst.opname == "OpMemberDecorate":
         return [
-            _d(
+            FAMILY.cite(
                 inst.line,
                 mask.token,
                 "ballot.member-decoration",
@@ -87,7 +69,7 @@ def _builtin(m: Module, inst: Inst) -> list[Diagnostic]:
     sc = next((o for o in var.operands if o.enumerants), None)
     if sc is not None and sc.enumerants[0].name != "Input":
         out.append(
-            _d(
+            FAMILY.cite(
                 inst.line,
                 mask.token,
                 "ballot.mask-storage",
@@ -99,7 +81,7 @@ def _builtin(m: Module, inst: Inst) -> list[Diagnostic]:
     pointee = m.strip_pointer(ptr)
     if pointee is not None and not _is_u32x4(m, pointee):
         out.append(
-            _d(
+            FAMILY.cite(
                 inst.line,
                 mask.token,
                 "ballot.mask-type",
@@ -117,7 +99,7 @@ def _ballot(m: Module, inst: Inst) -> list[Diagnostic]:
     rt = m.definition(inst.result_type)
     if rt is not None and not _is_u32x4(m, rt):
         out.append(
-            _d(
+            FAMILY.cite(
                 inst.line,
                 inst.operands[0].token,
                 "ballot.result-type",
@@ -128,7 +110,9 @@ def _ballot(m: Module, inst: Inst) -> list[Diagnostic]:
     pred = inst.operand("Predicate")
     pt = m.type_of(pred.token.text) if pred else None
     if pred and pt is not None and pt.opname != "OpTypeBool":
-        out.append(_d(inst.line, pred.token, "ballot.predicate", f"Predicate is {describe(m, pt)}", severity=WARNING))
+        out.append(
+            FAMILY.cite(inst.line, pred.token, "ballot.predicate", f"Predicate is {describe(m, pt)}", severity=WARNING)
+        )
     return out
 
 
@@ -139,7 +123,7 @@ def _read(m: Module, inst: Inst) -> list[Diagnostic]:
     vt = m.type_of(value.token.text) if value else None
     if value and rt is not None and vt is not None and rt is not vt:
         out.append(
-            _d(
+            FAMILY.cite(
                 inst.line,
                 value.token,
                 "ballot.value-type",
@@ -150,5 +134,32 @@ def _read(m: Module, inst: Inst) -> list[Diagnostic]:
     index = inst.operand("Index")
     it = m.type_of(index.token.text) if index else None
     if index and it is not None and int_info(it) is None:
-        out.append(_d(inst.line, index.token, "ballot.index", f"Index is {describe(m, it)}", severity=WARNING))
+        out.append(FAMILY.cite(inst.line, index.token, "ballot.index", f"Index is {describe(m, it)}", severity=WARNING))
     return out
+
+
+FAMILY = Family(
+    name="ballot",
+    prefix="ballot",
+    summary="SPV_KHR_shader_ballot.",
+    rules=(
+        Rule("ballot.mask-type", sentence="Provides a 4 component 32 bit integer vector bitmask for all invocations."),
+        Rule(
+            "ballot.mask-storage", sentence="Builtin variables provide a bitmask for invocations (an Input variable)."
+        ),
+        Rule("ballot.member-decoration", sentence="The mask builtins decorate a variable, never a structure member."),
+        Rule(
+            "ballot.result-type", sentence="Result type and masks now changed to 4 component vector of 32 bit integers."
+        ),
+        Rule("ballot.predicate", sentence="OpSubgroupBallotKHR takes a Boolean Predicate."),
+        Rule(
+            "ballot.value-type",
+            sentence="OpSubgroupReadInvocationKHR and OpSubgroupFirstInvocationKHR return a value of the "
+            "type of Value.",
+        ),
+        Rule("ballot.index", sentence="Index is a scalar integer."),
+    ),
+    check=check,
+    extension="SPV_KHR_shader_ballot",
+    linewise=True,
+)

@@ -1,0 +1,38 @@
+"""The rule families, one module each (each ends with its `FAMILY`), in the order they run."""
+
+from __future__ import annotations
+
+from ..family import Family
+from . import (
+    arith,
+    ballot,
+    capabilities,
+    coopmat,
+    entry,
+    ids,
+    layout,
+    memory,
+    operands,
+    reconvergence,
+    rotate,
+    structure,
+    syntax,
+    types,
+)
+
+FAMILIES: tuple[Family, ...] = (
+    syntax.FAMILY,
+    operands.FAMILY,
+    ids.FAMILY,
+    capabilities.FAMILY,
+    types.FAMILY,
+    structure.FAMILY,
+    arith.FAMILY,
+    memory.FAMILY,
+    entry.FAMILY,
+    layout.FAMILY,
+    reconvergence.FAMILY,
+    coopmat.FAMILY,
+    rotate.FAMILY,
+    ballot.FAMILY,
+)

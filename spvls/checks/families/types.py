@@ -1,0 +1,106 @@
+"""The types family: the parameters of type declarations (widths, signedness, component counts). The
+two types.* rules about what an id names are judged by the id family, in its walk over every operand."""
+
+from __future__ import annotations
+
+from ...model.module import Inst, Module
+from ..diagnostic import Diagnostic
+from ..family import Family, Rule
+from ..scope import Scope, with_op
+
+# Sizes some capability enables (capability.* says which one is missing).
+_INT_WIDTHS = {8, 16, 32, 64}
+_FLOAT_WIDTHS = {16, 32, 64}
+_VECTOR_SIZES = {2, 3, 4, 8, 16}
+
+
+def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for inst in with_op(m, _DECLS, scope):  # declared outside functions: none in a function's scope
+        out.extend(_DECLS[inst.opname](inst))
+    return out
+
+
+def _lits(inst: Inst):
+    return [o for o in inst.operands if not o.is_id and o.token.kind == "INT" and o.token.text.isdigit()]
+
+
+def _int(inst: Inst) -> list[Diagnostic]:
+    out = []
+    lits = _lits(inst)
+    if lits and int(lits[0].token.text) not in _INT_WIDTHS:
+        out.append(
+            FAMILY.cite(
+                inst.line, lits[0].token, "types.int-width", f"OpTypeInt has a Width of {lits[0].token.text} bits"
+            )
+        )
+    if len(lits) > 1 and lits[1].grammar_operand.name == "Signedness" and int(lits[1].token.text) not in (0, 1):
+        out.append(
+            FAMILY.cite(
+                inst.line, lits[1].token, "types.signedness", f"OpTypeInt has a Signedness of {lits[1].token.text}"
+            )
+        )
+    return out
+
+
+def _float(inst: Inst) -> list[Diagnostic]:
+    lits = _lits(inst)
+    if not lits:
+        return []
+    width = int(lits[0].token.text)
+    encoded = any(o.enumerants for o in inst.operands)
+    if width in _FLOAT_WIDTHS or (width == 8 and encoded):
+        return []
+    return [
+        FAMILY.cite(
+            inst.line,
+            lits[0].token,
+            "types.float-width",
+            f"OpTypeFloat has a Width of {width} bits" + (" (8 bits need an FP encoding)" if width == 8 else ""),
+        )
+    ]
+
+
+def _vector(inst: Inst) -> list[Diagnostic]:
+    lits = _lits(inst)
+    if lits and int(lits[0].token.text) not in _VECTOR_SIZES:
+        return [
+            FAMILY.cite(
+                inst.line, lits[0].token, "types.vector-size", f"OpTypeVector has {lits[0].token.text} components"
+            )
+        ]
+    return []
+
+
+_DECLS = {"OpTypeInt": _int, "OpTypeFloat": _float, "OpTypeVector": _vector}
+
+
+FAMILY = Family(
+    name="types",
+    prefix="types",
+    summary="the parameters of type declarations (widths, signedness, component counts).",
+    rules=(
+        Rule(
+            "types.int-width",
+            sentence="Scalar integer types must be parameterized only as 32 bit, plus any additional sizes "
+            "enabled by capabilities.",
+        ),
+        Rule(
+            "types.float-width",
+            sentence="Scalar floating-point types must be parameterized only as 32 bit, plus any additional "
+            "sizes enabled by capabilities.",
+        ),
+        Rule(
+            "types.signedness",
+            sentence="Signedness specifies whether there are signed semantics to preserve or validate. 0 "
+            "indicates unsigned, or no signedness semantics. 1 indicates signed semantics.",
+        ),
+        Rule(
+            "types.vector-size",
+            sentence="Vector types must be parameterized only with 2, 3, or 4 components, plus any additional "
+            "sizes enabled by capabilities.",
+        ),
+    ),
+    check=check,
+    linewise=True,
+)
