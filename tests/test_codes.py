@@ -4,16 +4,17 @@ in its source."""
 
 import ast
 import csv
+import os
 import re
 from pathlib import Path
 
 import pytest
-from conftest import SHARED
 
 from spvls.checks import FAMILIES, analyze, codes
 from spvls.syntax.document import Document
 
 ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
 _ENV = re.compile(r"; target-env: (\S+)")
 
 
