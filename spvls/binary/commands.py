@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from .. import fileio
 from ..binding.spirv_tools import Unavailable
 from . import convert, files, words
 
@@ -41,7 +42,9 @@ def disassemble(args: tuple) -> dict:
         nested_indent=bool(arg.get("nestedIndent")),
     )
     try:
-        return {"text": convert.disassemble(path.read_bytes(), opts).text}
+        return {"text": convert.disassemble(files.read_bytes(str(path), pipe=False), opts).text}
+    except fileio.ReadRefused as e:
+        raise CommandError(f"{path}: {e.strerror}") from None
     except OSError as e:
         raise CommandError(f"{path}: cannot read: {e.strerror or e}") from None
     except words.BinaryError as e:
@@ -57,9 +60,11 @@ def assemble(args: tuple, target_env: str | None) -> dict:
     path = path_of(arg["uri"])
     original = None
     try:
-        old = path.read_bytes()
+        old = files.read_bytes(str(path), pipe=False)
     except FileNotFoundError:
         old = b""  # a new file: the text numbers its own ids
+    except fileio.ReadRefused as e:
+        raise CommandError(f"{path}: {e.strerror}") from None
     except OSError as e:
         raise CommandError(f"{path}: cannot read: {e.strerror or e}") from None
     if old:
@@ -77,7 +82,7 @@ def assemble(args: tuple, target_env: str | None) -> dict:
             f"{path.name}: not saved: {where}{e.message}", {"line": e.line, "column": e.column, "message": e.message}
         ) from None
     try:
-        files.write_atomic(path, words.to_bytes(result, original.big_endian if original else False))
+        fileio.write_atomic(path, words.to_bytes(result, original.big_endian if original else False))
     except OSError as e:
         raise CommandError(f"{path}: not saved: {e.strerror or e}") from None
     return {"words": len(result)}

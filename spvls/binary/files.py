@@ -1,59 +1,59 @@
-"""Reading a path or standard input, and writing a file atomically."""
+"""Reading a path or standard input, and writing a file or standard output."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 import sys
-import tempfile
-from pathlib import Path
 
+from .. import fileio
 from .words import is_binary
 
 STDIO = "-"
-_stdin: bytes | None = None
+# A module read whole: larger than any compiler's output, small enough that refusing takes no time.
+MAX_BYTES = 256 << 20
+_piped: dict[str, bytes] = {}  # standard input and FIFOs, read once: a second read would find them empty
 
 
-def read_bytes(name: str) -> bytes:
-    """The bytes of a file, or of standard input for `-` (read once, then the same bytes again);
-    OSError as reading raises it."""
-    global _stdin
+def read_bytes(name: str, *, pipe: bool = True) -> bytes:
+    """The bytes of a regular file (or, with `pipe`, a FIFO named on a command line, or standard input
+    for `-`), at most MAX_BYTES; OSError (fileio.ReadRefused for a device, a directory, a FIFO without
+    `pipe`, a larger file) as reading raises it."""
+    if name in _piped:
+        return _piped[name]
     if name == STDIO:
-        if _stdin is None:
-            _stdin = sys.stdin.buffer.read()
-        return _stdin
-    return Path(name).read_bytes()
+        _piped[name] = sys.stdin.buffer.read(MAX_BYTES + 1)
+        if len(_piped[name]) > MAX_BYTES:
+            raise fileio.ReadRefused("<stdin>", f"over the {MAX_BYTES}-byte limit: not read")
+        return _piped[name]
+    data = fileio.read_regular(name, MAX_BYTES, pipe=pipe)
+    if pipe and _is_fifo(name):
+        _piped[name] = data
+    return data
 
 
-def starts_binary(name: str) -> bool:
-    """Whether the file (or standard input) starts with SPIR-V's magic number; False if unreadable."""
+def _is_fifo(name: str) -> bool:
     try:
-        if name == STDIO:
-            return is_binary(read_bytes(name)[:4])
-        with open(name, "rb") as f:
-            return is_binary(f.read(4))
+        return stat.S_ISFIFO(os.stat(name).st_mode)
     except OSError:
         return False
 
 
-def write_atomic(name: str | os.PathLike, data: bytes) -> None:
-    """Write `data` to a temporary file beside the target and rename it over the target: the
-    target is either its old self or the whole new content, never a half-written file."""
-    target = Path(os.path.realpath(name))
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+def starts_binary(name: str) -> bool:
+    """Whether the file (standard input, a FIFO named on the command line) starts with SPIR-V's
+    magic number; False if unreadable or not a file."""
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        if name in _piped or name == STDIO or _is_fifo(name):
+            return is_binary(read_bytes(name)[:4])
+        fd = fileio.open_regular(name, MAX_BYTES)
+    except OSError:
+        return False
+    try:
+        return is_binary(os.read(fd, 4))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def write_output(name: str, data: bytes) -> None:
@@ -63,4 +63,4 @@ def write_output(name: str, data: bytes) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
     else:
-        write_atomic(name, data)
+        fileio.write_atomic(name, data)

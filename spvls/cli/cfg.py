@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import fileio
 from ..checks import analyze
 from ..features import cfg_dot
 from ..spec import env as envs
@@ -48,7 +49,11 @@ def run(args) -> int:
             return 2
         out = svg
     if args.output:
-        Path(args.output).write_text(out, encoding="utf-8")
+        try:
+            fileio.write_atomic(args.output, out.encode("utf-8"))
+        except OSError as e:
+            print(f"spvls cfg: {args.output}: {e.strerror or e}", file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(out)
     return 0

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import fileio
 from ..checks.diagnostic import ERROR, Diagnostic, Edit, Fix
 from .inputs import raw_text, terminated_lines
 
@@ -59,9 +60,13 @@ def fix_file(path: Path, text: str, diags: list[Diagnostic], recheck) -> Result:
     """Fix rounds until nothing safe is left; the file is written only when it has fewer errors and
     no new syntax error."""
     raw = raw_text(path)  # keeps bytes that are not UTF-8 as they were
+    read = raw.encode("utf-8", errors="surrogateescape")
     before = sum(d.severity == ERROR for d in diags)
     syntax_before = sum(d.code.startswith("syntax.") for d in diags)
     result = Result(raw, diagnostics=diags)
+    if read.decode("utf-8", errors="replace") != text:
+        result.refused = "the file changed on disk since it was checked; the file is unchanged"
+        return result
     for _ in range(_ROUNDS):
         taken, edits = _choose(result.diagnostics)
         if not edits:
@@ -78,7 +83,7 @@ def fix_file(path: Path, text: str, diags: list[Diagnostic], recheck) -> Result:
         return result
     result.text = text
     try:
-        path.write_text(raw, encoding="utf-8", errors="surrogateescape", newline="")
-    except OSError as e:
-        result.refused = f"cannot write: {e.strerror or e}"
+        fileio.write_atomic(path, raw.encode("utf-8", errors="surrogateescape"), expect=read)
+    except fileio.WriteError as e:
+        result.refused = f"{e.reason}; {'the file is unchanged' if e.existed else 'no file was created'}"
     return result

@@ -7,6 +7,7 @@ import difflib
 import sys
 from pathlib import Path
 
+from .. import fileio
 from ..binary import files
 from ..checks.diagnostic import ERROR
 from ..features import formatting
@@ -77,6 +78,15 @@ def run(args) -> int:
             sys.stdout.flush()  # bytes, so that what is not UTF-8 shows as it is in the file
             sys.stdout.buffer.write(out.encode("utf-8", errors="surrogateescape"))
             continue
-        path.write_text(new, encoding="utf-8", errors="surrogateescape", newline="")
+        try:
+            fileio.write_atomic(
+                path,
+                new.encode("utf-8", errors="surrogateescape"),
+                expect=old.encode("utf-8", errors="surrogateescape"),
+            )
+        except OSError as e:
+            failed += 1
+            print(f"{name}: error: {e.strerror or e}", file=sys.stderr)
+            continue
         print(f"{name}: formatted {count} line(s)")
     return 1 if failed or ((args.check or args.diff) and unformatted) else 0

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
 
+from .. import fileio
 from ..binary import files, words
 from ..binding.spirv_tools import Unavailable
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
@@ -159,13 +161,20 @@ def collect(names: list[str], binaries: bool = False) -> tuple[list[str], list[t
 
 def _why_not(path: Path, binaries: bool) -> str | None:
     """None when the file is SPIR-V assembly by its name or first line, else why it is not read."""
-    if filetypes.by_name(path.name):
-        return None
     try:
-        with open(path, "rb") as f:
-            head = f.read(8)
+        fd = fileio.open_regular(path, files.MAX_BYTES)  # never a FIFO or device: it could block or never end
+    except fileio.ReadRefused as e:
+        return str(e.strerror)
     except OSError as e:
         return f"cannot read it: {e.strerror or e}"
+    try:
+        if filetypes.by_name(path.name):
+            return None
+        head = os.read(fd, 8)
+    except OSError as e:
+        return f"cannot read it: {e.strerror or e}"
+    finally:
+        os.close(fd)
     if filetypes.by_first_line(head):
         return None
     if words.is_binary(head):

@@ -4,6 +4,7 @@ one line of them. Shared by the features that lead back to the source (source, h
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from .. import fileio
 from ..binding.text import utf8
 from ..model.module import Module
 from ..model.sourcemap import SourceLoc, embedded_texts
@@ -65,26 +67,47 @@ def cache_dir() -> Path:
     return Path(base) / "embedded"
 
 
+MAX_EMBEDDED = 64  # copies kept; the least recently used go first
+
+
 def embedded_file(m: Module, file: str) -> Path | None:
-    """The module's embedded text of `file`, written (once) to a read-only cache file named after it."""
+    """The module's embedded text of `file`, written (once per text) to a read-only cache file named
+    after it; past MAX_EMBEDDED copies the least recently used are removed."""
     text = embedded_texts(m).get(file)
     if text is None:
         return None
     body = embedded_body(text)
     digest = hashlib.sha256(f"{file}\0{body}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    name = re.sub(r"[^\w.+-]", "_", Path(file.replace("\\", "/")).name) or "source"
+    name = re.sub(r"[^\w.+-]", "_", Path(file.replace("\\", "/")).name)[:100] or "source"
     path = cache_dir() / digest / name
     try:
         if path.is_file():
+            os.utime(path.parent)  # used: the last to go
             return path
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
-        tmp.write_bytes(utf8(body))  # a lone surrogate (from an LSP client) too
-        tmp.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)  # a copy: editing it changes nothing
-        os.replace(tmp, path)
+        # read-only: a copy, editing it would change nothing; a lone surrogate (from an LSP client) kept
+        fileio.write_atomic(path, utf8(body), new_mode=stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+        _evict(path.parent.parent)
     except OSError:
         return None
     return path
+
+
+def _evict(root: Path) -> None:
+    """Keep the MAX_EMBEDDED most recently used copies (a directory per text)."""
+    entries = []
+    for d in root.iterdir():
+        try:
+            if d.is_dir() and not d.is_symlink():
+                entries.append((d.stat().st_mtime_ns, d))
+        except OSError:
+            continue
+    entries.sort()
+    for _, d in entries[: max(len(entries) - MAX_EMBEDDED, 0)]:
+        with contextlib.suppress(OSError):  # another server may be removing it too
+            for f in d.iterdir():
+                f.unlink(missing_ok=True)
+            d.rmdir()
 
 
 # Where each source file of a document was found, for a moment: the diagnostics published on a
