@@ -1,4 +1,5 @@
 import os
+import random
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,24 @@ if os.environ.get("CI"):
 # The diagnostics cache on disk (spvls/session/cache.py) stays out of every test but its own, which
 # clears this: a server the tests start would otherwise fill the user's cache and answer from it.
 os.environ["SPVLS_NO_CACHE"] = "1"
+
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One seed for every generated input of the run (hypothesis and the seeded tests, which read
+    SPVLS_SEED): fixed under CI, fresh on each local run, printed in the header; SPVLS_SEED=N replays
+    a run. Set before xdist starts its workers, which inherit it."""
+    if not os.environ.get("SPVLS_SEED"):
+        os.environ["SPVLS_SEED"] = "0" if os.environ.get("CI") else str(random.randrange(1 << 32))
+    if config.getoption("hypothesis_seed", None) is None:
+        from hypothesis import core
+
+        core.global_force_seed = int(os.environ["SPVLS_SEED"])
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"seed: SPVLS_SEED={os.environ['SPVLS_SEED']} (hypothesis and the seeded tests; set it to replay)"
+
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))

@@ -23,7 +23,7 @@ from spvls.features import sourcefiles
 from spvls.model import sourcemap
 from spvls.syntax.document import Document
 
-SEED = int(os.environ.get("SPVLS_SEED") or (0 if os.environ.get("CI") else random.randrange(1 << 30)))
+SEED = int(os.environ.get("SPVLS_SEED") or 0)  # tests/conftest.py chooses and prints it
 # A module that `spvls format` rewrites: every line indented oddly, so the new text is all new bytes.
 # A module `check --fix` makes valid: its header is updated to the version OpCopyLogical needs.
 FIXABLE = "; SPIR-V\n; Version: 1.0\n" + VALID.replace("OpReturn", "%c = OpCopyLogical %void %l\nOpReturn")
@@ -55,10 +55,6 @@ def _padded(rng: random.Random) -> str:
     """An unformatted module of random size (a comment block pads it) in a random line ending."""
     pad = "".join(f"; {'x' * rng.randrange(0, 120)}\n" for _ in range(rng.randrange(0, 400)))
     return (pad + UNFORMATTED).replace("\n", rng.choice(["\n", "\r\n"]))
-
-
-def test_the_seed_is_printed():
-    print(f"test_writes seed: {SEED} (SPVLS_SEED={SEED} replays it)")
 
 
 @pytest.mark.parametrize("case", range(4))
