@@ -11,14 +11,16 @@ were no cache; a failure to save is silent, since nothing is lost but time.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
 import stat
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
+
+from .. import fileio
 
 T = TypeVar("T")
 
@@ -91,7 +93,7 @@ def built(name: str, key: bytes, build: Callable[[], T]) -> T:
         body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # a value that does not pickle is simply not cached
         return value
-    _save(folder, path, header + _digest(body) + body)
+    _save(path, header + _digest(body) + body)
     return value
 
 
@@ -100,13 +102,15 @@ def _digest(body: bytes) -> bytes:
 
 
 def _read_own(path: Path) -> bytes | None:
+    """The entry's bytes if it is a regular file of this user's within the size bound, else None."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        link = os.lstat(path)  # the entry itself, not what a symbolic link would name
+        fd = fileio.open_regular(path, MAX_BYTES)
     except OSError:
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_size > MAX_BYTES:
+        if (st.st_dev, st.st_ino) != (link.st_dev, link.st_ino) or st.st_uid != os.geteuid():
             return None
         with os.fdopen(fd, "rb", closefd=False) as f:
             return f.read(MAX_BYTES + 1)
@@ -116,18 +120,6 @@ def _read_own(path: Path) -> bytes | None:
         os.close(fd)
 
 
-def _save(folder: Path, path: Path, payload: bytes) -> None:
-    # No fsync: a torn entry after a crash fails its header or unpickling and is built again.
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+def _save(path: Path, payload: bytes) -> None:
+    with contextlib.suppress(OSError):  # not saved: the next process builds it again
+        fileio.write_atomic(path, payload, new_mode=0o600)

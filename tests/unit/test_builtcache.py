@@ -4,7 +4,6 @@ entry it cannot trust (foreign, stale, torn, altered, not a regular file) is nev
 from __future__ import annotations
 
 import os
-import pickle
 import random
 import subprocess
 import sys
@@ -124,7 +123,7 @@ def test_the_cached_grammar_is_the_built_one(cache: Path, monkeypatch: pytest.Mo
         built = grammar.load()
     finally:
         grammar.load.cache_clear()
-    assert pickle.dumps(cached) == pickle.dumps(built)
+    assert vars(cached) == vars(built)  # every index, by value (dataclasses, dicts, sets)
     assert cached.instruction("OpGroupNonUniformRotateKHR") == built.instruction("OpGroupNonUniformRotateKHR")
 
 
