@@ -41,14 +41,15 @@ TIMES = "SPVLS_BENCH_TIMES"  # where the timed server appends one JSON line per 
 def serve() -> None:
     """The server, with its didChange handler timed (run as `keystroke.py --serve`)."""
     sys.path.insert(0, str(ROOT))
-    from spvls import server as srv
+    from spvls.server import app
 
-    features = srv.server.protocol.fm.features
+    ls = app.create()
+    features = ls.protocol.fm.features
     handler = features[T.TEXT_DOCUMENT_DID_CHANGE]
     out = open(os.environ[TIMES], "a", buffering=1)
 
     def timed(params):
-        busy = bool(srv.server.validation._running)  # noqa: SLF001 - a run in flight as the key came
+        busy = bool(ls.session.validation._running)  # noqa: SLF001 - a run in flight as the key came
         wall, cpu = time.perf_counter(), time.thread_time()
         try:
             return handler(params)
@@ -58,7 +59,7 @@ def serve() -> None:
                                   "busy": busy}) + "\n")
 
     features[T.TEXT_DOCUMENT_DID_CHANGE] = timed
-    srv.serve()
+    app.run(ls=ls)
 
 
 async def session(text: str, keys: int, mode: str) -> dict:

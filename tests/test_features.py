@@ -1,6 +1,7 @@
 """Editor features as data, in-process: each case is a module under data/features/<feature>/ with a
 `$0` cursor, and beside it `<case>.expected.json`, the feature's WHOLE answer there (ranges
-included). The features are called directly, as the server calls them, with no server between.
+included). Each case calls the function the server's handler calls (a feature, or the session's
+`answers` where a request combines features), with no LSP between.
 
 A first line `; args: key=value ...` gives a feature its other inputs (a rename's `new_name`, a
 `query`, a `first`/`last` line range); it stays in the module, as any comment would.
@@ -18,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from spvls.features import calls, completion, formatting, hover, inlay, navigation, rule_notes, signature, symbols, tokens
+from spvls.features import calls, completion, formatting, inlay, navigation, signature, symbols, tokens
+from spvls.session import answers
 from spvls.session.workspace import Workspace
 
 DATA = Path(__file__).resolve().parent / "data" / "features"
@@ -50,7 +52,7 @@ def _lines(text: str) -> list[str]:
 
 
 def _hover(c: Case):
-    found = rule_notes.with_rules(hover.hover(c.m, c.line, c.col), c.a.diagnostics, c.line, c.col)
+    found = answers.hover(c.a, c.line, c.col)
     if found is None:
         return None
     text, (start, end) = found
@@ -62,7 +64,10 @@ def _completion(c: Case):
 
 
 def _definition(c: Case):
-    return _span(navigation.definition(c.m, c.line, c.col))
+    found = answers.definition(c.a, c.line, c.col)
+    if found is None or found.span is None:
+        return None if found is None else {"path": str(found.path), "line": found.line, "col": found.col}
+    return _span(found.span)
 
 
 def _references(c: Case):
@@ -136,9 +141,8 @@ def _code_actions(c: Case):
             "title": fix.title,
             "edits": [{**_span((e.line, e.start, e.end)), "new_text": e.text} for e in fix.edits],
         }
-        for d in c.a.diagnostics
-        if d.line == c.line
-        for fix in d.fixes
+        for d, fixes in answers.code_actions(c.a, c.line, c.line)
+        for fix in fixes
     ]
 
 

@@ -231,14 +231,15 @@ def test_the_server_keeps_the_workspace_folders_in_its_session(tmp_path):
     """initialize's workspace folders (else its root) become the session's Workspace.folders."""
     from lsprotocol import types as T
 
-    from spvls.server import SpvServer, initialize
+    from spvls.server.app import SpvServer
+    from spvls.server.lifecycle import initialize
 
     ls = SpvServer()
     folders = [T.WorkspaceFolder((tmp_path / "a").as_uri(), "a"), T.WorkspaceFolder((tmp_path / "b").as_uri(), "b")]
     initialize(ls, T.InitializeParams(T.ClientCapabilities(), workspace_folders=folders, root_uri=tmp_path.as_uri()))
-    assert ls.ws.folders == [tmp_path / "a", tmp_path / "b"]
+    assert ls.session.ws.folders == [tmp_path / "a", tmp_path / "b"]
     initialize(ls, T.InitializeParams(T.ClientCapabilities(), root_uri=tmp_path.as_uri()))
-    assert ls.ws.folders == [tmp_path]
+    assert ls.session.ws.folders == [tmp_path]
 
 
 def test_edits_keep_locations_and_names_equal_to_a_fresh_analysis(tmp_path):

@@ -3,42 +3,55 @@
 The key is everything the published native diagnostics depend on: the text, the document's URI
 (related information names it), the settings, the position encoding, the workspace folders (source
 files are looked up there) and this spvls itself, stamped by its files and the grammar's (any code
-or grammar change is a new key). The value is the `diagnostics` array as it went on the wire, so a
-hit is written out as it is, before the document is parsed. The analysis still runs after it (every
-other request needs the model).
+or grammar change is a new key). The value is the `diagnostics` array as it went on the wire. The
+analysis still runs after a hit (every other request needs the model); what a hit showed is checked
+against it and published again if they differ (a shader source file that appeared since, say): the
+cache can show a stale answer for the time of one analysis, never longer.
+
+What is read back goes to the client, so the cache trusts nothing it reads:
+- the directory is the user's alone (0700, owned by the user; one that is not is not used), each
+  file 0600, written whole to a temporary file in the directory and renamed;
+- each entry carries an HMAC of its key and its bytes under a secret of the user's (the `key`
+  file, 0600), so an entry someone else wrote, or one moved to another key, is a miss;
+- an entry is read only from a regular file of at most MAX_BYTES (never a FIFO, a device, a link);
+- its JSON is parsed and each diagnostic rebuilt from fields checked one by one (`diagnostics`), so
+  what reaches the client is diagnostics and nothing else, never the stored bytes.
 
 Off when SPVLS_NO_CACHE is set to anything but 0 (the tests set it, but for the tests of this).
 Entries live in <cache>/diagnostics (see features.sourcefiles.cache_dir), the least recently used
-removed past MAX_ENTRIES. What a hit publishes is checked against the analysis that follows it, and
-published again if they differ (a shader source file that appeared since, say): the cache can show
-a stale answer for the time of one analysis, never longer.
+removed past MAX_ENTRIES.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
+import json
 import os
+import re
 import secrets
+import stat
 import sys
 import time
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from ..features.sourcefiles import cache_dir
 from ..spec import grammar
 
 MAX_ENTRIES = 256
+MAX_BYTES = 4 << 20  # an entry's size at most (2,000 diagnostics with related information: ~1 MB)
+MAX_ITEMS = 2001  # the server's MAX_PUBLISHED and its truncation note
+_MAC = 32  # bytes of HMAC-SHA256 before each entry's JSON
+_SECRET = "key"
 # What else decides the published JSON: the parser's messages and positions, the protocol's types.
 _DEPENDENCIES = ("lark", "pygls", "lsprotocol", "cattrs")
 
 
 def enabled() -> bool:
     return os.environ.get("SPVLS_NO_CACHE", "") in ("", "0")
-
-
-def _dir() -> Path:
-    return cache_dir().parent / "diagnostics"
 
 
 @functools.cache
@@ -70,39 +83,130 @@ def key(text: str, *context: object) -> str:
     return h.hexdigest()
 
 
-def _check(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
-
-
-def get(k: str) -> bytes | None:
-    """The diagnostics array's JSON kept under the key, or None (also when the entry is damaged:
-    each starts with a checksum of the rest, since it goes to the client as it is)."""
-    if not enabled():
-        return None
-    path = _dir() / k
+# -- the private directory and its secret -----------------------------------------------------
+def _private_dir() -> Path | None:
+    """<cache>/diagnostics, made 0700 if absent; None when it is not a directory of the user's
+    alone (a link, another user's, open to others): the cache is then not used."""
+    d = cache_dir().parent / "diagnostics"
     try:
-        data = path.read_bytes()
+        d.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            d.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        st = os.lstat(d)
     except OSError:
         return None
-    if len(data) <= 16 or _check(data[16:]) != data[:16]:
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+        return None
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        try:
+            os.chmod(d, 0o700)  # made by an older spvls under a permissive umask
+        except OSError:
+            return None
+    return d
+
+
+def _read_private(path: Path, limit: int) -> bytes | None:
+    """A regular file of the user's, not a link, of at most `limit` bytes; None otherwise. Opening
+    never blocks (O_NONBLOCK: a FIFO with no writer) and the kind is judged on the open file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError:
         return None
     try:
-        os.utime(path)  # used: the last to go (entries go oldest first)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_size > limit:
+            return None
+        chunks, total = [], 0
+        while chunk := os.read(fd, limit + 1 - total):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return None
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """`data` in a new 0600 file beside `path`, renamed over it: whole or not at all."""
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"  # another process's is another name
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _secret(d: Path) -> bytes | None:
+    """The user's key for the entries' HMACs, made once (0600)."""
+    path = d / _SECRET
+    found = _read_private(path, 64)
+    if found is not None and len(found) >= 32:
+        return found
+    try:
+        _write_private(path, secrets.token_bytes(32))
+    except OSError:
+        return None
+    found = _read_private(path, 64)  # another server may have made it first: its key is the key
+    return found if found is not None and len(found) >= 32 else None
+
+
+def _mac(secret: bytes, k: str, data: bytes) -> bytes:
+    return hmac.new(secret, k.encode() + b"\0" + data, hashlib.sha256).digest()
+
+
+_NAME = re.compile(r"[0-9a-f]{40}")
+
+
+# -- entries ----------------------------------------------------------------------------------
+def get(k: str, uri: str) -> list[dict[str, Any]] | None:
+    """The diagnostics kept under the key for the document at `uri`, each checked and rebuilt;
+    None for a miss (also when the entry is damaged, forged, too large or not a file)."""
+    if not enabled() or not _NAME.fullmatch(k):
+        return None
+    d = _private_dir()
+    secret = _secret(d) if d is not None else None
+    if d is None or secret is None:
+        return None
+    data = _read_private(d / k, MAX_BYTES)
+    if data is None or len(data) <= _MAC or not hmac.compare_digest(data[:_MAC], _mac(secret, k, data[_MAC:])):
+        return None
+    try:
+        found = diagnostics(json.loads(data[_MAC:]), uri)
+    except (ValueError, RecursionError):
+        return None
+    try:
+        os.utime(d / k, follow_symlinks=False)  # used: the last to go (entries go oldest first)
     except OSError:
         pass
-    return data[16:]
+    return found
 
 
-def put(k: str, data: bytes) -> None:
-    """Keep the JSON under the key (written whole or not at all; a failure is not the user's problem)."""
-    if not enabled():
+def put(k: str, value: list[dict[str, Any]]) -> None:
+    """Keep the diagnostics under the key (written whole or not at all; a failure, or an answer
+    over MAX_BYTES, is not the user's problem)."""
+    if not enabled() or not _NAME.fullmatch(k):
         return
-    d = _dir()
+    data = json.dumps(value, separators=(",", ":")).encode()
+    if len(data) + _MAC > MAX_BYTES:
+        return
+    d = _private_dir()
+    secret = _secret(d) if d is not None else None
+    if d is None or secret is None:
+        return
     try:
-        d.mkdir(parents=True, exist_ok=True)
-        tmp = d / f".{k}.{secrets.token_hex(8)}.tmp"  # another process's (or container's) is another name
-        tmp.write_bytes(_check(data) + data)
-        os.replace(tmp, d / k)
+        _write_private(d / k, _mac(secret, k, data) + data)
         _prune(d)
     except OSError:
         pass
@@ -112,13 +216,102 @@ def _prune(d: Path) -> None:
     """Past MAX_ENTRIES, the least recently used go; a temporary file an hour old was left by a crash."""
     entries, stale = [], time.time() - 3600
     for p in d.iterdir():
-        st = p.stat()
+        st = p.lstat()
         if p.name.startswith("."):
             if st.st_mtime < stale:
                 p.unlink(missing_ok=True)
-        else:
+        elif p.name != _SECRET:
             entries.append((st.st_mtime_ns, p))
     if len(entries) > MAX_ENTRIES:
         entries.sort()
         for _, p in entries[: len(entries) - MAX_ENTRIES]:
             p.unlink(missing_ok=True)
+
+
+# -- what an entry may hold: LSP diagnostics as the server publishes them -----------------------
+_CODE = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
+_SOURCES = frozenset(("spvls", "spirv-val", "spirv-as"))
+_HREF = re.compile(r"https://[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]{1,500}")
+_MAX_LINE = 1 << 31
+_MAX_TEXT = 1 << 16
+_MAX_RELATED = 1000
+
+
+def _int(v: object, low: int, high: int) -> int:
+    if type(v) is not int or not low <= v < high:
+        raise ValueError(f"not an integer in [{low}, {high})")
+    return v
+
+
+def _text(v: object, limit: int = _MAX_TEXT) -> str:
+    if not isinstance(v, str) or len(v) > limit:
+        raise ValueError("not a string")
+    return v
+
+
+def _object(v: object, allowed: set[str], required: set[str]) -> dict[str, Any]:
+    if not isinstance(v, dict) or not required <= v.keys() <= allowed:
+        raise ValueError("not the expected object")
+    return v
+
+
+def _position(v: object) -> dict[str, int]:
+    p = _object(v, {"line", "character"}, {"line", "character"})
+    return {"line": _int(p["line"], 0, _MAX_LINE), "character": _int(p["character"], 0, _MAX_LINE)}
+
+
+def _range(v: object) -> dict[str, dict[str, int]]:
+    r = _object(v, {"start", "end"}, {"start", "end"})
+    return {"start": _position(r["start"]), "end": _position(r["end"])}
+
+
+def _uri(v: object, uri: str) -> str:
+    u = _text(v, 4096)
+    if u != uri and not u.startswith("file:///"):
+        raise ValueError("a location neither the document nor a file")
+    return u
+
+
+def _related(v: object, uri: str) -> dict[str, Any]:
+    r = _object(v, {"location", "message"}, {"location", "message"})
+    loc = _object(r["location"], {"uri", "range"}, {"uri", "range"})
+    return {"location": {"uri": _uri(loc["uri"], uri), "range": _range(loc["range"])}, "message": _text(r["message"])}
+
+
+_FIELDS = {"range", "message", "severity", "code", "source", "codeDescription", "relatedInformation", "data"}
+
+
+def _diagnostic(v: object, uri: str) -> dict[str, Any]:
+    d = _object(v, _FIELDS, {"range", "message"})
+    out: dict[str, Any] = {"range": _range(d["range"]), "message": _text(d["message"])}
+    if "severity" in d:
+        out["severity"] = _int(d["severity"], 1, 5)
+    if "code" in d:
+        if not isinstance(d["code"], str) or not _CODE.fullmatch(d["code"]):
+            raise ValueError("not a diagnostic code")
+        out["code"] = d["code"]
+    if "source" in d:
+        if d["source"] not in _SOURCES:
+            raise ValueError("not a source spvls names")
+        out["source"] = d["source"]
+    if "codeDescription" in d:
+        href = _object(d["codeDescription"], {"href"}, {"href"})["href"]
+        if not isinstance(href, str) or not _HREF.fullmatch(href):
+            raise ValueError("not a link to a specification")
+        out["codeDescription"] = {"href": href}
+    if "relatedInformation" in d:
+        related = d["relatedInformation"]
+        if not isinstance(related, list) or len(related) > _MAX_RELATED:
+            raise ValueError("not a list of related information")
+        out["relatedInformation"] = [_related(r, uri) for r in related]
+    if "data" in d:
+        out["data"] = {"fixes": _int(_object(d["data"], {"fixes"}, {"fixes"})["fixes"], 0, 1 << 16)}
+    return out
+
+
+def diagnostics(value: object, uri: str) -> list[dict[str, Any]]:
+    """The diagnostics a stored entry holds, rebuilt from checked fields; ValueError when it holds
+    anything else."""
+    if not isinstance(value, list) or len(value) > MAX_ITEMS:
+        raise ValueError("not a list of diagnostics")
+    return [_diagnostic(v, uri) for v in value]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from lsprotocol import types as T
 
@@ -14,7 +16,7 @@ _tokens = itertools.count(1)
 
 
 @contextmanager
-def around(ls, supported: bool, lines: int, title: str, message: str):
+def around(ls: Any, supported: bool, lines: int, title: str, message: str) -> Iterator[None]:
     """Begin a progress before the block and end it after, when the client takes server-initiated
     progress and the work is large. The create request is sent first; the client handles messages
     in order, so it knows the token when the begin arrives."""

@@ -8,6 +8,8 @@ that the first didOpen paid before (see bench/run.py's `start` and `open` column
 
 from __future__ import annotations
 
+from typing import Any
+
 from lsprotocol import types as T
 
 from ..checks import analyze
@@ -60,7 +62,7 @@ def warm_checks() -> None:
     analyze(Document(SAMPLE), None)
 
 
-def warm(converter) -> None:
+def warm(converter: Any) -> None:
     """Build what the first didOpen would otherwise build. `converter` is the protocol's cattrs
     converter; the sample's texts and answers are dropped."""
     warm_checks()

@@ -13,7 +13,7 @@ from ..spec import env as envs
 from ..syntax.document import Document
 
 
-def _target_env(value):
+def _target_env(value: object) -> str | None:
     if value in (None, "", "auto"):
         return None
     if value in envs.NAMES:
@@ -21,19 +21,19 @@ def _target_env(value):
     raise ValueError(f"unknown target env {value!r}; known: auto, {', '.join(envs.NAMES)}")
 
 
-def _boolean(value):
+def _boolean(value: object) -> bool:
     if isinstance(value, bool):
         return value
     raise ValueError(f"expected true or false, not {value!r}")
 
 
-def _seconds(value):
+def _seconds(value: object) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e6:
         return float(value)
     raise ValueError(f"expected a number of seconds (0: no limit), not {value!r}")
 
 
-def _validate_mode(value):
+def _validate_mode(value: object) -> str:
     if value in ("onType", "onSave", "off"):  # session.validation.MODES
         return value
     raise ValueError(f"expected onType, onSave or off, not {value!r}")
@@ -59,7 +59,7 @@ class Settings:
     # spirv-val's options (relaxBlockLayout, scalarBlockLayout, ...), each a boolean.
     KEYS.update({key: (name, _boolean) for key, name in validator.SETTINGS.items()})
 
-    def update(self, raw) -> list[str]:
+    def update(self, raw: object) -> list[str]:
         """Take every valid setting in `raw` (the client's object, or {"spvls": {...}}); the others
         keep their values. Returns what was wrong, one message per problem, for the user."""
         if raw is None:

@@ -23,7 +23,7 @@ def _server_with_fault(where: str, name: str):
     return session
 
 
-client = _server_with_fault("on_hover", "client")
+client = _server_with_fault("hover", "client")
 broken_analysis = _server_with_fault("analysis", "broken_analysis")
 
 
@@ -32,10 +32,10 @@ async def test_fault_is_contained_and_logged(client):
     client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
         uri, "spirv", 1, "OpCapability Shader\nOpMemoryModel Logical GLSL450\n")))
     doc = T.TextDocumentIdentifier(uri)
-    with pytest.raises(Exception, match="on_hover failed"):
+    with pytest.raises(Exception, match="hover failed"):
         await client.text_document_hover_async(T.HoverParams(doc, T.Position(0, 3)))
     # The server logs before it answers, so the message is already here.
-    assert any("on_hover failed at file:///tmp/fault.spvasm:1:4" in m.message and "Traceback" in m.message
+    assert any("hover failed at file:///tmp/fault.spvasm:1:4" in m.message and "Traceback" in m.message
                for m in client.log_messages)
     # Everything else still works.
     items = await client.text_document_completion_async(T.CompletionParams(doc, T.Position(0, 13)))

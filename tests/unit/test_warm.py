@@ -24,7 +24,8 @@ def test_after_warm_the_parser_grammar_and_converter_are_built():
     # In a fresh process: nothing built before warm(); everything the first didOpen needs after.
     code = textwrap.dedent(
         """
-        from spvls.server import server
+        from spvls.server.app import create
+        server = create()
         from spvls.syntax.parser import _parser
         from spvls.spec.grammar import load
         from spvls.session.warm import warm

@@ -1,0 +1,86 @@
+"""workspace/executeCommand: COMMANDS maps each name to fn(ls, *arguments)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+
+from ..binary import commands as binary_commands
+from ..features import cfg_dot
+from .app import SpvServer  # pygls reads the commands' annotations to pass their arguments
+from .base import analysis, log_fault
+from .convert import Positions, plain_range
+
+
+def show_cfg(ls: SpvServer, *args: Any) -> dict[str, Any]:
+    """[{"uri": U, "position": P, "svg"?: bool}] -> the CFG of the function at P: {"function", "dot", "svg" (null
+    without Graphviz), "blocks": [{"node", "label", "range"}], "current": the node at P, "message"}."""
+    where = args[0] if args and isinstance(args[0], dict) else {}
+    uri, p = where.get("uri"), where.get("position") or {}
+    if (
+        not isinstance(uri, str)
+        or not isinstance(p, dict)
+        or not all(isinstance(p.get(k, 0), int) for k in ("line", "character"))
+    ):
+        raise JsonRpcInvalidParams('spvls.showCfg takes [{"uri": ..., "position": {"line", "character"}}]')
+    a = analysis(ls, uri)
+    if a is None:
+        raise JsonRpcInvalidParams(f"spvls.showCfg: {uri} is not open")
+    at = Positions(a.module.doc, ls.session.client.encoding)
+    line, _ = at.cursor(T.Position(max(0, p.get("line", 0)), max(0, p.get("character", 0))))
+    v = cfg_dot.view(a.module, a.diagnostics, line)
+    # A client that draws the DOT itself (the VS Code panel) passes "svg": false: Graphviz takes a
+    # second on a 300-block function.
+    want_svg = where.get("svg", True) is not False
+    return {
+        "function": v.function,
+        "dot": v.dot,
+        "svg": cfg_dot.render_svg(v.dot) if v.dot and want_svg else None,
+        "blocks": [
+            {"node": node, "label": label, "range": plain_range(at.range(*span))} for node, label, span in v.blocks
+        ],
+        "current": v.current,
+        "message": v.message,
+    }
+
+
+def disassemble(ls: SpvServer, *args: Any) -> dict[str, Any]:
+    """[{"uri": U}] -> {"text": the disassembly of the binary module at U}."""
+    try:
+        return binary_commands.disassemble(args)
+    except binary_commands.CommandError as e:
+        raise JsonRpcInvalidParams(e.message, data=e.data or None) from None
+
+
+def assemble(ls: SpvServer, *args: Any) -> dict[str, Any]:
+    """[{"uri": U, "text": T}] -> {"words": N}: T with U's ids, written over U atomically; refused
+    with the assembler's message and line, U untouched."""
+    try:
+        return binary_commands.assemble(args, ls.session.ws.settings.target_env)
+    except binary_commands.CommandError as e:
+        raise JsonRpcInvalidParams(e.message, data=e.data or None) from None
+
+
+COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {
+    "spvls.showCfg": show_cfg,
+    "spvls.disassemble": disassemble,
+    "spvls.assemble": assemble,
+}
+
+
+def guarded(name: str, fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """A failing command is logged with its name and answers that request alone with an error."""
+
+    def run(ls: SpvServer, *args: Any) -> dict[str, Any]:
+        try:
+            return fn(ls, *args)
+        except JsonRpcException:
+            raise
+        except Exception as e:
+            log_fault(ls, f"{name} failed", e)
+            raise JsonRpcInternalError(f"spvls: {name} failed: {e}") from None
+
+    return run

@@ -1,0 +1,69 @@
+"""`initialize` and the settings: what the client chose, kept in the session."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as T
+from pygls.capabilities import ServerCapabilitiesBuilder
+
+from ..checks import parallel
+from ..features import sourcefiles
+from ..session import cache
+from ..session.validation import OFF, ON_SAVE, ON_TYPE
+from ..session.warm import warm
+from .base import Handler
+from .sync import publish, validate
+
+if TYPE_CHECKING:
+    from .app import SpvServer
+
+
+def update_settings(ls: SpvServer, raw: object) -> None:
+    """Take the valid settings; tell the user about the others, once (not again while unchanged)."""
+    problems = ls.session.update_settings(raw)
+    if problems:
+        ls.window_show_message(T.ShowMessageParams(T.MessageType.Warning, "\n".join(problems)))
+
+
+def initialize(ls: SpvServer, params: T.InitializeParams) -> None:
+    session = ls.session
+    update_settings(ls, params.initialization_options)
+    roots = [f.uri for f in params.workspace_folders or []] or [params.root_uri or ""]
+    session.ws.folders = [p for p in map(sourcefiles.path_of, roots) if p is not None]
+    caps, client = params.capabilities, session.client
+    # pygls announces this choice; columns must be counted in it.
+    enc = ServerCapabilitiesBuilder.choose_position_encoding(caps)
+    client.encoding = str(getattr(enc, "value", enc))
+    # Pull when the client offers it and can be told to pull again (spirv-val's result comes later);
+    # else push. Never both: a client that has both shows each diagnostic twice.
+    client.refresh = bool(caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
+    client.pull = bool(caps.text_document and caps.text_document.diagnostic) and client.refresh
+    client.takes_progress = bool(caps.window and caps.window.work_done_progress)
+    text = caps.text_document
+    listing = text.completion.completion_list if text and text.completion else None
+    shared = set((listing.item_defaults if listing else None) or ())
+    client.item_defaults = {"editRange", "data", "insertTextFormat"} <= shared
+    warm(ls.protocol._converter)  # what the first didOpen would build and no document needs
+    if cache.enabled():
+        cache.stamp()  # this spvls's files, read once
+    parallel.enabled = True  # a large module's whole check on both cores (checks/parallel.py)
+
+
+def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationParams) -> None:
+    session = ls.session
+    update_settings(ls, params.settings)
+    session.ws.invalidate()
+    for uri in list(session.ws.docs):
+        if session.ws.settings.validate == OFF and session.validation is not None:
+            session.validation.forget(uri)
+        validate(ls, uri, (ON_TYPE, ON_SAVE), delay=0)
+        publish(ls, uri)
+    if session.client.pull and session.client.refresh:
+        ls.workspace_diagnostic_refresh(None)
+
+
+HANDLERS = [
+    Handler(T.INITIALIZE, None, initialize),
+    Handler(T.WORKSPACE_DID_CHANGE_CONFIGURATION, None, did_change_configuration),
+]

@@ -1,0 +1,257 @@
+"""Text sync and diagnostics: open, change, save, close, push and pull. Local handlers: they change
+the session on the loop's thread, in the order the client sent them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as T
+
+from .. import transport
+from ..binding.spirv_tools import trim
+from ..checks import parallel, validator
+from ..checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
+from ..session import progress
+from ..session.session import Recalled
+from ..session.validation import ON_SAVE, ON_TYPE
+from .base import FAULT, Handler, guard, log_fault
+from .convert import Positions, diagnostic
+from .convert import note as whole_note
+
+if TYPE_CHECKING:
+    from ..model.module import Module
+    from ..syntax.document import Document
+    from .app import SpvServer
+
+log = logging.getLogger("spvls")
+
+MAX_PUBLISHED = 2000  # more helps no one and stalls clients; `spvls check` prints them all
+# Seconds a document opened from the cache, for a client that pulls, waits for its analysis: the
+# pull right after the open is answered from the cache meanwhile.
+CONFIRM_AFTER = 0.05
+_RANK = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
+
+
+# -- diagnostics ------------------------------------------------------------------------------
+def _converter(ls: SpvServer, uri: str, at: Positions, m: Module, count: int) -> Any:
+    """Diagnostic -> LSP diagnostic, each kept while the model is: an edit it takes in place keeps
+    the diagnostics outside the edited function (same objects, same lines), so a keystroke converts
+    only the function's."""
+    state = ls.session.state(uri)
+    kept = state.converted
+    if kept is None or kept[0] is not m or len(kept[1]) > 4 * max(count, MAX_PUBLISHED):  # or full of the gone
+        kept = state.converted = (m, {})
+    memo = kept[1]
+    folders = ls.session.ws.folders
+
+    def convert(d: Diagnostic) -> T.Diagnostic:
+        hit = memo.get(id(d))
+        if hit is None or hit[0] is not d:
+            hit = memo[id(d)] = (d, diagnostic(at, uri, d, m, folders))
+        return hit[1]  # type: ignore[return-value]
+
+    return convert
+
+
+def diagnostics(ls: SpvServer, uri: str, validated: bool = True) -> list[T.Diagnostic]:
+    """The document's diagnostics as LSP has them: native, merged with the validator's unless
+    `validated` is False; past MAX_PUBLISHED, the most severe, after a note saying how many more."""
+    session = ls.session
+    a = session.analysis(uri)
+    doc = session.ws.docs.get(uri)
+    if a is None or doc is None:
+        return []
+    diags = a.diagnostics
+    if validated and session.validation is not None:
+        diags = session.validation.diagnostics(uri, a.diagnostics, len(doc.texts), a.module)
+    convert = _converter(ls, uri, Positions(doc, session.client.encoding), a.module, len(diags))
+    if len(diags) <= MAX_PUBLISHED:
+        return [convert(d) for d in diags]
+    first = sorted(diags, key=lambda d: -1 if validator.is_note(d) else _RANK[d.severity])
+    shown = sorted(first[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
+    more = f"{len(diags) - MAX_PUBLISHED} more problems not shown; run `spvls check` for all"
+    return [whole_note("spvls.truncated", more, T.DiagnosticSeverity.Information)] + [convert(d) for d in shown]
+
+
+def publish(ls: SpvServer, uri: str) -> None:
+    """Push the document's diagnostics (a client that pulls is not pushed to)."""
+    doc = ls.session.ws.docs.get(uri)
+    if doc is None or ls.session.client.pull:
+        return
+    try:
+        if FAULT == "analysis":
+            raise RuntimeError("injected fault in analysis")
+        diags = diagnostics(ls, uri)
+    except Exception as e:
+        log_fault(ls, f"analysis failed on {uri}", e)
+        failed = f"spvls could not analyse this document ({e!r}); see the server log"
+        diags = [whole_note("spvls.internal", failed, T.DiagnosticSeverity.Error)]
+    # Computed synchronously for this version, so an older result is never sent after a newer one.
+    ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, diags, version=doc.version))
+
+
+def native(ls: SpvServer, uri: str) -> list[dict[str, Any]] | None:
+    """The document's native diagnostics as the wire has them (None if the analysis fails)."""
+    try:
+        return ls.protocol._converter.unstructure(diagnostics(ls, uri, validated=False))  # type: ignore[no-any-return]
+    except Exception as e:
+        log_fault(ls, f"analysis failed on {uri}", e)
+        return None
+
+
+def validated(ls: SpvServer, uri: str) -> None:
+    """spirv-val's result for the current version arrived: push it, or ask the client to pull."""
+    client = ls.session.client
+    if not client.pull:
+        publish(ls, uri)
+    elif client.refresh:
+        ls.workspace_diagnostic_refresh(None)
+
+
+def note(ls: SpvServer, text: str) -> None:
+    log.debug(text)
+    ls.window_log_message(T.LogMessageParams(T.MessageType.Log, text))
+
+
+def validate(ls: SpvServer, uri: str, when: tuple[str, ...], delay: float | None = None) -> None:
+    session = ls.session
+    if session.ws.settings.validate in when and session.validation is not None:
+        session.validation.changed(uri, delay)
+
+
+def check_with_progress(ls: SpvServer, uri: str, doc: Document) -> None:
+    """Analyse a large document whole inside a work-done progress; published (or pulled) after."""
+    lines = len(doc.texts)
+    title = f"checking {uri.rsplit('/', 1)[-1]} ({lines:,} lines)"
+    with progress.around(ls, ls.session.client.takes_progress, lines, "spvls", title):
+        try:
+            ls.session.analysis(uri)
+        except Exception:
+            pass  # publish reports it
+
+
+# -- text sync --------------------------------------------------------------------------------
+def _show_recalled(ls: SpvServer, uri: str, version: int, recalled: Recalled) -> None:
+    """Push what the cache kept for the text, before the document is parsed."""
+    if recalled.diagnostics is None:
+        return
+    fields = {"uri": uri, "version": version}
+    raw = json.dumps(recalled.diagnostics).encode()
+    ls.protocol.send_raw(
+        transport.notification_with_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, fields, "diagnostics", raw)
+    )
+
+
+def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams) -> None:
+    session, d = ls.session, params.text_document
+    can_send = ls.protocol.writer is not None and ls.protocol._include_headers
+    recalled = session.recall(d.uri, d.text, MAX_PUBLISHED, can_send)
+    kept = recalled.diagnostics if recalled else None
+    if recalled is not None and not session.client.pull:
+        _show_recalled(ls, d.uri, d.version, recalled)
+    doc = session.open(d.uri, d.text, d.version)
+    d.text = ""  # the Document has it: the message's copy is not held through the analysis
+    if recalled is not None and kept is not None and session.client.pull:
+        # The client pulls: the pull that follows the open is answered from the cache, and the
+        # analysis waits a moment for it (confirm; any request that needs the model runs it first).
+        session.await_confirmation(d.uri, d.version, recalled)
+        asyncio.get_running_loop().call_later(CONFIRM_AFTER, confirm, ls, d.uri)
+        validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=CONFIRM_AFTER)
+        return
+    check_with_progress(ls, d.uri, doc)
+    if kept is None:
+        publish(ls, d.uri)
+    if recalled is not None and session.remember(recalled.key, native(ls, d.uri), kept):
+        publish(ls, d.uri)  # the cache showed a stale answer (a shader source file appeared since, say)
+    parallel.settle()  # what the next keystroke would compute, once the diagnostics are out
+    validate(ls, d.uri, (ON_TYPE, ON_SAVE), delay=0)
+    trim()  # the message's and the build's freed pages go back (glibc keeps them; the next peak would start there)
+
+
+def confirm(ls: SpvServer, uri: str) -> None:
+    """The analysis of a document whose pull was answered from the cache: if it finds otherwise,
+    the cache is corrected and the client asked to pull again."""
+    session = ls.session
+    recalled = session.take_unconfirmed(uri)
+    doc = session.ws.docs.get(uri)
+    if recalled is None or doc is None:
+        return
+    check_with_progress(ls, uri, doc)
+    if session.remember(recalled.key, native(ls, uri), recalled.diagnostics) and session.client.refresh:
+        ls.workspace_diagnostic_refresh(None)
+
+
+def did_change(ls: SpvServer, params: T.DidChangeTextDocumentParams) -> None:
+    session, uri = ls.session, params.text_document.uri
+    doc = session.ws.docs.get(uri)
+    if doc is None:
+        log.warning("change for a document that is not open: %s", uri)
+        return
+    at = Positions(doc, session.client.encoding)
+    validation = session.validation
+    for change in params.content_changes:
+        before = len(doc.texts)
+        if isinstance(change, T.TextDocumentContentChangePartial):
+            start, end = at.edit_point(change.range.start), at.edit_point(change.range.end)
+            doc.replace(start, end, change.text)
+            if validation is not None:
+                validation.edited(uri, start[0], end[0], len(doc.texts) - before)
+        else:
+            doc.set_text(change.text)
+            if validation is not None:
+                validation.edited(uri, 0, before, 0)
+    doc.version = params.text_document.version
+    whole = session.ws.checks_whole(uri)
+    if whole:  # lines added or removed: the model is built again, whole
+        check_with_progress(ls, uri, doc)
+    publish(ls, uri)
+    parallel.settle()
+    validate(ls, uri, (ON_TYPE,))
+    if whole:
+        trim()  # the previous model's pages (see did_open)
+
+
+def did_save(ls: SpvServer, params: T.DidSaveTextDocumentParams) -> None:
+    validate(ls, params.text_document.uri, (ON_SAVE,), delay=0)
+
+
+def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams) -> None:
+    session, uri = ls.session, params.text_document.uri
+    doc = session.ws.docs.get(uri)
+    if doc is not None and session.edited_since_open(uri):
+        # Edited since it was opened: what it shows now, for when it is opened again.
+        recalled = session.recall(uri, doc.text, MAX_PUBLISHED, can_send=True)
+        if recalled is not None:
+            session.remember(recalled.key, native(ls, uri), None)
+    session.close(uri)
+    if not session.client.pull:
+        ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, []))
+
+
+@guard
+def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams) -> T.RelatedFullDocumentDiagnosticReport:
+    session, uri = ls.session, params.text_document.uri
+    cached = session.unconfirmed(uri)
+    if cached is not None:
+        note(ls, f"diagnostics of {uri} from the cache")
+        items = ls.protocol._converter.structure(cached, list[T.Diagnostic])
+        return T.RelatedFullDocumentDiagnosticReport(items=items)
+    if session.has_unconfirmed(uri):
+        confirm(ls, uri)
+    return T.RelatedFullDocumentDiagnosticReport(items=diagnostics(ls, uri))
+
+
+HANDLERS = [
+    Handler(T.TEXT_DOCUMENT_DID_OPEN, None, did_open),
+    Handler(T.TEXT_DOCUMENT_DID_CHANGE, None, did_change),
+    Handler(T.TEXT_DOCUMENT_DID_SAVE, None, did_save),
+    Handler(T.TEXT_DOCUMENT_DID_CLOSE, None, did_close),
+    Handler(
+        T.TEXT_DOCUMENT_DIAGNOSTIC,
+        T.DiagnosticOptions(inter_file_dependencies=False, workspace_diagnostics=False),
+        pull_diagnostics,
+    ),
+]

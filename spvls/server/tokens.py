@@ -1,0 +1,76 @@
+"""Semantic tokens: whole, as a delta from the last sent (kept in the session), or for a range."""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as T
+
+from ..features import tokens
+from .base import Handler, analysis, guard, positions
+
+if TYPE_CHECKING:
+    from .app import SpvServer
+
+LEGEND = T.SemanticTokensLegend(token_types=tokens.TOKEN_TYPES, token_modifiers=tokens.TOKEN_MODIFIERS)
+_result_ids = itertools.count(1)
+
+
+def _full(ls: SpvServer, uri: str) -> tokens.Sent | None:
+    """The document's tokens, remembered under a new result id for the next delta request."""
+    a = analysis(ls, uri)
+    if a is None:
+        return None
+    at = positions(ls, a)
+    data, counts = tokens.encode(at.doc.texts, tokens.iter_tokens(a.module), at.from_cp)
+    ls.session.state(uri).tokens = sent = tokens.Sent(str(next(_result_ids)), data, counts, a.module)
+    return sent
+
+
+@guard
+def full(ls: SpvServer, params: T.SemanticTokensParams) -> T.SemanticTokens | None:
+    sent = _full(ls, params.text_document.uri)
+    # The kept array itself, not a copy: a synchronous handler's answer is sent as it returns,
+    # before a later delta can splice the array (see app._Protocol._send_data).
+    return T.SemanticTokens(data=sent.data, result_id=sent.result_id) if sent else None  # type: ignore[arg-type]
+
+
+@guard
+def delta(ls: SpvServer, params: T.SemanticTokensDeltaParams) -> T.SemanticTokens | T.SemanticTokensDelta | None:
+    """After an edit, only what changed: a 100k-line module's tokens are megabytes of JSON."""
+    uri = params.text_document.uri
+    opened = ls.session.opened.get(uri)
+    before = opened.tokens if opened else None
+    if before is not None and before.result_id == params.previous_result_id:
+        a = analysis(ls, uri)
+        edit = tokens.splice(before, a.module, positions(ls, a).from_cp) if a is not None else None
+        if edit is not None:  # only the lines edited since: milliseconds at 100k lines
+            before.result_id = str(next(_result_ids))
+            edits = [T.SemanticTokensEdit(*edit)] if edit[1] or edit[2] else []
+            return T.SemanticTokensDelta(edits=edits, result_id=before.result_id)
+    sent = _full(ls, uri)
+    if sent is None:
+        return None
+    if before is None or before.result_id != params.previous_result_id:
+        return T.SemanticTokens(data=sent.data, result_id=sent.result_id)  # type: ignore[arg-type]
+    start, deleted, inserted = tokens.delta(before.data, sent.data)
+    edits = [T.SemanticTokensEdit(start, deleted, inserted)] if deleted or inserted else []
+    return T.SemanticTokensDelta(edits=edits, result_id=sent.result_id)
+
+
+@guard
+def in_range(ls: SpvServer, params: T.SemanticTokensRangeParams) -> T.SemanticTokens | None:
+    a = analysis(ls, params.text_document.uri)
+    if a is None:
+        return None
+    at = positions(ls, a)
+    toks = tokens.semantic_tokens(a.module, params.range.start.line, params.range.end.line)
+    return T.SemanticTokens(data=tokens.encode(at.doc.texts, toks, at.from_cp)[0])  # type: ignore[arg-type]
+
+
+HANDLERS = [
+    Handler(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND, full),
+    Handler(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, None, delta),
+    Handler(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND, in_range),
+]

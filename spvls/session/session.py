@@ -1,0 +1,191 @@
+"""The server's state across requests, with one owner: the open documents (through the
+`Workspace`), what was last sent for each (semantic tokens, converted diagnostics), the client's
+choices at `initialize`, the validator's jobs and the disk cache's unconfirmed answers.
+
+Local handlers (text sync, settings) change it on the event loop's thread; a request that may take
+long reads a `Snapshot` taken there (ruff's server splits its handlers the same way)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import cache
+from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from ..checks import Analysis
+    from ..features.tokens import Sent
+    from ..model.module import Module
+    from ..syntax.document import Document
+    from .validation import Validation
+
+
+@dataclass
+class Client:
+    """What the client chose at `initialize`."""
+
+    encoding: str = "utf-16"  # columns' unit: its first choice among utf-8, utf-16, utf-32
+    pull: bool = False  # diagnostics by pull (textDocument/diagnostic) instead of push
+    refresh: bool = False  # it takes workspace/diagnostic/refresh
+    takes_progress: bool = False  # it takes window/workDoneProgress/create
+    item_defaults: bool = False  # completion lists may share editRange, data and insertTextFormat
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """A cache lookup at open: the key the text's diagnostics are kept under, and what was kept
+    (wire diagnostics, re-validated by session.cache), if anything."""
+
+    key: str
+    diagnostics: list[dict[str, Any]] | None
+
+
+@dataclass
+class Opened:
+    """One open document's state beside its Document and analysis (which the Workspace keeps)."""
+
+    version: int  # as opened: a close keeps its diagnostics in the cache only when edited since
+    tokens: Sent | None = None  # the semantic tokens last sent, for the next delta
+    # The model the converted diagnostics belong to, and each diagnostic's conversion by its id.
+    converted: tuple[Module, dict[int, tuple[object, object]]] | None = None
+    # Opened from the cache for a client that pulls: the version, the answer, its key, until the
+    # analysis has confirmed it.
+    unconfirmed: tuple[int, Recalled] | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One document as a background request sees it: its analysis at one generation. The request
+    answers only while the document is still at that generation (`current`)."""
+
+    uri: str
+    generation: int
+    analysis: Analysis
+    folders: tuple[Any, ...]
+    encoding: str
+
+    @property
+    def module(self) -> Module:
+        return self.analysis.module
+
+    @property
+    def doc(self) -> Document:
+        return self.analysis.module.doc
+
+
+@dataclass
+class Session:
+    """Every piece of per-server state; `forget` drops a document's, all of it, in one place."""
+
+    ws: Workspace = field(default_factory=Workspace)
+    client: Client = field(default_factory=Client)
+    opened: dict[str, Opened] = field(default_factory=dict)
+    settings_reported: list[str] = field(default_factory=list)  # the settings problems last shown
+    validation: Validation | None = None  # made at start, with the server's callbacks
+
+    # -- settings -------------------------------------------------------------------------------
+    def update_settings(self, raw: object) -> list[str]:
+        """Take the valid settings; returns the problems to show, empty when they were shown already."""
+        problems = self.ws.settings.update(raw)
+        new = problems if problems != self.settings_reported else []
+        self.settings_reported = problems
+        return new
+
+    # -- documents ------------------------------------------------------------------------------
+    def open(self, uri: str, text: str, version: int) -> Document:
+        if uri in self.ws.docs:  # opened again without a close: nothing of the old text stays
+            self.forget(uri)
+        doc = self.ws.open(uri, text, version)
+        self.opened[uri] = Opened(version)
+        return doc
+
+    def close(self, uri: str) -> None:
+        self.forget(uri)
+        self.ws.close(uri)
+
+    def forget(self, uri: str) -> None:
+        """Everything kept for the document beside its text: validation, tokens, conversions."""
+        self.opened.pop(uri, None)
+        if self.validation is not None:
+            self.validation.forget(uri)
+
+    def state(self, uri: str) -> Opened:
+        found = self.opened.get(uri)
+        if found is None:  # a document the workspace has without an open (tests build it so)
+            doc = self.ws.docs.get(uri)
+            found = self.opened[uri] = Opened(doc.version if doc else 0)
+        return found
+
+    def edited_since_open(self, uri: str) -> bool:
+        doc, opened = self.ws.docs.get(uri), self.opened.get(uri)
+        return doc is not None and (opened is None or doc.version != opened.version)
+
+    def snapshot(self, uri: str) -> Snapshot | None:
+        """The document's analysis now (computed if needed), for a request run off the loop."""
+        a = self.ws.analysis(uri)
+        if a is None:
+            return None
+        return Snapshot(uri, a.module.doc.generation, a, tuple(self.ws.folders), self.client.encoding)
+
+    def current(self, snap: Snapshot) -> bool:
+        """Whether the document is still as the snapshot saw it (not edited, closed or reopened)."""
+        doc = self.ws.docs.get(snap.uri)
+        return doc is snap.doc and doc.generation == snap.generation
+
+    # -- the disk cache's protocol (storage: session/cache.py) ----------------------------------
+    def recall(self, uri: str, text: str, max_published: int, can_send: bool) -> Recalled | None:
+        """What the cache holds for this text opened here; None when the cache is off or the
+        answer could not be sent before the document is parsed."""
+        if not cache.enabled() or not (self.client.pull or can_send):
+            return None
+        settings = (dataclasses.asdict(self.ws.settings), self.ws.settings.validator_options())
+        folders = [str(f) for f in self.ws.folders]
+        k = cache.key(text, uri, settings, self.client.encoding, folders, max_published)
+        return Recalled(k, cache.get(k, uri))
+
+    def await_confirmation(self, uri: str, version: int, recalled: Recalled) -> None:
+        """A pulling client's open answered from the cache: its pulls are answered from it until
+        the analysis confirms it."""
+        self.state(uri).unconfirmed = (version, recalled)
+
+    def unconfirmed(self, uri: str) -> list[dict[str, Any]] | None:
+        """The cached answer to a pull, while it stands for the document as it is and unanalysed."""
+        opened, doc = self.opened.get(uri), self.ws.docs.get(uri)
+        if opened is None or opened.unconfirmed is None or doc is None or self.ws.analysed(uri):
+            return None
+        version, recalled = opened.unconfirmed
+        return recalled.diagnostics if doc.version == version else None
+
+    def take_unconfirmed(self, uri: str) -> Recalled | None:
+        """The cached answer to confirm now (dropped: confirmed once); None when there is none, or
+        the document was edited since (the answer was for the text as opened)."""
+        opened, doc = self.opened.get(uri), self.ws.docs.get(uri)
+        if opened is None or opened.unconfirmed is None or doc is None:
+            return None
+        (version, recalled), opened.unconfirmed = opened.unconfirmed, None
+        return recalled if doc.version == version else None
+
+    def has_unconfirmed(self, uri: str) -> bool:
+        opened = self.opened.get(uri)
+        return opened is not None and opened.unconfirmed is not None
+
+    def remember(self, key: str, native: list[dict[str, Any]] | None, shown: list[dict[str, Any]] | None) -> bool:
+        """Keep the analysis' diagnostics for the next open of the text; True when they differ
+        from what the cache showed (which the client must then be given again)."""
+        if native is None or native == shown:
+            return False
+        cache.put(key, native)
+        return shown is not None
+
+    # -- the analyses ---------------------------------------------------------------------------
+    def analysis(self, uri: str) -> Analysis | None:
+        return self.ws.analysis(uri)
+
+    def on_validated(self, callback: Callable[[str], None], note: Callable[[str], None]) -> None:
+        """Start the validator's scheduling, which calls back when a document's results change."""
+        from .validation import Validation
+
+        self.validation = Validation(self.ws, callback, note=note)
