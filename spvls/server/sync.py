@@ -73,7 +73,9 @@ def diagnostics(ls: SpvServer, uri: str, validated: bool = True) -> list[T.Diagn
     first = sorted(diags, key=lambda d: -1 if validator.is_note(d) else _RANK[d.severity])
     shown = sorted(first[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
     more = f"{len(diags) - MAX_PUBLISHED} more problems not shown; run `spvls check` for all"
-    return [whole_note("spvls.truncated", more, T.DiagnosticSeverity.Information)] + [convert(d) for d in shown]
+    return [whole_note(code="spvls.truncated", message=more, severity=T.DiagnosticSeverity.Information)] + [
+        convert(d) for d in shown
+    ]
 
 
 def publish(ls: SpvServer, uri: str) -> None:
@@ -88,7 +90,7 @@ def publish(ls: SpvServer, uri: str) -> None:
     except Exception as e:
         log_fault(ls, f"analysis failed on {uri}", e)
         failed = f"spvls could not analyse this document ({e!r}); see the server log"
-        diags = [whole_note("spvls.internal", failed, T.DiagnosticSeverity.Error)]
+        diags = [whole_note(code="spvls.internal", message=failed, severity=T.DiagnosticSeverity.Error)]
     # Computed synchronously for this version, so an older result is never sent after a newer one.
     ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, diags, version=doc.version))
 
