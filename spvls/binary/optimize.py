@@ -76,8 +76,8 @@ def optimize(module_words: array, flags: list[str], time_limit: float = tools.TI
         raise OptimizeError(f"not a pass flag: {bad[0]} (spvls opt reads the module and writes the result itself)")
     with tempfile.TemporaryDirectory(prefix="spvls-opt-") as tmp:
         source, target = os.path.join(tmp, "in.spv"), os.path.join(tmp, "out.spv")
-        with open(source, "wb") as f:
-            f.write(words.to_bytes(module_words, False))
+        with open(source, "wb") as out:
+            out.write(words.to_bytes(module_words, False))
         run = tools.run("spirv-opt", [*flags, "--print-all", source, "-o", target], time_limit=time_limit)
         listings = _listings(run.stderr)
         if run.returncode != 0 or not os.path.exists(target):

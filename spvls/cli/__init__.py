@@ -27,6 +27,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doc": ("doc", "explain an opcode, enumerant, extension, extended instruction or diagnostic code"),
     "dis": ("disassemble", "disassemble a binary module as the editor shows it"),
     "as": ("assemble", "assemble text into a binary module"),
+    "reflect": ("reflect", "the module's interface as JSON (as spirv-cross --reflect)"),
+    "opt": ("opt", "the module as spirv-opt's passes leave it, as friendly text"),
+    "diff": ("diff", "compare two modules by structure (spirv-diff), as a unified diff in friendly names"),
 }
 # Top-level options that take a value: the word after them is not a command.
 _VALUED = ("--host", "--port")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..binary import compare
@@ -10,11 +11,7 @@ from .inputs import FAILURES, report_failure
 from .modules import InputError, read_words
 
 
-def register(sub) -> None:
-    p = sub.add_parser(
-        "diff",
-        help="compare two modules by structure (SPIRV-Tools' spirv-diff), as a unified diff in friendly names",
-    )
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("a", metavar="A", help="assembly text or a binary module")
     p.add_argument("b", metavar="B", help="assembly text or a binary module")
     p.set_defaults(run=run)

@@ -12,12 +12,7 @@ from .inputs import FAILURES, report_failure
 from .modules import InputError, read_words
 
 
-def register(sub) -> None:
-    p = sub.add_parser(
-        "opt",
-        help="the module as spirv-opt's passes leave it, as friendly text",
-        description="Runs spirv-opt (from SPIRV-Tools) with its own pass flags, e.g. `spvls opt a.spvasm -O`.",
-    )
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="assembly text or a binary module, or - for standard input")
     p.add_argument(
         "--target-env", choices=envs.NAMES, metavar="ENV", help="assemble text for this env (default: its header's)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..features import reflect
@@ -10,8 +11,7 @@ from .inputs import FAILURES, report_failure
 from .modules import InputError, numbered_module, read_words
 
 
-def register(sub) -> None:
-    p = sub.add_parser("reflect", help="the module's interface as JSON (as spirv-cross --reflect)")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="assembly text or a binary module, or - for standard input")
     p.add_argument("--entry", metavar="NAME", help="whose interface (default: the first entry point's)")
     p.add_argument(
