@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from spvls.features import calls, completion, formatting, inlay, navigation, signature, symbols, tokens
+from spvls.features import calls, completion, formatting, inlay, lenses, navigation, signature, symbols, tokens
 from spvls.session import answers
 from spvls.session.workspace import Workspace
 
@@ -110,7 +110,10 @@ def _range_args(c: Case) -> tuple[int, int]:
 
 
 def _inlay(c: Case):
-    return [{"line": n, "col": col, "label": label, "kind": kind} for n, col, label, kind in inlay.inlay_hints(c.m, *_range_args(c))]
+    return [
+        {"line": n, "col": col, "label": label, "kind": kind}
+        for n, col, label, kind in inlay.inlay_hints(c.m, *_range_args(c))
+    ]
 
 
 def _tokens(c: Case):
@@ -146,6 +149,10 @@ def _code_actions(c: Case):
     ]
 
 
+def _lenses(c: Case):
+    return lenses.lenses(c.m)
+
+
 def _formatting(c: Case):
     first, last = _range_args(c)
     return [{"line": n, "old": old, "new": new} for n, old, new in formatting.format_lines(c.m.doc, first, last)]
@@ -167,6 +174,7 @@ FEATURES = {
     "calls": _calls,
     "code_actions": _code_actions,
     "formatting": _formatting,
+    "lenses": _lenses,
 }
 
 
@@ -250,5 +258,9 @@ def test_every_feature_has_cases():
 
 
 def test_every_expectation_has_its_case():
-    orphans = [p for p in DATA.glob("*/*.expected.json") if not p.with_name(p.name.replace(".expected.json", ".spvasm")).exists()]
+    orphans = [
+        p
+        for p in DATA.glob("*/*.expected.json")
+        if not p.with_name(p.name.replace(".expected.json", ".spvasm")).exists()
+    ]
     assert orphans == []

@@ -15,7 +15,7 @@ FOUNDATION = {"fileio"}  # every layer's file writes and bounded reads; it uses 
 # package besides the package itself.
 SHARED = {
     "checks": {"diagnostic", "family", "fixes", "idkinds", "scope"},
-    "features": {"context", "docs", "sourcefiles"},
+    "features": {"context", "docs", "interface", "sourcefiles"},
 }
 
 

@@ -1,13 +1,16 @@
-"""What the LSP commands `spvls.disassemble` and `spvls.assemble` do, for a file: URI."""
+"""What the LSP commands `spvls.disassemble`, `spvls.assemble`, `spvls.optimize` and `spvls.diff` do, for a file: URI."""
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from .. import fileio
+from ..binding import spirv_tools, tools
 from ..binding.spirv_tools import Unavailable
-from . import convert, files, words
+from . import compare, convert, files, optimize, words
 
 
 class CommandError(ValueError):
@@ -86,3 +89,68 @@ def assemble(args: tuple, target_env: str | None) -> dict:
     except OSError as e:
         raise CommandError(f"{path}: not saved: {e.strerror or e}") from None
     return {"words": len(result)}
+
+
+# -- the workbench: spvls.optimize and spvls.diff ---------------------------------------------
+def module_words(uri: str, open_text: str | None, target_env: str | None) -> array:
+    """The module at U: the text the editor has open (a binary's disassembly too), else the file
+    on disk, text or binary."""
+    name = path_of(uri).name if open_text is None else uri.rsplit("/", 1)[-1]
+    try:
+        data = files.read_bytes(str(path_of(uri)), pipe=False) if open_text is None else None
+        if data is not None and words.is_binary(data):
+            return array("I", words.read(data).words)
+        text = open_text if open_text is not None else (data or b"").decode("utf-8", "replace")
+        return convert.assemble(text, target_env)
+    except OSError as e:
+        raise CommandError(f"{name}: cannot read: {e.strerror or e}") from None
+    except words.BinaryError as e:
+        raise CommandError(f"{name}: {e}", {"word": e.word}) from None
+    except convert.AssembleError as e:
+        where = f"line {e.line + 1}: " if e.line is not None else ""
+        raise CommandError(f"{name}: does not assemble: {where}{e.message}", {"line": e.line}) from None
+    except Unavailable as e:
+        raise CommandError(str(e)) from None
+
+
+def _friendly(module_words: array) -> str:
+    text = spirv_tools.disassemble(module_words, convert.DIS_ENV, raw_ids=False, header=True, indent=True)
+    if isinstance(text, spirv_tools.Failure):
+        raise CommandError(f"the disassembler refuses it: {text.message}")
+    return text
+
+
+def optimize_module(args: tuple, text_of: Callable[[str], str | None], target_env: str | None) -> dict:
+    """[{"uri": U, "passes": [FLAG, …] or "FLAGS"}] -> {"source": U as friendly text, "text": the
+    optimized module, "before"/"after": instruction counts, "passes": [{"name", "before", "after"}]}."""
+    arg = _argument(args, "uri")
+    passes = arg.get("passes", ["-O"])
+    flags = passes.split() if isinstance(passes, str) else passes
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        raise CommandError('"passes": spirv-opt\'s flags, a list of strings or one string')
+    source = module_words(arg["uri"], text_of(arg["uri"]), target_env)
+    try:
+        result = optimize.optimize(source, flags)
+    except optimize.OptimizeError as e:
+        raise CommandError(e.message, {"pass": e.failed_pass}) from None
+    except (tools.Missing, TimeoutError) as e:
+        raise CommandError(str(e)) from None
+    return {
+        "source": _friendly(source),
+        "text": result.text,
+        "before": result.before,
+        "after": result.after,
+        "passes": [{"name": p.name, "before": p.before, "after": p.after} for p in result.passes],
+    }
+
+
+def diff_modules(args: tuple, text_of: Callable[[str], str | None], target_env: str | None) -> dict:
+    """[{"uri": A, "other": B}] -> {"left": A, "right": B in A's ids, "diff": unified, "changed": N}."""
+    arg = _argument(args, "uri", "other")
+    a = module_words(arg["uri"], text_of(arg["uri"]), target_env)
+    b = module_words(arg["other"], text_of(arg["other"]), target_env)
+    try:
+        result = compare.compare(a, b, arg["uri"].rsplit("/", 1)[-1], arg["other"].rsplit("/", 1)[-1])
+    except (compare.CompareError, tools.Missing, TimeoutError) as e:
+        raise CommandError(str(e)) from None
+    return {"left": result.left, "right": result.right, "diff": result.diff, "changed": result.changed}

@@ -5,6 +5,7 @@ ids; here they read as spirv-dis's friendly names, and the listing becomes a uni
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tempfile
@@ -100,6 +101,31 @@ def _right_words(listing: list[tuple[str, str]]) -> array | None:
     return None if isinstance(words_, spirv_tools.Failure) else words_
 
 
+def _same_lines_kept(listing: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """spirv-diff lists some instructions it does not match (OpDecorateString, for one) as removed
+    and added although they read the same: within each run of changes, lines that read the same on
+    both sides become context, in order."""
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(listing):
+        if listing[i][0] == " ":
+            out.append(listing[i])
+            i += 1
+            continue
+        j = i
+        while j < len(listing) and listing[j][0] != " ":
+            j += 1
+        minus = [body for tag, body in listing[i:j] if tag == "-"]
+        plus = [body for tag, body in listing[i:j] if tag == "+"]
+        for op, a0, a1, b0, b1 in difflib.SequenceMatcher(None, minus, plus, autojunk=False).get_opcodes():
+            if op == "equal":
+                out += [(" ", body) for body in minus[a0:a1]]
+            else:
+                out += [("-", body) for body in minus[a0:a1]] + [("+", body) for body in plus[b0:b1]]
+        i = j
+    return out
+
+
 def unified(listing: list[tuple[str, str]], name_a: str, name_b: str, context: int = CONTEXT) -> str:
     """A unified diff (`--- a`, `+++ b`, `@@` hunks) of a listing of tagged lines."""
     changes = [i for i, (tag, _) in enumerate(listing) if tag != " "]
@@ -138,7 +164,7 @@ def compare(
     listing = _listing(a, b, time_limit)
     right = _right_words(listing)
     rename = _renamer(_friendly_names(a), _friendly_names(right) if right is not None else {})
-    listing = [(tag, rename(body)) for tag, body in listing]
+    listing = _same_lines_kept([(tag, rename(body)) for tag, body in listing])
     return Comparison(
         "\n".join(body for tag, body in listing if tag != "+") + "\n",
         "\n".join(body for tag, body in listing if tag != "-") + "\n",

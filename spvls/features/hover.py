@@ -12,6 +12,7 @@ from ..model.sourcemap import in_effect, inlining, location_of, scope_function_n
 from ..model.typeinfo import type_text
 from ..spec.grammar import ext_set
 from .docs import enumerant_md, ext_set_doc, extension_md, instruction_md, term_md
+from .interface import hover_md
 from .sourcefiles import source_line
 
 
@@ -90,7 +91,8 @@ def _id(m: Module, id_: str) -> str:
             + (f" and {len(decorations) - 8} more" if len(decorations) > 8 else "")
         )
     parts.append(f"References: {len(m.uses.get(id_, ()))}")
-    return f"```spvasm\n{d.src.text.strip()}\n```\n\n" + "  \n".join(parts)
+    resource = hover_md(m, id_) if d.opname == "OpVariable" and m.function_at(d.line) is None else ""
+    return f"```spvasm\n{d.src.text.strip()}\n```\n\n" + "  \n".join(parts) + (f"\n\n{resource}" if resource else "")
 
 
 def _as_operand(m: Module, inst, tok) -> str:

@@ -17,6 +17,7 @@ from ..model.module import EntryPoint, Module
 from ..model.resources import KINDS, Resource, default_entry, resources, storage
 from ..model.shapes import Shape, decoration_int, decorations, member_decorations, member_names, members, names, shape
 from ..syntax.parser import int_value
+from .interface import number, type_name
 
 # spirv-cross's names of the execution models it knows.
 _MODES = {
@@ -77,101 +78,9 @@ _FORMATS = {
     "R16i": "r16i",
 }
 
-_SCALARS = {
-    ("bool", 32): "bool",
-    ("int", 8): "int8_t",
-    ("uint", 8): "uint8_t",
-    ("int", 16): "int16_t",
-    ("uint", 16): "uint16_t",
-    ("int", 32): "int",
-    ("uint", 32): "uint",
-    ("float", 16): "float16_t",
-    ("float", 32): "float",
-    ("float", 64): "double",
-    ("int", 64): "int64_t",
-    ("uint", 64): "uint64_t",
-}
-_VECTORS = {
-    ("bool", 32): "bvec",
-    ("int", 8): "i8vec",
-    ("uint", 8): "u8vec",
-    ("int", 16): "i16vec",
-    ("uint", 16): "u16vec",
-    ("int", 32): "ivec",
-    ("uint", 32): "uvec",
-    ("float", 16): "f16vec",
-    ("float", 32): "vec",
-    ("float", 64): "dvec",
-    ("int", 64): "i64vec",
-    ("uint", 64): "u64vec",
-}
-_MATRICES = {
-    ("bool", 32): "bmat",
-    ("int", 32): "imat",
-    ("uint", 32): "umat",
-    ("float", 16): "f16mat",
-    ("float", 32): "mat",
-    ("float", 64): "dmat",
-}
-
-
-def number(id_: str) -> str:
-    return id_.lstrip("%")
-
 
 def _ref(id_: str) -> str:
     return "_" + number(id_)
-
-
-def type_name(m: Module, s: Shape) -> str:
-    """The type as GLSL (Vulkan) writes it, without its arrays; a struct by its name or `_N`."""
-    if s.pointer and s.storage == "PhysicalStorageBuffer" and s.base != "struct":
-        pointee = shape(m, s.parent)
-        name = type_name(m, pointee) if pointee else "???"
-        return name + "".join(f"{v}_" if lit else f"id{number(str(v))}_" for v, lit in s.array) + "Pointer"
-    if s.base == "struct":
-        return names(m).get(s.self) or _ref(s.self)
-    if s.base in ("image", "sampled_image"):
-        return _image_name(s)
-    if s.base == "sampler":
-        return "sampler"
-    if s.base == "acceleration_structure":
-        # spirv-cross's GLSL names the KHR type when a KHR ray capability is declared.
-        khr = ("RayTracingKHR", "RayQueryKHR", "RayTraversalPrimitiveCullingKHR")
-        return "accelerationStructureEXT" if any(c in m.capabilities for c in khr) else "accelerationStructureNV"
-    if s.base == "ray_query":
-        return "rayQueryEXT"
-    if s.base == "void":
-        return "void"
-    key = (s.base, s.width)
-    if s.vecsize == 1 and s.columns == 1:
-        return _SCALARS.get(key, "???")
-    if s.columns == 1:
-        return _VECTORS[key] + str(s.vecsize) if key in _VECTORS else "???"
-    if key not in _MATRICES:
-        return "???"
-    return _MATRICES[key] + (str(s.vecsize) if s.vecsize == s.columns else f"{s.columns}x{s.vecsize}")
-
-
-def _image_name(s: Shape) -> str:
-    image = s.image
-    if image is None:
-        return "???"
-    component = image.component
-    prefix = {"int": "i", "uint": "u"}.get(component.base, "") if component else ""
-    if image.dim == "SubpassData":
-        return prefix + "subpassInput" + ("MS" if image.ms else "")
-    if image.dim == "Buffer" and image.sampled == 1:
-        kind = "sampler"
-    elif s.base == "sampled_image":
-        kind = "sampler"
-    else:
-        kind = "image" if image.sampled == 2 else "texture"
-    dims = {"1D": "1D", "2D": "2D", "3D": "3D", "Cube": "Cube", "Rect": "2DRect", "Buffer": "Buffer"}
-    out = prefix + kind + dims.get(image.dim, "?") + ("MS" if image.ms else "") + ("Array" if image.arrayed else "")
-    if s.base == "sampled_image" and image.depth == 1 and image.format == "Unknown":
-        out += "Shadow"
-    return out
 
 
 def _arrays(s: Shape) -> dict[str, Any]:
@@ -436,4 +345,4 @@ def to_json(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=4, separators=(",", " : "), ensure_ascii=False)
 
 
-__all__ = ["number", "reflect", "to_json", "type_name"]
+__all__ = ["reflect", "to_json"]

@@ -8,6 +8,7 @@ from ..model.facts import module_fact
 from ..model.module import Module
 from ..model.sourcemap import function_names
 from ..model.typeinfo import describe
+from .interface import outline
 
 
 @dataclass(slots=True)
@@ -45,8 +46,11 @@ MAX_BLOCK_SYMBOLS = 5000
 def _document_symbols(m: Module) -> list[Symbol]:
     out = []
     for ep in m.entry_points.values():
+        # Its resources as children; its range reaches down to their variables.
+        children = [Symbol(e.name, "variable", e.detail, e.line, e.line, e.selection) for e in outline(m, ep)]
+        end = max([ep.inst.line, *(c.line for c in children)])
         out.append(
-            Symbol(ep.name, "entry-point", f"{ep.model} {ep.id}", ep.inst.line, ep.inst.line, _name_sel(ep.inst))
+            Symbol(ep.name, "entry-point", f"{ep.model} {ep.id}", ep.inst.line, end, _name_sel(ep.inst), children)
         )
     for inst in m.outside_functions():
         if not inst.result:

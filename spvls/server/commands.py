@@ -64,10 +64,37 @@ def assemble(ls: SpvServer, *args: Any) -> dict[str, Any]:
         raise JsonRpcInvalidParams(e.message, data=e.data or None) from None
 
 
+def _open_text(ls: SpvServer) -> Callable[[str], str | None]:
+    def text_of(uri: str) -> str | None:
+        doc = ls.session.ws.docs.get(uri)
+        return doc.text if doc is not None else None
+
+    return text_of
+
+
+def optimize(ls: SpvServer, *args: Any) -> dict[str, Any]:
+    """[{"uri": U, "passes": FLAGS}] -> U's module and what spirv-opt's passes make of it, as friendly
+    text, with the instruction counts before and after each pass (binary.commands.optimize_module)."""
+    try:
+        return binary_commands.optimize_module(args, _open_text(ls), ls.session.ws.settings.target_env)
+    except binary_commands.CommandError as e:
+        raise JsonRpcInvalidParams(e.message, data=e.data or None) from None
+
+
+def diff(ls: SpvServer, *args: Any) -> dict[str, Any]:
+    """[{"uri": A, "other": B}] -> A and B compared by spirv-diff (binary.commands.diff_modules)."""
+    try:
+        return binary_commands.diff_modules(args, _open_text(ls), ls.session.ws.settings.target_env)
+    except binary_commands.CommandError as e:
+        raise JsonRpcInvalidParams(e.message, data=e.data or None) from None
+
+
 COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {
     "spvls.showCfg": show_cfg,
     "spvls.disassemble": disassemble,
     "spvls.assemble": assemble,
+    "spvls.optimize": optimize,
+    "spvls.diff": diff,
 }
 
 

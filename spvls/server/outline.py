@@ -1,4 +1,4 @@
-"""The document's shape: its outline, the workspace's symbols, folding ranges."""
+"""The document's shape: its outline, the workspace's symbols, folding ranges, code lenses."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as T
 
-from ..features import symbols
+from ..features import lenses, symbols
 from ..model.module import Module
 from .base import Handler, analysis, guard, positions
 from .convert import Positions
@@ -74,8 +74,22 @@ def folding(ls: SpvServer, params: T.FoldingRangeParams) -> list[T.FoldingRange]
     ]
 
 
+@guard
+def code_lens(ls: SpvServer, params: T.CodeLensParams) -> list[T.CodeLens] | None:
+    """On each OpEntryPoint, what it uses: a label (a command that runs nothing)."""
+    a = analysis(ls, params.text_document.uri)
+    if a is None:
+        return None
+    at = positions(ls, a)
+    return [
+        T.CodeLens(range=at.range(lens.line, lens.start, lens.end), command=T.Command(title=lens.title, command=""))
+        for lens in lenses.lenses(a.module)
+    ]
+
+
 HANDLERS = [
     Handler(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL, None, document_symbol),
     Handler(T.WORKSPACE_SYMBOL, None, workspace_symbol),
     Handler(T.TEXT_DOCUMENT_FOLDING_RANGE, None, folding),
+    Handler(T.TEXT_DOCUMENT_CODE_LENS, None, code_lens),
 ]

@@ -4,6 +4,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-lan
 import { registerBinary } from "./binary";
 import { CfgPanel } from "./cfgPanel";
 import { findServer } from "./server";
+import { registerWorkbench } from "./workbench";
 
 let client: LanguageClient | undefined;
 
@@ -70,6 +71,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("spvls.cfg.show", () => CfgPanel.show(context, () => client))
   );
   registerBinary(context, () => client); // .spv files as editable assembly, saved back as binary
+  registerWorkbench(context, () => client); // spirv-opt's effect and Compare with…, as diffs
   await start(context);
 }
 

@@ -172,6 +172,8 @@ function M.setup(opts)
   require("spvls.binary").setup(M.opts.binary_patterns, group, function() return M.command(M.opts) end)
   vim.api.nvim_create_user_command("SpvlsCfg", function() M.show_cfg() end,
     { desc = "spvls: open the control-flow graph of the function at the cursor" })
+  -- :SpvlsOptimize, :SpvlsDiff and the entry points' code lenses.
+  require("spvls.workbench").setup(group)
 end
 
 return M
