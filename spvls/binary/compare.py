@@ -10,6 +10,7 @@ import os
 import re
 import tempfile
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..binding import spirv_tools, tools
@@ -61,7 +62,7 @@ def _listing(a: array, b: array, time_limit: float) -> list[tuple[str, str]]:
     return out
 
 
-def _renamer(left: dict[int, str], right: dict[int, str]):
+def _renamer(left: dict[int, str], right: dict[int, str]) -> Callable[[str], str]:
     """Each number as the first module's name, else (an id only the second has) the second's,
     made unique."""
     taken = set(left.values())

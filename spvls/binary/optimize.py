@@ -21,7 +21,7 @@ _BEFORE_PASS = re.compile(r"^; IR before pass (\S+)\s*$", re.MULTILINE)
 class OptimizeError(ValueError):
     """spirv-opt refused the module or a pass failed: `message` says which and why."""
 
-    def __init__(self, message: str, failed_pass: str | None = None):
+    def __init__(self, message: str, failed_pass: str | None = None) -> None:
         super().__init__(message)
         self.message, self.failed_pass = message, failed_pass
 

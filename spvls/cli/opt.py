@@ -25,14 +25,17 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    # --stats is spvls's (spirv-opt has no such flag), wherever it is given.
+    stats = args.stats or "--stats" in args.flags
+    flags = [f for f in args.flags if f != "--stats"]
     try:
-        result = optimize.optimize(read_words(args.file, args.target_env), args.flags)
+        result = optimize.optimize(read_words(args.file, args.target_env), flags)
     except FAILURES as e:
         return report_failure(e, args.file, args.file)
     except (InputError, optimize.OptimizeError, tools.Missing, TimeoutError) as e:
         print(f"spvls opt: {e}", file=sys.stderr)
         return 1
-    if args.stats:
+    if stats:
         for p in result.passes:
             print(f"{p.name}: {p.before} -> {p.after} instructions", file=sys.stderr)
         print(f"total: {result.before} -> {result.after} instructions", file=sys.stderr)

@@ -192,7 +192,7 @@ def hover_md(m: Module, var_id: str) -> str:
     if r.type.array:
         head += f" · `{full_type(m, r.type)}`"
     if rules:
-        head += " · " + " and ".join(rules)
+        head += " · " + ", ".join(rules)
     rows = ["| offset | size | member | type |", "| ---: | ---: | --- | --- |"]
     for mb in declared_members(m, r.type.self):
         s = shape(m, mb.type_id)

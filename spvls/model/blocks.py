@@ -184,7 +184,7 @@ def follows(m: Module, struct_id: str, rule: str, depth: int = 0) -> bool:
         if s is not None and s.columns > 1 and member.matrix_stride is not None:
             scalar = s.width // 8
             col = _vector(scalar, s.columns if member.row_major else s.vecsize, rule)
-            if member.matrix_stride != (_round(col[0], 16) if rule == "std140" else col[0]):
+            if member.matrix_stride != _round(col[1], _round(col[0], 16) if rule == "std140" else col[0]):
                 return False
         if s is not None and s.base == "struct" and not s.pointer and not follows(m, s.self, rule, depth + 1):
             return False

@@ -66,7 +66,7 @@ def test_neovim_workbench(label, nvim, tmp_path):
         {"name": "Camera", "detail": "UBO · set 0 · binding 0 · 112 B", "line": line_of("%camera = ")},
     ]
     assert result["hover"].split("\n\n")[-2:] == [
-        "**UBO** `Camera` · set 0 · binding 0 · 112 B · std140 and std430",
+        "**UBO** `Camera` · set 0 · binding 0 · 112 B · std140, std430, scalar",
         "| offset | size | member | type |\n| ---: | ---: | --- | --- |\n"
         "| 0 | 64 | `view_proj` | `mat4 · matrix stride 16` |\n"
         "| 64 | 12 | `eye` | `vec3` |\n"
