@@ -196,7 +196,7 @@ def test_sarif(tmp_path):
     assert rules == sorted({x["code"] for x in records})
     assert r["tool"]["driver"]["rules"][rules.index("ballot.index")] == {
         "id": "ballot.index",
-        "shortDescription": {"text": "SPV_KHR_shader_ballot."},
+        "shortDescription": {"text": "OpSubgroupReadInvocationKHR whose Index is not a scalar integer."},
         "fullDescription": {"text": "SPV_KHR_shader_ballot: " + ballot.FAMILY.sentence("ballot.index")},
         "helpUri": "https://github.khronos.org/SPIRV-Registry/extensions/KHR/SPV_KHR_shader_ballot.html",
     }

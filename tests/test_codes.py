@@ -12,6 +12,7 @@ import pytest
 
 from spvls.checks import FAMILIES, analyze, codes
 from spvls.syntax.document import Document
+from tools import codes_table
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
@@ -105,3 +106,12 @@ def test_every_code_spvls_writes_is_registered():
 )
 def test_a_code_links_to_its_rules_page(code: str, link: str):
     assert codes.link(code) == link
+
+
+def test_the_readme_table_and_docs_codes_are_current():
+    stale = "stale: run python tools/codes_table.py"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert codes_table.with_table(readme) == readme, stale
+    assert (ROOT / "docs" / "codes.md").read_text(encoding="utf-8") == codes_table.codes_md(), stale
+    listed = set(re.findall(r"^\| `([^`]+)` \|", codes_table.codes_md(), re.M))
+    assert listed == set(codes.rules())

@@ -88,7 +88,7 @@ def rules() -> dict[str, Rule]:
             out.setdefault(r.code, r)
     for group in TOOLS:
         for r in group.rules:
-            out.setdefault(r.code, replace(r, summary=r.summary or group.summary, link=r.link or CORE_SPEC))
+            out.setdefault(r.code, replace(r, summary=r.summary or group.summary))
     return out
 
 
@@ -100,9 +100,22 @@ def rule(code: str) -> Rule | None:
 
 
 def link(code: str) -> str:
-    """The page a diagnostic's code links to."""
+    """The page a diagnostic's code links to (spvls's own codes: the unified specification)."""
     found = rule(code)
-    return found.link if found is not None else CORE_SPEC
+    return found.link if found is not None and found.link else CORE_SPEC
+
+
+def page(code: str) -> str:
+    """The name of the page a code's rule links to ("": spvls's own code, which links to none)."""
+    found = rule(code)
+    if found is None or not found.link:
+        return ""
+    if found.link.startswith(VUID_HREF.split("#")[0]):
+        return "Vulkan specification"
+    if found.link == TOOLS_HREF:
+        return "SPIRV-Tools"
+    family = family_of(code)
+    return family.extension if family is not None and family.extension else "SPIR-V specification"
 
 
 @cache

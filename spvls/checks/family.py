@@ -24,7 +24,7 @@ class Rule:
     """One diagnostic code. `sentence`: the spec sentence the rule comes from (None: the code says
     the text breaks the grammar itself, or it reports a tool's verdict); `where`: the document that
     sentence is in, as the message names it (an extension family's rules: the extension). An empty
-    summary or link is its family's."""
+    link is its family's."""
 
     code: str
     summary: str = ""
@@ -71,7 +71,6 @@ class Family:
         own = tuple(
             replace(
                 r,
-                summary=r.summary or self.summary,
                 link=r.link or spec_link(self.extension),
                 where=self.extension or r.where,
             )

@@ -174,7 +174,9 @@ def _sarif_rule(code: str) -> dict:
     rule = code_registry.rule(code)
     if rule is None:
         return {"id": code, "shortDescription": {"text": code}}
-    out: dict = {"id": code, "shortDescription": {"text": rule.summary}, "helpUri": rule.link}
+    out: dict = {"id": code, "shortDescription": {"text": rule.summary}}
+    if rule.link:
+        out["helpUri"] = rule.link
     if rule.sentence:
         out["fullDescription"] = {"text": f"{rule.where}: {rule.sentence}"}
     return out

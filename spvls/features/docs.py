@@ -203,14 +203,6 @@ def codes() -> dict[str, Rule]:
     return code_registry.rules()
 
 
-def _page(code: str, rule: Rule) -> str:
-    """The name of the page a code links to."""
-    family = code_registry.family_of(code)
-    if family is not None and family.extension:
-        return family.extension
-    return "SPIRV-Tools" if rule.link == code_registry.TOOLS_HREF else "SPIR-V specification"
-
-
 def code_doc(code: str) -> Doc | None:
     rule = code_registry.rule(code)
     if rule is None:
@@ -224,9 +216,10 @@ def code_doc(code: str) -> Doc | None:
             f"Minimal failing module (target env {ex['env']}; reported on line {ex['line']}: "
             f"{ex['message']}):\n\n```spvasm\n{ex['module']}```"
         )
-    page = _page(code, rule)
-    parts.append(f"[{page}]({rule.link})")
-    return Doc(code, "diagnostic", "\n\n".join(parts), page, rule.link)
+    page = code_registry.page(code)
+    if page:
+        parts.append(f"[{page}]({rule.link})")
+    return Doc(code, "diagnostic", "\n\n".join(parts), page or "spvls", rule.link)
 
 
 # The names other features import: Markdown only.

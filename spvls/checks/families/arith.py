@@ -246,32 +246,37 @@ def _text(shape: _Shape | None, type_id: str | None) -> str:
 FAMILY = Family(
     name="arith",
     prefix="arith",
-    summary="the operand and result types of arithmetic and comparison instructions.",
+    summary="the operand and result types of integer and floating-point arithmetic and comparisons.",
     rules=(
         Rule(
             "arith.int",
+            "integer arithmetic whose result or operands are not integers of one component width.",
             sentence="Result Type must be a scalar or vector of integer type. The type of Operand 1 and Operand 2 must "
             "be a scalar or vector of integer type. They must have the same number of components as Result "
             "Type. They must have the same component width as Result Type.",
         ),
         Rule(
             "arith.unsigned",
+            "unsigned division or modulo whose result is not an unsigned integer, or whose operands are not of its type.",
             sentence="Result Type must be a scalar or vector of integer type, whose Signedness operand is 0. The "
             "types of Operand 1 and Operand 2 both must be the same as Result Type.",
         ),
         Rule(
             "arith.float",
+            "floating-point arithmetic whose result is not floating-point, or whose operands are not of its type.",
             sentence="Result Type must be a scalar or vector of floating-point type. The types of Operand 1 and "
             "Operand 2 both must be the same as Result Type.",
         ),
         Rule(
             "arith.int-compare",
+            "an integer comparison whose result is not Boolean or whose operands are not integers.",
             sentence="Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and Operand 2 "
             "must be a scalar or vector of integer type. They must have the same component width, and "
             "they must have the same number of components as Result Type.",
         ),
         Rule(
             "arith.float-compare",
+            "a floating-point comparison whose result is not Boolean or whose operands are not floating-point.",
             sentence="Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and "
             "Operand 2 must be a scalar or vector of floating-point type. They must have the same "
             "type, and they must have the same number of components as Result Type.",

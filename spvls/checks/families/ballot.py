@@ -141,23 +141,44 @@ def _read(m: Module, inst: Inst) -> list[Diagnostic]:
 FAMILY = Family(
     name="ballot",
     prefix="ballot",
-    summary="SPV_KHR_shader_ballot.",
+    summary="SPV_KHR_shader_ballot: the mask builtins' type, storage and placement; the ballot instructions' types.",
     rules=(
-        Rule("ballot.mask-type", sentence="Provides a 4 component 32 bit integer vector bitmask for all invocations."),
         Rule(
-            "ballot.mask-storage", sentence="Builtin variables provide a bitmask for invocations (an Input variable)."
+            "ballot.mask-type",
+            "a subgroup mask builtin variable that is not a vector of four 32-bit integers.",
+            sentence="Provides a 4 component 32 bit integer vector bitmask for all invocations.",
         ),
-        Rule("ballot.member-decoration", sentence="The mask builtins decorate a variable, never a structure member."),
         Rule(
-            "ballot.result-type", sentence="Result type and masks now changed to 4 component vector of 32 bit integers."
+            "ballot.mask-storage",
+            "a subgroup mask builtin variable that is not Input.",
+            sentence="Builtin variables provide a bitmask for invocations (an Input variable).",
         ),
-        Rule("ballot.predicate", sentence="OpSubgroupBallotKHR takes a Boolean Predicate."),
+        Rule(
+            "ballot.member-decoration",
+            "a subgroup mask builtin on a structure member.",
+            sentence="The mask builtins decorate a variable, never a structure member.",
+        ),
+        Rule(
+            "ballot.result-type",
+            "OpSubgroupBallotKHR whose result is not a vector of four 32-bit integers.",
+            sentence="Result type and masks now changed to 4 component vector of 32 bit integers.",
+        ),
+        Rule(
+            "ballot.predicate",
+            "OpSubgroupBallotKHR whose Predicate is not a Boolean.",
+            sentence="OpSubgroupBallotKHR takes a Boolean Predicate.",
+        ),
         Rule(
             "ballot.value-type",
+            "a subgroup read whose result is not of Value's type.",
             sentence="OpSubgroupReadInvocationKHR and OpSubgroupFirstInvocationKHR return a value of the "
             "type of Value.",
         ),
-        Rule("ballot.index", sentence="Index is a scalar integer."),
+        Rule(
+            "ballot.index",
+            "OpSubgroupReadInvocationKHR whose Index is not a scalar integer.",
+            sentence="Index is a scalar integer.",
+        ),
     ),
     check=check,
     extension="SPV_KHR_shader_ballot",

@@ -254,11 +254,23 @@ def _sized(m: Module, inst: Inst) -> list[Diagnostic]:
 FAMILY = Family(
     name="capabilities",
     prefix="capability",
-    summary="opcodes and enumerants need their enabling capability, extension and version.",
+    summary="opcodes, enumerants and builtins without their capability, extension or version (implicit capabilities count); types whose width needs one.",
     rules=(
-        Rule("capability.int-type", sentence=" ".join(_DECLARES[c] for c in ("Int8", "Int16", "Int64"))),
-        Rule("capability.float-type", sentence=" ".join(_DECLARES[c] for c in ("Float16", "Float64"))),
-        Rule("capability.vector16", sentence=_DECLARES["Vector16"]),
+        Rule(
+            "capability.int-type",
+            "an 8-, 16- or 64-bit integer type without the capability that declares it.",
+            sentence=" ".join(_DECLARES[c] for c in ("Int8", "Int16", "Int64")),
+        ),
+        Rule(
+            "capability.float-type",
+            "a 16- or 64-bit floating-point type without the capability that declares it.",
+            sentence=" ".join(_DECLARES[c] for c in ("Float16", "Float64")),
+        ),
+        Rule(
+            "capability.vector16",
+            "an 8- or 16-component vector without the Vector16 capability.",
+            sentence=_DECLARES["Vector16"],
+        ),
         Rule("capability.missing", "an opcode or enumerant whose capability the module does not declare."),
         Rule("capability.extension", "an opcode or enumerant whose extension the module does not declare."),
         Rule("capability.version", "an opcode or enumerant the module's SPIR-V version does not have."),

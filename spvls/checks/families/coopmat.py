@@ -653,79 +653,113 @@ def _touches_coopmat(m: Module, inst: Inst) -> bool:
 FAMILY = Family(
     name="coopmat",
     prefix="coopmat",
-    summary="SPV_KHR_cooperative_matrix.",
+    summary="SPV_KHR_cooperative_matrix: type operands, storage classes, load/store, length, MulAdd shapes, uses and scopes, conversions, arithmetic, constituents, non-uniform control flow.",
     rules=(
-        Rule("coopmat.component-type", sentence="Component Type must be a scalar numerical type."),
+        Rule(
+            "coopmat.component-type",
+            "a cooperative matrix whose Component Type is not a scalar number.",
+            sentence="Component Type must be a scalar numerical type.",
+        ),
         Rule(
             "coopmat.type-operand",
+            "a Scope, Rows or Columns that is not a 32-bit integer constant.",
             sentence="Scope, Rows and Columns must be a constant instruction with scalar 32-bit integer type.",
         ),
         Rule(
             "coopmat.use",
+            "a Use that is not a 32-bit integer constant naming a Cooperative Matrix Use.",
             sentence="Use must be a constant instruction scalar 32-bit integer type whose value corresponds to "
             "a Cooperative Matrix Use.",
         ),
         Rule(
             "coopmat.storage-class",
+            "a cooperative matrix variable outside Function or Private storage.",
             sentence="Cooperative matrix types (or types containing them) can only be allocated in "
             "Function or Private storage classes.",
         ),
         Rule(
             "coopmat.vulkan-memory-model",
+            "CooperativeMatrixKHR declared without VulkanMemoryModel.",
             sentence="If the CooperativeMatrixKHR capability is declared then the "
             "VulkanMemoryModel capability must be declared as well.",
         ),
         Rule(
             "coopmat.load-result",
+            "a cooperative matrix load whose Result Type is not a cooperative matrix.",
             sentence="Result Type is the type of the loaded object. It must be a cooperative matrix type.",
         ),
         Rule(
             "coopmat.store-object",
+            "a cooperative matrix store whose Object is not a cooperative matrix.",
             sentence="Object is the object to store. Its type must be an OpTypeCooperativeMatrixKHR.",
         ),
         Rule(
             "coopmat.pointer",
+            "a load or store Pointer whose pointee is not a scalar or vector.",
             sentence="Pointer is a pointer. Its type must be an OpTypePointer whose Type operand is a scalar "
             "or vector type.",
         ),
         Rule(
             "coopmat.layout",
+            "a MemoryLayout that is not a 32-bit integer constant naming a layout.",
             sentence="MemoryLayout ... must come from a 32-bit integer constant instruction whose value "
             "corresponds to a Cooperative Matrix Layout.",
         ),
-        Rule("coopmat.stride", sentence="Stride ... must be a scalar integer type."),
+        Rule(
+            "coopmat.stride",
+            "a Stride that is not a scalar integer.",
+            sentence="Stride ... must be a scalar integer type.",
+        ),
         Rule(
             "coopmat.memory-operand",
+            "a memory operand the load or store does not take.",
             sentence="MakePointerAvailable: not valid with OpLoad or OpCooperativeMatrixLoadKHR; "
             "MakePointerVisible: not valid with OpStore or OpCooperativeMatrixStoreKHR.",
         ),
-        Rule("coopmat.length-result", sentence="Result Type must be an OpTypeInt with 32-bit Width and 0 Signedness."),
-        Rule("coopmat.length-type", sentence="Type is a cooperative matrix type."),
+        Rule(
+            "coopmat.length-result",
+            "OpCooperativeMatrixLengthKHR whose Result Type is not a 32-bit unsigned integer.",
+            sentence="Result Type must be an OpTypeInt with 32-bit Width and 0 Signedness.",
+        ),
+        Rule(
+            "coopmat.length-type",
+            "OpCooperativeMatrixLengthKHR whose Type is not a cooperative matrix type.",
+            sentence="Type is a cooperative matrix type.",
+        ),
         Rule(
             "coopmat.muladd-use",
+            "a MulAdd operand or result with the wrong Use.",
             sentence="Result Type ... whose Use must be MatrixAccumulatorKHR. A ... whose Use must be "
             "MatrixAKHR. B ... whose Use must be MatrixBKHR. C ... whose Use must be "
             "MatrixAccumulatorKHR.",
         ),
         Rule(
             "coopmat.muladd-shape",
+            "MulAdd matrices whose rows and columns do not fit M x K times K x N.",
             sentence="Result Type must be a cooperative matrix type with M rows and N columns; A ... M "
             "rows and K columns; B ... K rows and N columns; C ... M rows and N columns. The "
             "values of M, N, and K must be consistent across the result and operands.",
         ),
-        Rule("coopmat.muladd-scope", sentence="A, B, C, and Result Type must have the same scope."),
+        Rule(
+            "coopmat.muladd-scope",
+            "MulAdd matrices of different scopes.",
+            sentence="A, B, C, and Result Type must have the same scope.",
+        ),
         Rule(
             "coopmat.signed-components",
+            "a SignedComponents operand on a matrix whose components are not integers.",
             sentence="The Matrix{A,B,C,Result}SignedComponentsKHR Cooperative Matrix Operand can "
             "only be used when the type of the corresponding matrix is an integer type.",
         ),
         Rule(
             "coopmat.conversion",
+            "a conversion between matrices of different scope, shape or Use.",
             sentence="The result type and value type must have the same Scope, number of Rows, number of "
             "Columns, and Use.",
         ),
         Rule(
             "coopmat.arithmetic",
+            "arithmetic whose opcode does not suit the matrices' component type, or on mismatched matrices.",
             sentence="OpF instructions can be used with cooperative matrix types whose Component Type is "
             "a floating-point type. OpI, OpS, and OpU instructions can be used with cooperative "
             "matrix types whose Component Type is an integer type. Binary arithmetic instructions "
@@ -734,21 +768,25 @@ FAMILY = Family(
         ),
         Rule(
             "coopmat.constituent",
+            "a cooperative matrix composite without exactly one constituent of its component type.",
             sentence="If the Result Type is a cooperative matrix type, then there must be only one "
             "Constituent and it is used to initialize all members.",
         ),
         Rule(
             "coopmat.encoding",
+            "arithmetic on a BFloat16 or 8-bit floating-point cooperative matrix.",
             sentence="SPV_KHR_bfloat16 / SPV_EXT_float8: arithmetic instructions do not take BFloat16 or "
             "8-bit floating-point cooperative matrices; convert them first.",
         ),
         Rule(
             "coopmat.workgroup-size",
+            "a Workgroup-scope matrix declared before the workgroup size it depends on.",
             sentence="A Workgroup-scope cooperative matrix type needs the LocalSizeId constants to be "
             "defined before it (the workgroup size decides its layout).",
         ),
         Rule(
             "coopmat.non-uniform",
+            "a cooperative matrix instruction under control flow that is not uniform.",
             sentence="All dynamic instances of an instruction with an operand or result that is an object "
             "of this type must be executed such that all the invocations in the Scope instance "
             "are active or none of them are.",

@@ -218,28 +218,34 @@ FAMILY = Family(
     rules=(
         Rule(
             "entry.mode-target",
+            "an execution mode on something that is not an entry point.",
             sentence="OpExecutionMode: Entry Point must be the Entry Point <id> operand of an OpEntryPoint "
             "instruction.",
         ),
         Rule(
             "entry.origin",
+            "a Fragment entry point without OriginUpperLeft or OriginLowerLeft.",
             sentence="Each OpEntryPoint with the Fragment Execution Model must have an OpExecutionMode for either the "
             "OriginLowerLeft or the OriginUpperLeft Execution Mode. (Exactly one of these is required.)",
         ),
         Rule(
             "entry.local-size",
+            "a GLCompute entry point under Vulkan without a workgroup size.",
             where="Vulkan (VUID 10685)",
+            link="https://registry.khronos.org/vulkan/specs/latest/html/vkspec.html#VUID-StandaloneSpirv-None-10685",
             sentence="For each compute shader entry point, either a LocalSize or LocalSizeId Execution Mode, or "
             "an object decorated with the WorkgroupSize decoration must be specified.",
         ),
         Rule(
             "entry.local-size-zero",
+            "a workgroup size with a zero dimension.",
             sentence="If the workgroup size is statically specified (using the LocalSize, LocalSizeId "
             "execution modes, or the WorkgroupSize BuiltIn), the product of all workgroup size "
             "dimensions must not be zero.",
         ),
         Rule(
             "entry.interface",
+            "a global variable the entry point's call tree uses but its interface omits.",
             sentence="The set of Interface <id> must be equal to or a superset of the global OpVariable Result <id> "
             "referenced by the entry point’s static call tree, within the interface’s storage classes. "
             "Before version 1.4, the interface’s storage classes are limited to the Input and Output "
@@ -248,11 +254,13 @@ FAMILY = Family(
         ),
         Rule(
             "entry.interface-storage",
+            "before SPIR-V 1.4, an interface variable neither Input nor Output.",
             sentence="Before version 1.4, the interface’s storage classes are limited to the Input and "
             "Output storage classes.",
         ),
         Rule(
             "entry.interface-duplicate",
+            "from SPIR-V 1.4, an interface listing a variable twice.",
             sentence="Interface <id> are forward references. Before version 1.4, duplication of these "
             "<id> is tolerated. Starting with version 1.4, an <id> must not appear more than once.",
         ),

@@ -252,7 +252,7 @@ def _not_a_value(inst: Inst, op: Operand, kind: str) -> Diagnostic:
 FAMILY = Family(
     name="ids",
     prefix="id",
-    summary="undefined ids, ids defined twice, forward references SPIR-V forbids.",
+    summary="undefined ids, ids defined twice, forward references SPIR-V forbids; a Result Type that is not a type, a type where a value belongs.",
     rules=(
         Rule("id.undefined", "an <id> used but never defined."),
         Rule("id.duplicate", "an <id> defined twice."),

@@ -259,38 +259,45 @@ FAMILY = Family(
     rules=(
         Rule(
             "memory.variable-type",
+            "an OpVariable whose Result Type is not a pointer.",
             sentence="OpVariable: Result Type must be an OpTypePointer. Its Type operand is the type of "
             "object in memory.",
         ),
         Rule(
             "memory.storage-class",
+            "an OpVariable whose storage class is Generic or not its pointer type's.",
             sentence="OpVariable: Storage Class is the Storage Class of the memory holding the object. It "
             "must not be Generic. It must be the same as the Storage Class operand of the Result "
             "Type.",
         ),
         Rule(
             "memory.function-storage",
+            "a Function variable outside a function, or another storage class inside one.",
             sentence="All type declarations (OpTypeXXX instructions), all constant instructions, and all "
             "global variable declarations (all OpVariable instructions whose Storage Class is "
             "not Function).",
         ),
         Rule(
             "memory.pointer",
+            "a Pointer or Base operand that is not a pointer.",
             sentence="OpLoad, OpStore: Pointer is the pointer to load (store) through. OpAccessChain: Base must be "
             "a pointer, pointing to the base of a composite object.",
         ),
         Rule(
             "memory.load-type",
+            "an OpLoad whose Result Type is not the pointer's pointee.",
             sentence="OpLoad: Pointer is the pointer to load through. Its type must be an OpTypePointer whose "
             "Type operand is the same as Result Type.",
         ),
         Rule(
             "memory.store-type",
+            "an OpStore whose Object is not of the pointer's pointee type.",
             sentence="OpStore: Pointer is the pointer to store through. Its type must be an OpTypePointer whose "
             "Type operand is the same as the type of Object.",
         ),
         Rule(
             "memory.access-chain",
+            "an access chain whose result is not a pointer to the type its indexes reach, in Base's storage class.",
             sentence="OpAccessChain: Result Type must be an OpTypePointer. Its Type operand must be the type "
             "reached by walking the Base’s type hierarchy down to the last provided index in Indexes, "
             "and its Storage Class operand must be the same as the Storage Class of Base.",

@@ -160,7 +160,7 @@ def _literal_values(m: Module, inst) -> list[Diagnostic]:
 FAMILY = Family(
     name="operands",
     prefix="operand",
-    summary="operands the grammar JSON rejects.",
+    summary="operands against the grammar JSON: unknown opcodes and enumerants (with did-you-mean), too few or too many operands, an id for a literal, a literal out of range.",
     rules=(
         Rule("operand.unknown-opcode", "an instruction the grammar does not have."),
         Rule("operand.unknown-enumerant", "a name the operand's kind does not have."),

@@ -174,10 +174,11 @@ def _joins(m: Module, fn: Function, why) -> list[Diagnostic]:
 FAMILY = Family(
     name="reconvergence",
     prefix="reconvergence",
-    summary="SPV_KHR_maximal_reconvergence.",
+    summary="SPV_KHR_maximal_reconvergence: unique predecessors, distinct branch labels, OpKill advice.",
     rules=(
         Rule(
             "reconvergence.multiple-predecessors",
+            "a block with several predecessors that is no merge block, loop header, continue target or switch target.",
             sentence="Any function in the static call tree of an entry point annotated with the MaximallyReconvergesKHR "
             "execution mode must satisfy the following requirements: The only Basic Blocks that may have multiple "
             "unique predecessors are: Any Basic Block containing an OpLoopMerge instruction; Any declared Merge "
@@ -185,11 +186,13 @@ FAMILY = Family(
         ),
         Rule(
             "reconvergence.same-labels",
+            "an OpBranchConditional whose True and False labels are the same.",
             sentence="Starting with version 1.6, or in any function reachable from an entry point with the execution mode "
             "MaximallyReconvergesKHR, True Label and False Label must not be the same <id>.",
         ),
         Rule(
             "reconvergence.kill",
+            "OpKill under maximal reconvergence (advice).",
             sentence="It is recommended that shader authors use OpTerminateInvocation or OpDemoteToHelperInvocation "
             "instead of OpKill whenever possible to produce more predictable behavior.",
         ),

@@ -95,17 +95,31 @@ def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
 FAMILY = Family(
     name="rotate",
     prefix="rotate",
-    summary="SPV_KHR_subgroup_rotate (OpGroupNonUniformRotateKHR).",
+    summary="SPV_KHR_subgroup_rotate: OpGroupNonUniformRotateKHR's result and value types, scope, delta and cluster size.",
     rules=(
         Rule(
             "rotate.result-type",
+            "an OpGroupNonUniformRotateKHR result that is not a scalar or vector of numbers or Booleans.",
             sentence="Result Type must be a scalar or vector of floating-point type, integer type, or Boolean type.",
         ),
-        Rule("rotate.value-type", sentence="The type of Value must be the same as Result Type."),
-        Rule("rotate.scope", sentence="Execution is a Scope. It must be either Workgroup or Subgroup."),
-        Rule("rotate.delta", sentence="Delta must be a scalar of integer type, whose Signedness operand is 0."),
+        Rule(
+            "rotate.value-type",
+            "an OpGroupNonUniformRotateKHR Value not of the Result Type.",
+            sentence="The type of Value must be the same as Result Type.",
+        ),
+        Rule(
+            "rotate.scope",
+            "an Execution scope other than Workgroup or Subgroup (Subgroup only under Vulkan).",
+            sentence="Execution is a Scope. It must be either Workgroup or Subgroup.",
+        ),
+        Rule(
+            "rotate.delta",
+            "a Delta that is not an unsigned integer scalar.",
+            sentence="Delta must be a scalar of integer type, whose Signedness operand is 0.",
+        ),
         Rule(
             "rotate.cluster-size",
+            "a ClusterSize that is not an unsigned integer constant, a power of 2, at least 1.",
             sentence="ClusterSize must be a scalar of integer type, whose Signedness operand is 0. "
             "ClusterSize must come from a constant instruction. Behavior is undefined unless "
             "ClusterSize is at least 1 and a power of 2.",

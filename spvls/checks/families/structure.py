@@ -366,14 +366,24 @@ FAMILY = Family(
     prefix="structure",
     summary="blocks, functions and structured control flow; OpPhi and the return instructions.",
     rules=(
-        Rule("structure.terminator", sentence="The last instruction of each block is a block termination instruction."),
+        Rule(
+            "structure.terminator",
+            "a block that does not end in a block termination instruction.",
+            sentence="The last instruction of each block is a block termination instruction.",
+        ),
         Rule(
             "structure.after-terminator",
+            "an instruction after its block's terminator.",
             sentence="Each block termination instruction must be the last instruction in a block.",
         ),
-        Rule("structure.function-end", sentence="OpFunctionEnd: Last instruction of a function."),
+        Rule(
+            "structure.function-end",
+            "a function without its OpFunctionEnd.",
+            sentence="OpFunctionEnd: Last instruction of a function.",
+        ),
         Rule(
             "structure.merge-position",
+            "a merge instruction not just before its branch.",
             sentence="OpSelectionMerge: This instruction must immediately precede either an "
             "OpBranchConditional or OpSwitch instruction. That is, it must be the second-to-last "
             "instruction in its block. OpLoopMerge: This instruction must immediately precede "
@@ -382,6 +392,7 @@ FAMILY = Family(
         ),
         Rule(
             "structure.unstructured",
+            "a Shader module's conditional branch or switch without its merge instruction.",
             sentence="Selections must be structured. That is, an OpSelectionMerge instruction is required "
             "to precede: an OpSwitch instruction, an OpBranchConditional instruction that has "
             "different True Label and False Label operands where neither are declared merge "
@@ -389,12 +400,22 @@ FAMILY = Family(
         ),
         Rule(
             "structure.phi-parents",
+            "an OpPhi whose parents are not its block's predecessors, one each.",
             sentence="OpPhi: There must be exactly one Parent i for each parent block of the current block in the CFG.",
         ),
-        Rule("structure.phi-type", sentence="OpPhi: All Variables must have a type matching Result Type."),
-        Rule("structure.return", sentence="OpReturn: Return with no value from a function with void return type."),
+        Rule(
+            "structure.phi-type",
+            "an OpPhi variable whose type is not the Result Type.",
+            sentence="OpPhi: All Variables must have a type matching Result Type.",
+        ),
+        Rule(
+            "structure.return",
+            "OpReturn in a function that returns a value.",
+            sentence="OpReturn: Return with no value from a function with void return type.",
+        ),
         Rule(
             "structure.return-value",
+            "OpReturnValue whose value is not of the function's return type, or in a void function.",
             sentence="OpReturnValue: Value is the value returned, by copy, and must match the Return Type "
             "operand of the OpTypeFunction type of the OpFunction body this return instruction "
             "is in. Value must not have type OpTypeVoid.",

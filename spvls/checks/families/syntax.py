@@ -81,7 +81,7 @@ def _lone_surrogates(m: Module, n: int, line) -> list[Diagnostic]:
 FAMILY = Family(
     name="syntax",
     prefix="syntax",
-    summary="the text does not parse.",
+    summary="the text does not parse (bad token, unterminated string, invalid id characters, text UTF-8 cannot hold).",
     rules=(
         Rule("syntax.parse", "a line that is not SPIR-V assembly."),
         Rule("syntax.bad-id", "an id with a character spirv-as does not accept."),

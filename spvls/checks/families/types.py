@@ -82,21 +82,25 @@ FAMILY = Family(
     rules=(
         Rule(
             "types.int-width",
+            "an OpTypeInt Width no capability enables.",
             sentence="Scalar integer types must be parameterized only as 32 bit, plus any additional sizes "
             "enabled by capabilities.",
         ),
         Rule(
             "types.float-width",
+            "an OpTypeFloat Width no capability enables.",
             sentence="Scalar floating-point types must be parameterized only as 32 bit, plus any additional "
             "sizes enabled by capabilities.",
         ),
         Rule(
             "types.signedness",
+            "an OpTypeInt Signedness other than 0 or 1.",
             sentence="Signedness specifies whether there are signed semantics to preserve or validate. 0 "
             "indicates unsigned, or no signedness semantics. 1 indicates signed semantics.",
         ),
         Rule(
             "types.vector-size",
+            "an OpTypeVector component count no capability enables.",
             sentence="Vector types must be parameterized only with 2, 3, or 4 components, plus any additional "
             "sizes enabled by capabilities.",
         ),
