@@ -2,6 +2,8 @@
 import re
 from pathlib import Path
 
+import yaml
+
 from spvls.spec import filetypes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,3 +31,9 @@ def test_editors_readme_recipes_name_every_stage():
     text = (ROOT / "editors" / "README.md").read_text()
     for stage in filetypes.STAGES:
         assert f"*.asm.{stage}" in text or f"|{stage}" in text or f"{stage}|" in text, stage
+
+
+def test_the_pre_commit_hooks_take_the_same_names():
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert [h["id"] for h in hooks] == ["spvls-check", "spvls-format"]
+    assert {h["files"] for h in hooks} == {filetypes.NAME_PATTERN}

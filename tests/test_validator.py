@@ -179,7 +179,7 @@ def test_options_change_the_verdict() -> None:
     [d] = _tools(text)
     assert d.line == _line(text, "OpStore")
     assert _tools(text, options=st.ValidatorOptions(relax_struct_store=True)) == []
-    assert validator.options_from({"relaxStructStore": True, "scalarBlockLayout": "yes"}) == \
+    assert validator.options({"relax_struct_store": True, "scalar_block_layout": "yes"}) == \
         st.ValidatorOptions(relax_struct_store=True)
 
 
@@ -287,8 +287,7 @@ def test_corpus_and_cases_get_spirv_vals_verdict_on_its_instruction(shared: Path
 def test_editors_offer_the_servers_settings() -> None:
     """The VS Code contribution, its initialization options and the Neovim module list the same
     validator settings as the server reads (Settings.KEYS)."""
-    from spvls.session.workspace import Settings
-    from spvls.session.validation import MODES
+    from spvls.session.workspace import MODES, Settings
 
     root = Path(__file__).resolve().parents[1] / "editors"
     props = json.loads((root / "vscode" / "package.json").read_text())["contributes"]["configuration"]["properties"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..binding import spirv_tools
 from ..binding import text as text_bytes
+from ..spec import env as envs
 from . import header, names
 from .words import BinaryError, Module, read
 
@@ -95,7 +96,7 @@ class AssembleError(ValueError):
 def env_for(text: str, given: str | None, original: Module | None = None) -> str:
     """`--target-env` if given, else the version of the header comment, else of the binary, else 1.6."""
     if given:
-        return given
+        return envs.tools_name(given)
     version = header.read_comments(text).get("version") or (original.version if original else 0)
     minor = (version >> 8) & 0xFF
     return f"spv1.{minor}" if version >> 16 == 1 and minor <= 6 else "spv1.6"

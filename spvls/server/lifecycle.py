@@ -10,8 +10,8 @@ from pygls.capabilities import ServerCapabilitiesBuilder
 from ..checks import parallel
 from ..features import sourcefiles
 from ..session import cache
-from ..session.validation import OFF, ON_SAVE, ON_TYPE
 from ..session.warm import warm
+from ..session.workspace import OFF, ON_SAVE, ON_TYPE
 from .base import Handler
 from .sync import publish, validate
 

@@ -16,7 +16,7 @@ from ..checks import parallel, validator
 from ..checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from ..session import progress
 from ..session.session import Recalled
-from ..session.validation import ON_SAVE, ON_TYPE
+from ..session.workspace import ON_SAVE, ON_TYPE
 from .base import FAULT, Handler, guard, log_fault
 from .convert import Positions, diagnostic
 from .convert import note as whole_note

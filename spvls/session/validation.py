@@ -35,8 +35,6 @@ log = logging.getLogger("spvls")
 DELAY = 0.2  # seconds of idle typing before a run
 BACKGROUND_NICE = 10  # the worker thread's and process's niceness above the server's
 JOIN_SLICE = 8192  # lines joined at a time: the GIL is free between slices
-ON_TYPE, ON_SAVE, OFF = "onType", "onSave", "off"
-MODES = (ON_TYPE, ON_SAVE, OFF)
 
 
 @dataclass(frozen=True)

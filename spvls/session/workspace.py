@@ -33,10 +33,15 @@ def _seconds(value: object) -> float:
     raise ValueError(f"expected a number of seconds (0: no limit), not {value!r}")
 
 
+# When spirv-val runs (the `validate` setting): after typing pauses, on save, never.
+ON_TYPE, ON_SAVE, OFF = "onType", "onSave", "off"
+MODES = (ON_TYPE, ON_SAVE, OFF)
+
+
 def _validate_mode(value: object) -> str:
-    if value in ("onType", "onSave", "off"):  # session.validation.MODES
+    if isinstance(value, str) and value in MODES:
         return value
-    raise ValueError(f"expected onType, onSave or off, not {value!r}")
+    raise ValueError(f"expected {', '.join(MODES[:-1])} or {MODES[-1]}, not {value!r}")
 
 
 @dataclass
@@ -44,7 +49,7 @@ class Settings:
     target_env: str | None = None
     inlay_hints: bool = True
     source_hints: bool = False  # `a.comp:7` where each run of instructions from one source line starts
-    validate: str = "onType"  # when spirv-val runs: onType, onSave, off
+    validate: str = ON_TYPE  # MODES
     validator_timeout: float = DEFAULT_TIMEOUT  # CPU seconds before spirv-val's process is stopped
 
     # Each setting's key, the attribute it sets, and a reader that returns the value or raises
@@ -83,7 +88,7 @@ class Settings:
 
     def validator_options(self) -> ValidatorOptions:
         flags = {name: getattr(self, name) for name in validator.SETTINGS.values()}
-        return ValidatorOptions(**flags, timeout=self.validator_timeout)
+        return validator.options(flags, timeout=self.validator_timeout)
 
 
 for _name in validator.SETTINGS.values():

@@ -3,26 +3,37 @@
 
 from __future__ import annotations
 
-_VERSIONS = {
-    **{f"vulkan{v}": s for v, s in {"1.0": (1, 0), "1.1": (1, 3), "1.2": (1, 5), "1.3": (1, 6), "1.4": (1, 6)}.items()},
+# spirv-val --help's --target-env list (SPIRV-Tools 2025.5), in its order, with the version of each.
+_TOOLS = {
+    "vulkan1.0": (1, 0),
     "vulkan1.1spv1.4": (1, 4),
+    "vulkan1.1": (1, 3),
+    "vulkan1.2": (1, 5),
+    "vulkan1.3": (1, 6),
+    "vulkan1.4": (1, 6),
     **{f"spv1.{i}": (1, i) for i in range(7)},
     **{
         f"opencl{v}{e}": (1, 2) if v == "2.2" else (1, 0)
         for v in ("1.2", "2.0", "2.1", "2.2")
-        for e in ("", "embedded")
+        for e in ("embedded", "")
     },
     **{f"opengl4.{i}": (1, 0) for i in (0, 1, 2, 3, 5)},  # spirv-val has no opengl4.4
-    # Older spvls names, kept so settings that use them still work (spirv-val does not take them).
-    **{f"universal1.{i}": (1, i) for i in range(7)},
 }
-NAMES = list(_VERSIONS)
+TOOLS_NAMES = list(_TOOLS)
+# Older spvls names, kept so settings that use them still work (SPIRV-Tools does not take them).
+_OLDER = {f"universal1.{i}": f"spv1.{i}" for i in range(7)}
+NAMES = TOOLS_NAMES + list(_OLDER)
+
+
+def tools_name(env: str) -> str:
+    """The name SPIRV-Tools takes for a target env (an older spvls name: its spv1.N)."""
+    return _OLDER.get(env, env)
 
 
 def version_of(env: str) -> tuple[int, int]:
     """The SPIR-V version of a target env name; ValueError for an unknown name."""
     try:
-        return _VERSIONS[env]
+        return _TOOLS[tools_name(env)]
     except KeyError:
         raise ValueError(f"unknown target env {env!r}; known: {', '.join(NAMES)}") from None
 

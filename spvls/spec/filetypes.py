@@ -25,13 +25,15 @@ STAGES = (
     "mesh",
     "task",
 )
-_CROSS = re.compile(r"\.asm(\.[\w-]+)*\.(" + "|".join(STAGES) + r")$")
+# A name ending that says SPIR-V assembly, as a regular expression (.pre-commit-hooks.yaml's `files`).
+NAME_PATTERN = "(" + "|".join(re.escape(s) for s in SUFFIXES) + r"|\.asm(\.[\w-]+)*\.(" + "|".join(STAGES) + "))$"
+_NAME = re.compile(NAME_PATTERN)
 FIRST_LINE = "; SPIR-V"
 
 
 def by_name(name: str) -> bool:
     """True when the file name alone says SPIR-V assembly."""
-    return name.endswith(SUFFIXES) or bool(_CROSS.search(name))
+    return _NAME.search(name) is not None
 
 
 def by_first_line(line: bytes | str) -> bool:
