@@ -177,26 +177,10 @@ TERMINATORS = {
 }
 
 
-# Instructions whose edit changes more than their own line's facts: module header, names and
-# decorations, function and block structure, the call graph. Editing one rebuilds the model.
+# Instructions whose edit changes more than their own line's facts: function and block structure, the
+# call graph, variables. Editing one rebuilds the model, as does editing a module header, name or
+# decoration instruction, which _declares knows by its grammar class.
 STRUCTURAL = TERMINATORS | {
-    "OpCapability",
-    "OpExtension",
-    "OpExtInstImport",
-    "OpMemoryModel",
-    "OpEntryPoint",
-    "OpExecutionMode",
-    "OpExecutionModeId",
-    "OpName",
-    "OpMemberName",
-    "OpDecorate",
-    "OpMemberDecorate",
-    "OpDecorateId",
-    "OpDecorateString",
-    "OpMemberDecorateString",
-    "OpGroupDecorate",
-    "OpGroupMemberDecorate",
-    "OpDecorationGroup",
     "OpFunction",
     "OpFunctionEnd",
     "OpFunctionParameter",
@@ -240,7 +224,8 @@ def _header(opname: str, grammar_inst: Instruction | None) -> bool:
 def _declares(opname: str, grammar_inst: Instruction | None) -> bool:
     """Whether editing the instruction changes more than its own line's facts: structure (above),
     what its result is to the semantic tokens and the folding of declaration runs (a type, a
-    constant or an annotation, even misplaced inside a function), or what header rules read."""
+    constant or an annotation, even misplaced inside a function), or what header rules read (the
+    header's capabilities, extensions, entry points, modes and names)."""
     return (
         opname in STRUCTURAL
         or is_type(grammar_inst, opname)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...model.facts import module_fact
 from ...model.module import Inst, Module
 from ...model.typeinfo import contains, describe, float_encoding, int_info, scalar_of
@@ -23,6 +25,7 @@ _CONVERSIONS = {
 }
 _UNARY = {"OpSNegate", "OpFNegate"}
 _BINARY = {"OpIAdd", "OpFAdd", "OpISub", "OpFSub", "OpFMul", "OpIMul", "OpFDiv", "OpSDiv", "OpUDiv"}
+_COMPOSITES = ("OpCompositeConstruct", "OpConstantComposite", "OpSpecConstantComposite")
 
 
 def _uses(m: Module) -> dict:
@@ -76,29 +79,9 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
         out.extend(_memory_model(m))
     memo: dict = {}  # what _load_store derives from each id, once per check
     values = _declares_matrix(m)
-    for inst in with_op(m, _VALUE_OPS if values else _OWN_OPS, scope):
-        op = inst.opname
-        if op == COOPMAT:
-            out.extend(_type(m, inst))
-        elif op == "OpVariable":
-            out.extend(_storage(m, inst))
-        elif op == "OpCooperativeMatrixLoadKHR":
-            out.extend(_load_store(m, inst, True, memo))
-        elif op == "OpCooperativeMatrixStoreKHR":
-            out.extend(_load_store(m, inst, False, memo))
-        elif op == "OpCooperativeMatrixLengthKHR":
-            out.extend(_length(m, inst, inst.operand("Type")))
-        elif op == "OpSpecConstantOp":
-            if inst.ext_inst and inst.ext_inst.name == "OpCooperativeMatrixLengthKHR":
-                out.extend(_length(m, inst, inst.ids(skip_type=True)[0] if inst.ids(skip_type=True) else None))
-        elif op == "OpCooperativeMatrixMulAddKHR":
-            out.extend(_muladd(m, inst))
-        elif op in _CONVERSIONS:
-            out.extend(_conversion(m, inst))
-        elif op in _UNARY or op in _BINARY or op == "OpMatrixTimesScalar":
-            out.extend(_arithmetic(m, inst))
-        elif op in _COMPOSITES:
-            out.extend(_constituents(m, inst))
+    judges = _VALUE_JUDGES if values else _OWN_JUDGES
+    for inst in with_op(m, judges, scope):
+        out.extend(judges[inst.opname](m, inst, memo))
     if values and not isinstance(scope, Lines):
         out.extend(_uniformity(m, scope))
     return out
@@ -112,28 +95,6 @@ def _linewise(m: Module) -> bool:
 
 def _uniformity_applies(m: Module) -> bool:
     return "CooperativeMatrixKHR" in m.declared_caps and bool(_per_invocation(m))
-
-
-# The opcodes whose rules hold whatever the module declares; the rest judge values of a cooperative
-# matrix type, so they run only when the module declares one.
-_OWN_OPS = (
-    COOPMAT,
-    "OpCooperativeMatrixLoadKHR",
-    "OpCooperativeMatrixStoreKHR",
-    "OpCooperativeMatrixLengthKHR",
-    "OpSpecConstantOp",
-)
-_COMPOSITES = ("OpCompositeConstruct", "OpConstantComposite", "OpSpecConstantComposite")
-_VALUE_OPS = (
-    *_OWN_OPS,
-    "OpVariable",
-    "OpCooperativeMatrixMulAddKHR",
-    *_CONVERSIONS,
-    *_UNARY,
-    *_BINARY,
-    "OpMatrixTimesScalar",
-    *_COMPOSITES,
-)
 
 
 @module_fact
@@ -648,6 +609,33 @@ def _touches_coopmat(m: Module, inst: Inst) -> bool:
         for o in inst.ids(skip_type=True)
         if (d := m.definition(o.token.text)) is not None and not d.is_type
     )
+
+
+def _spec_length(m: Module, inst: Inst) -> list[Diagnostic]:
+    if inst.ext_inst is None or inst.ext_inst.name != "OpCooperativeMatrixLengthKHR":
+        return []
+    ids = inst.ids(skip_type=True)
+    return _length(m, inst, ids[0] if ids else None)
+
+
+Judge = Callable[[Module, Inst, dict], list[Diagnostic]]
+# What judges each opcode's instructions. These rules hold whatever the module declares:
+_OWN_JUDGES: dict[str, Judge] = {
+    COOPMAT: lambda m, inst, memo: _type(m, inst),
+    "OpCooperativeMatrixLoadKHR": lambda m, inst, memo: _load_store(m, inst, True, memo),
+    "OpCooperativeMatrixStoreKHR": lambda m, inst, memo: _load_store(m, inst, False, memo),
+    "OpCooperativeMatrixLengthKHR": lambda m, inst, memo: _length(m, inst, inst.operand("Type")),
+    "OpSpecConstantOp": lambda m, inst, memo: _spec_length(m, inst),
+}
+# and these judge values of a cooperative matrix type, so they run only when the module declares one.
+_VALUE_JUDGES: dict[str, Judge] = {
+    **_OWN_JUDGES,
+    "OpVariable": lambda m, inst, memo: _storage(m, inst),
+    "OpCooperativeMatrixMulAddKHR": lambda m, inst, memo: _muladd(m, inst),
+    **dict.fromkeys(_CONVERSIONS, lambda m, inst, memo: _conversion(m, inst)),
+    **dict.fromkeys((*_UNARY, *_BINARY, "OpMatrixTimesScalar"), lambda m, inst, memo: _arithmetic(m, inst)),
+    **dict.fromkeys(_COMPOSITES, lambda m, inst, memo: _constituents(m, inst)),
+}
 
 
 FAMILY = Family(

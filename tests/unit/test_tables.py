@@ -1,0 +1,102 @@
+"""Tables typed by hand because the grammar JSON does not hold their fact, each held to the JSON (and,
+where an extension's text names the instructions, to that text): a name the grammar renames or
+drops, or an instruction the grammar adds to a class a table stands for, fails here."""
+
+import re
+from pathlib import Path
+
+import spvls.spec
+from spvls.checks.families import coopmat
+from spvls.model import module
+from spvls.spec.grammar import load
+
+TEXTS = Path(spvls.spec.__file__).parent / "texts"
+
+# Control-Flow instructions that end no block.
+NOT_TERMINATORS = {
+    "OpLabel",
+    "OpPhi",
+    "OpLoopMerge",
+    "OpSelectionMerge",
+    "OpLifetimeStart",
+    "OpLifetimeStop",
+    "OpDemoteToHelperInvocation",
+}
+
+
+def _classes() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for i in load().instructions.values():
+        out.setdefault(i.cls, set()).add(i.name)
+    return out
+
+
+def test_the_terminators_are_the_grammars_control_flow_and_the_extensions_that_end_an_invocation():
+    """The grammar has no class for block termination instructions (SPIR-V 2.2.4): its Control-Flow
+    class less those that end no block, and the three extension instructions that end an invocation
+    (classed elsewhere: ray tracing, mesh shading)."""
+    g = load()
+    control_flow = _classes()["Control-Flow"]
+    assert module.TERMINATORS - control_flow == {"OpIgnoreIntersectionKHR", "OpTerminateRayKHR", "OpEmitMeshTasksEXT"}
+    assert control_flow - module.TERMINATORS == NOT_TERMINATORS
+    for name in module.TERMINATORS:
+        inst = g.instruction(name)
+        assert inst is not None and inst.name == name and not inst.has_result, name
+
+
+def test_what_structural_leaves_out_the_grammars_classes_cover():
+    """STRUCTURAL names function and block structure; a module header, name or decoration instruction
+    rebuilds the model by its grammar class, every one of them."""
+    g = load()
+    classes = _classes()
+    assert {g.instruction(n).name for n in module.STRUCTURAL} == module.STRUCTURAL
+    assert module.STRUCTURAL - module.TERMINATORS <= classes["Function"] | classes["Control-Flow"] | {"OpVariable"}
+    header = classes["Mode-Setting"] | classes["Extension"] | classes["Debug"] | classes["Annotation"]
+    for name in header - {"OpLine", "OpNoLine", "OpExtInst", "OpExtInstWithForwardRefsKHR"}:
+        assert module._declares(name, g.instruction(name)), name
+
+
+def test_the_indexed_instructions_have_the_operands_the_index_reads():
+    """Module._index_module reads these operands by position: the grammar's operands there."""
+    g = load()
+    reads = {
+        "OpCapability": ["Capability"],
+        "OpExtension": ["LiteralString"],
+        "OpName": ["IdRef", "LiteralString"],
+        "OpDecorate": ["IdRef"],
+        "OpMemberDecorate": ["IdRef"],
+        "OpDecorateId": ["IdRef"],
+        "OpDecorateString": ["IdRef"],
+        "OpEntryPoint": ["ExecutionModel", "IdRef", "LiteralString"],
+        "OpExecutionMode": ["IdRef"],
+        "OpExecutionModeId": ["IdRef"],
+    }
+    assert set(reads) == module._INDEXED
+    for name, kinds in reads.items():
+        operands = [o.kind for o in g.instruction(name).operands]
+        assert operands[: len(kinds)] == kinds, name
+
+
+def _listed(text: str, after: str) -> list[str]:
+    """The opcodes named in the extension text's sentence or bullet that starts with `after`."""
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith(after))
+    return re.findall(r"\bOp[A-Za-z]+", line.split(":", 1)[-1] if ":" in line else line)
+
+
+def test_coopmat_judges_the_instructions_its_extension_names():
+    """SPV_KHR_cooperative_matrix allows its matrix types for conversions, unary and binary
+    arithmetic and OpMatrixTimesScalar, each named in its text; the family judges exactly those, and
+    every instruction the extension adds."""
+    g = load()
+    text = (TEXTS / "SPV_KHR_cooperative_matrix.txt").read_text(encoding="utf-8")
+    conversions = _listed(text, "Allow values of cooperative matrix type for the following conversion")
+    assert "Allow the use of OpBitcast on objects of cooperative matrix type" in text
+    assert coopmat._CONVERSIONS == {*conversions, "OpBitcast"}
+    assert coopmat._UNARY == set(_listed(text, "• OpSNegate"))
+    assert coopmat._BINARY == set(_listed(text, "• OpIAdd"))
+    assert "Allow cooperative matrix types for OpMatrixTimesScalar." in text
+    own = {i.name for i in g.instructions.values() if "CooperativeMatrixKHR" in i.capabilities}
+    assert own <= set(coopmat._VALUE_JUDGES)
+    assert set(coopmat._OWN_JUDGES) - own == {"OpSpecConstantOp"}  # OpCooperativeMatrixLengthKHR's constant form
+    for name in coopmat._VALUE_JUDGES:
+        assert g.instruction(name) is not None and g.instruction(name).name == name, name
