@@ -8,13 +8,13 @@ tests/test_codes.py checks both are current.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
 
 from spvls.checks import FAMILIES, codes
 from spvls.checks.family import Rule
+from spvls.fileio import write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -85,15 +85,9 @@ def with_table(readme: str) -> str:
     return readme[: found.start()] + readme_table() + readme[found.end() :]
 
 
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def main() -> int:
-    _write(README, with_table(README.read_text(encoding="utf-8")))
-    _write(CODES_MD, codes_md())
+    write_atomic(README, with_table(README.read_text(encoding="utf-8")).encode())
+    write_atomic(CODES_MD, codes_md().encode())
     return 0
 
 
