@@ -3,19 +3,15 @@
 
 from __future__ import annotations
 
-# spirv-val --help's --target-env list (SPIRV-Tools 2025.5), in its order, with the version of each.
+# spirv-val --help's --target-env names (SPIRV-Tools 2025.5), with the version of each.
 _TOOLS = {
-    "vulkan1.0": (1, 0),
+    **{f"vulkan{v}": s for v, s in {"1.0": (1, 0), "1.1": (1, 3), "1.2": (1, 5), "1.3": (1, 6), "1.4": (1, 6)}.items()},
     "vulkan1.1spv1.4": (1, 4),
-    "vulkan1.1": (1, 3),
-    "vulkan1.2": (1, 5),
-    "vulkan1.3": (1, 6),
-    "vulkan1.4": (1, 6),
     **{f"spv1.{i}": (1, i) for i in range(7)},
     **{
         f"opencl{v}{e}": (1, 2) if v == "2.2" else (1, 0)
         for v in ("1.2", "2.0", "2.1", "2.2")
-        for e in ("embedded", "")
+        for e in ("", "embedded")
     },
     **{f"opengl4.{i}": (1, 0) for i in (0, 1, 2, 3, 5)},  # spirv-val has no opengl4.4
 }
