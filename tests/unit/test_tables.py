@@ -2,10 +2,13 @@
 where an extension's text names the instructions, to that text): a name the grammar renames or
 drops, or an instruction the grammar adds to a class a table stands for, fails here."""
 
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
 import spvls.spec
+from spvls.checks import families, idkinds
 from spvls.checks.families import coopmat
 from spvls.model import module
 from spvls.spec.grammar import load
@@ -100,3 +103,23 @@ def test_coopmat_judges_the_instructions_its_extension_names():
     assert set(coopmat._OWN_JUDGES) - own == {"OpSpecConstantOp"}  # OpCooperativeMatrixLengthKHR's constant form
     for name in coopmat._VALUE_JUDGES:
         assert g.instruction(name) is not None and g.instruction(name).name == name, name
+
+
+def test_every_opcode_a_family_types_by_hand_is_the_grammars_own_name():
+    """Every opcode name in a rule family's module-level tables (and in idkinds' and the model's) is
+    an instruction's name in the grammar: not an alias, not a name the grammar dropped."""
+    g = load()
+    modules = [importlib.import_module(f"{families.__name__}.{m.name}") for m in pkgutil.iter_modules(families.__path__)]
+    wrong, seen = [], 0
+    for mod in [*modules, idkinds, module]:
+        for table, value in vars(mod).items():
+            if table.startswith("__") or not isinstance(value, (set, frozenset, tuple, list, dict)):
+                continue
+            for name in value:
+                if isinstance(name, str) and re.fullmatch(r"Op[A-Z]\w+", name):
+                    seen += 1
+                    inst = g.instruction(name)
+                    if inst is None or inst.name != name:
+                        wrong.append(f"{mod.__name__}.{table}: {name}")
+    assert seen > 300
+    assert wrong == []
