@@ -14,7 +14,8 @@ import re
 import sys
 import threading
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from typing import Any, NamedTuple, Protocol
 
 # A header line ends with a raw newline, which no JSON string holds, and has no quote, which ends
 # every JSON string: "Content-Length:" inside a document's text is never taken for a header.
@@ -23,7 +24,49 @@ _HEADER_END = re.compile(rb"\r?\n\r?\n")
 _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
 _MAX_HEADER = 8192  # a header block longer than this is not one
 _MAX_JUNK = 1 << 20  # bytes kept while no header is in sight
+# Arrays and objects inside one another a message may hold: LSP's deepest (a setting's value, a
+# client's `data`) are a few levels; past this a message is refused with a parse error, where the
+# parser's recursion would otherwise end the server.
+MAX_DEPTH = 100
 _decoder = json.JSONDecoder()
+
+
+class TooDeep(ValueError):
+    """A JSON value nested deeper than MAX_DEPTH."""
+
+
+class Refused(NamedTuple):
+    """A message framed whole but not read (too deep): answered with a parse error."""
+
+    reason: str
+
+
+def _depth_within(value: object, limit: int) -> bool:
+    """Whether no array or object in value lies more than `limit` levels deep (without recursion)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            items: Iterable[object] = v.values()
+        elif isinstance(v, list):
+            items = v
+        else:
+            continue
+        if depth > limit:
+            return False
+        stack.extend((x, depth + 1) for x in items if isinstance(x, (dict, list)))
+    return True
+
+
+def parse(data: bytes | str) -> object:
+    """json.loads, refusing a value nested deeper than MAX_DEPTH (TooDeep, a ValueError)."""
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        raise TooDeep(f"a message nested more than {MAX_DEPTH} levels deep: not read") from None
+    if not _depth_within(value, MAX_DEPTH):
+        raise TooDeep(f"a message nested more than {MAX_DEPTH} levels deep: not read")
+    return value
 
 
 class Framer:
@@ -104,7 +147,12 @@ class Framer:
                 continue
             body = bytes(buf[start : start + length])
             try:
-                out.append(json.loads(body))
+                out.append(parse(body))
+                self._drop(start + length)
+                continue
+            except TooDeep as e:
+                self.problems.append(str(e))
+                out.append(Refused(str(e)))
                 self._drop(start + length)
                 continue
             except ValueError:
@@ -141,7 +189,7 @@ class Framer:
         if self.pending:
             pending, self.pending = self.pending, b""
             try:
-                return [json.loads(pending + junk)]
+                return [parse(pending + junk)]
             except ValueError:
                 pass
         brace = junk.find(b"{")
@@ -159,7 +207,9 @@ def _whole_json(data: bytes) -> tuple[object, int] | None:
     try:
         text = data.decode("utf-8")
         value, end = _decoder.raw_decode(text.lstrip())
-    except ValueError:
+    except (ValueError, RecursionError):
+        return None
+    if not _depth_within(value, MAX_DEPTH):
         return None
     skipped = len(text) - len(text.lstrip())
     return value, len(text[: skipped + end].encode("utf-8"))
@@ -186,7 +236,13 @@ STALL = 0.5  # seconds without bytes before a short body is taken as it is
 Dispatch = Callable[[list[object]], None]
 
 
-async def _pump(stop, next_chunk, dispatch: Dispatch, problem: Callable[[str], None]) -> None:
+class Stop(Protocol):
+    def is_set(self) -> bool: ...
+
+
+async def _pump(
+    stop: Stop, next_chunk: Callable[[], Awaitable[bytes]], dispatch: Dispatch, problem: Callable[[str], None]
+) -> None:
     """Frame what next_chunk() brings until it brings b"" (the end) or stop is set."""
     framer = Framer()
     while not stop.is_set():
@@ -207,6 +263,9 @@ async def _pump(stop, next_chunk, dispatch: Dispatch, problem: Callable[[str], N
             dispatch(messages)
             if len(messages) == left:  # a dispatch that did not take its message must not spin
                 messages.pop()
+            # A request run as a task (server.background) takes its snapshot now, before the next
+            # message (an edit) is handled.
+            await asyncio.sleep(0)
 
 
 INT_SLICE = 1 << 16  # integers written as text at a time
@@ -271,7 +330,7 @@ def notification_with_raw(method: str, fields: dict[str, object], key: str, raw:
     )
 
 
-async def serve(stop, stdin, dispatch: Dispatch, problem: Callable[[str], None]) -> None:
+async def serve(stop: Stop, stdin: Any, dispatch: Dispatch, problem: Callable[[str], None]) -> None:
     """Read stdin until EOF or stop is set, handing each message to dispatch."""
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue()
@@ -287,12 +346,28 @@ async def serve(stop, stdin, dispatch: Dispatch, problem: Callable[[str], None])
     await _pump(stop, chunks.get, dispatch, problem)
 
 
-def serve_tcp(stop, host: str, port: int, connected, dispatch: Dispatch, problem: Callable[[str], None]) -> None:
+def serve_tcp(
+    stop: Stop,
+    host: str,
+    port: int,
+    connected: Callable[[asyncio.StreamWriter], None],
+    dispatch: Dispatch,
+    problem: Callable[[str], None],
+) -> None:
     """Serve one client over TCP, read as stdin is; when it disconnects (or stop is set), return.
-    `connected(writer)` is told where to write. pygls' own TCP reader hangs on a bad header."""
+    `connected(writer)` is told where to write. pygls' own TCP reader hangs on a bad header. A
+    connection made while the client is served is closed at once: it would receive the client's
+    answers and could read its documents."""
+    served = False
 
     async def main() -> None:
         async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal served
+            if served:
+                problem(f"a second connection (from {writer.get_extra_info('peername')}) refused: one client is served")
+                writer.close()
+                return
+            served = True
             connected(writer)
             try:
                 await _pump(stop, lambda: reader.read(65536), dispatch, problem)

@@ -45,3 +45,12 @@ def shared() -> Path:
             pytest.fail(f"CI needs the shared data at {SHARED}")
         pytest.skip(f"no shared data at {SHARED}")
     return SHARED
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    """A source of generated inputs seeded by the run's SPVLS_SEED (pytest_configure), printed with
+    the test's output so a finding can be replayed."""
+    seed = int(os.environ["SPVLS_SEED"])
+    print(f"seed {seed} (SPVLS_SEED={seed} replays it)")
+    return random.Random(seed)

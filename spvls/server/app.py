@@ -13,7 +13,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from cattrs import ClassValidationError, transform_error
 from lsprotocol import types as T
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcParseError
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
@@ -163,7 +163,11 @@ class SpvServer(LanguageServer):
 
     def _dispatch(self, messages: list[Any]) -> None:
         try:  # the raw message goes once structured (see transport.Dispatch)
-            self.protocol.handle_message(self.protocol.structure_message(messages.pop()))
+            message = messages.pop()
+            if isinstance(message, transport.Refused):  # JSON-RPC: a parse error is answered with a null id
+                self.protocol._send_response(None, error=JsonRpcParseError(message.reason).to_response_error())  # type: ignore[arg-type]
+                return
+            self.protocol.handle_message(self.protocol.structure_message(message))
         except Exception as e:
             log.exception("cannot handle message")
             self._report_server_error(e, JsonRpcException)

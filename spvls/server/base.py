@@ -3,6 +3,7 @@ handler module gives the server (`Handler`)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import traceback
@@ -44,15 +45,35 @@ def log_fault(ls: SpvServer, what: str, e: BaseException) -> None:
         pass
 
 
-def _where(params: object) -> str:
+def where(params: object) -> str:
     uri = getattr(getattr(params, "text_document", None), "uri", "")
     pos = getattr(params, "position", None)
     return f"{uri}:{pos.line + 1}:{pos.character + 1}" if pos else str(uri)
 
 
+def fault(ls: SpvServer, name: str, params: object, e: Exception) -> JsonRpcInternalError:
+    """A handler's failure, logged with its context; the error that answers its request."""
+    log_fault(ls, f"{name} failed at {where(params)}", e)
+    return JsonRpcInternalError(f"spvls: {name} failed: {e}")
+
+
 def guard(fn: Callable[[SpvServer, Any], R]) -> Callable[[SpvServer, Any], R]:
     """A request that fails is logged with its context (stderr and window/logMessage) and answers
-    that request alone with an error; the server keeps serving."""
+    that request alone with an error; the server keeps serving. `fn` may be a coroutine function."""
+    if asyncio.iscoroutinefunction(fn):
+
+        @wraps(fn)
+        async def waits(ls: SpvServer, params: Any) -> Any:
+            try:
+                if FAULT and fn.__name__ == FAULT:
+                    raise RuntimeError(f"injected fault in {fn.__name__}")
+                return await fn(ls, params)
+            except JsonRpcException:
+                raise
+            except Exception as e:
+                raise fault(ls, fn.__name__, params, e) from None
+
+        return waits  # type: ignore[return-value]
 
     @wraps(fn)
     def run(ls: SpvServer, params: Any) -> R:
@@ -63,8 +84,7 @@ def guard(fn: Callable[[SpvServer, Any], R]) -> Callable[[SpvServer, Any], R]:
         except JsonRpcException:
             raise  # a deliberate protocol error (e.g. a refused rename), not a fault
         except Exception as e:
-            log_fault(ls, f"{fn.__name__} failed at {_where(params)}", e)
-            raise JsonRpcInternalError(f"spvls: {fn.__name__} failed: {e}") from None
+            raise fault(ls, fn.__name__, params, e) from None
 
     return run
 

@@ -8,6 +8,8 @@ from lsprotocol import types as T
 
 from ..features import completion, formatting, inlay, signature, source
 from ..session import answers
+from ..session.session import Snapshot
+from .background import background
 from .base import At, Handler, analysis, guard, positional
 from .convert import Positions, diagnostic
 
@@ -109,13 +111,9 @@ def signature_help(ls: SpvServer, params: T.SignatureHelpParams, c: At) -> T.Sig
     return T.SignatureHelp(signatures=[info], active_signature=0, active_parameter=sig.active)
 
 
-@guard
-def inlay_hints(ls: SpvServer, params: T.InlayHintParams) -> list[T.InlayHint]:
-    a = analysis(ls, params.text_document.uri)
-    if a is None:
-        return []
-    settings = ls.session.ws.settings
-    at = Positions(a.module.doc, ls.session.client.encoding)
+def hints(snap: Snapshot, params: T.InlayHintParams) -> list[T.InlayHint]:
+    a, settings = snap.analysis, snap.settings
+    at = Positions(snap.doc, snap.encoding)
     first, last = params.range.start.line, params.range.end.line
     hints = []
     if settings.inlay_hints:
@@ -133,6 +131,9 @@ def inlay_hints(ls: SpvServer, params: T.InlayHintParams) -> list[T.InlayHint]:
             for line, col, label in source.source_hints(a.module, first, last)
         ]
     return hints
+
+
+inlay_hints = background(hints)
 
 
 @guard
@@ -159,23 +160,21 @@ def code_action(ls: SpvServer, params: T.CodeActionParams) -> list[T.CodeAction]
     return out
 
 
-def _format_edits(ls: SpvServer, uri: str, first: int = 0, last: int | None = None) -> list[T.TextEdit] | None:
-    doc = ls.session.ws.docs.get(uri)
-    if doc is None:
-        return None
-    at = Positions(doc, ls.session.client.encoding)
-    return [T.TextEdit(at.range(n, 0, len(old)), new) for n, old, new in formatting.format_lines(doc, first, last)]
+def _format_edits(snap: Snapshot, first: int = 0, last: int | None = None) -> list[T.TextEdit]:
+    at = Positions(snap.doc, snap.encoding)
+    return [T.TextEdit(at.range(n, 0, len(old)), new) for n, old, new in formatting.format_lines(snap.doc, first, last)]
 
 
-@guard
-def format_document(ls: SpvServer, params: T.DocumentFormattingParams) -> list[T.TextEdit] | None:
-    return _format_edits(ls, params.text_document.uri)
+def formatted(snap: Snapshot, params: T.DocumentFormattingParams) -> list[T.TextEdit]:
+    return _format_edits(snap)
 
 
-@guard
-def format_range(ls: SpvServer, params: T.DocumentRangeFormattingParams) -> list[T.TextEdit] | None:
-    r = params.range
-    return _format_edits(ls, params.text_document.uri, r.start.line, r.end.line)
+def formatted_range(snap: Snapshot, params: T.DocumentRangeFormattingParams) -> list[T.TextEdit]:
+    return _format_edits(snap, params.range.start.line, params.range.end.line)
+
+
+format_document = background(formatted)
+format_range = background(formatted_range)
 
 
 HANDLERS = [

@@ -12,6 +12,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ..features import calls, navigation
 from ..model.module import Module
 from ..session import answers
+from ..session.session import Snapshot
+from .background import background
 from .base import At, Handler, analysis, guard, positional, positions
 from .convert import Positions, point
 
@@ -31,11 +33,14 @@ def definition(ls: SpvServer, params: T.DefinitionParams, c: At) -> T.Location |
     return point(found.path, found.line, found.col)
 
 
-@guard
-@positional
-def references(ls: SpvServer, params: T.ReferenceParams, c: At) -> list[T.Location]:
-    spans = navigation.references(c.a.module, c.line, c.col, params.context.include_declaration)
-    return [c.at.location(params.text_document.uri, s) for s in spans]
+def uses(snap: Snapshot, params: T.ReferenceParams) -> list[T.Location]:
+    at = Positions(snap.doc, snap.encoding)
+    line, col = at.cursor(params.position)
+    spans = navigation.references(snap.module, line, col, params.context.include_declaration)
+    return [at.location(snap.uri, s) for s in spans]
+
+
+references = background(uses)
 
 
 @guard

@@ -8,7 +8,9 @@ from lsprotocol import types as T
 
 from ..features import lenses, symbols
 from ..model.module import Module
-from .base import Handler, analysis, guard, positions
+from ..session.session import Snapshot
+from .background import background
+from .base import Handler, guard
 from .convert import Positions
 
 if TYPE_CHECKING:
@@ -35,13 +37,12 @@ def _doc_symbol(at: Positions, s: symbols.Symbol) -> T.DocumentSymbol:
     )
 
 
-@guard
-def document_symbol(ls: SpvServer, params: T.DocumentSymbolParams) -> list[T.DocumentSymbol] | None:
-    a = analysis(ls, params.text_document.uri)
-    if a is None:
-        return None
-    at = positions(ls, a)
-    return [_doc_symbol(at, s) for s in symbols.document_symbols(a.module)]
+def outline(snap: Snapshot, params: T.DocumentSymbolParams) -> list[T.DocumentSymbol]:
+    at = Positions(snap.doc, snap.encoding)
+    return [_doc_symbol(at, s) for s in symbols.document_symbols(snap.module)]
+
+
+document_symbol = background(outline)
 
 
 @guard
@@ -63,28 +64,26 @@ def workspace_symbol(ls: SpvServer, params: T.WorkspaceSymbolParams) -> list[T.W
     ]
 
 
-@guard
-def folding(ls: SpvServer, params: T.FoldingRangeParams) -> list[T.FoldingRange] | None:
-    a = analysis(ls, params.text_document.uri)
-    if a is None:
-        return None
+def folds(snap: Snapshot, params: T.FoldingRangeParams) -> list[T.FoldingRange]:
     return [
         T.FoldingRange(first, last, kind=T.FoldingRangeKind.Region)
-        for first, last, _k in symbols.folding_ranges(a.module)
+        for first, last, _k in symbols.folding_ranges(snap.module)
     ]
 
 
-@guard
-def code_lens(ls: SpvServer, params: T.CodeLensParams) -> list[T.CodeLens] | None:
+folding = background(folds)
+
+
+def entry_lenses(snap: Snapshot, params: T.CodeLensParams) -> list[T.CodeLens]:
     """On each OpEntryPoint, what it uses: a label (a command that runs nothing)."""
-    a = analysis(ls, params.text_document.uri)
-    if a is None:
-        return None
-    at = positions(ls, a)
+    at = Positions(snap.doc, snap.encoding)
     return [
         T.CodeLens(range=at.range(lens.line, lens.start, lens.end), command=T.Command(title=lens.title, command=""))
-        for lens in lenses.lenses(a.module)
+        for lens in lenses.lenses(snap.module)
     ]
+
+
+code_lens = background(entry_lenses)
 
 
 HANDLERS = [

@@ -6,24 +6,26 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
 
 from .. import transport
 from ..binding.spirv_tools import trim
-from ..checks import parallel, validator
+from ..checks import Analysis, analyze, parallel, validator
 from ..checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from ..session import progress
-from ..session.session import Recalled
+from ..session.session import Opening, Recalled
 from ..session.workspace import ON_SAVE, ON_TYPE
+from ..syntax.document import Document
 from .base import FAULT, Handler, guard, log_fault
 from .convert import Positions, diagnostic
 from .convert import note as whole_note
 
 if TYPE_CHECKING:
     from ..model.module import Module
-    from ..syntax.document import Document
     from .app import SpvServer
 
 log = logging.getLogger("spvls")
@@ -32,6 +34,10 @@ MAX_PUBLISHED = 2000  # more helps no one and stalls clients; `spvls check` prin
 # Seconds a document opened from the cache, for a client that pulls, waits for its analysis: the
 # pull right after the open is answered from the cache meanwhile.
 CONFIRM_AFTER = 0.05
+# An open of this many lines or more is parsed and checked in a worker thread (seconds at 100k
+# lines), while the loop answers other requests.
+OFF_LOOP_LINES = progress.LINES
+_opener = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spvls-open")
 _RANK = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
 
 
@@ -154,6 +160,9 @@ def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams) -> None:
     kept = recalled.diagnostics if recalled else None
     if recalled is not None and not session.client.pull:
         _show_recalled(ls, d.uri, d.version, recalled)
+    if d.text.count("\n") >= OFF_LOOP_LINES:
+        _open_off_loop(ls, params, recalled)
+        return
     doc = session.open(d.uri, d.text, d.version)
     d.text = ""  # the Document has it: the message's copy is not held through the analysis
     if recalled is not None and kept is not None and session.client.pull:
@@ -173,6 +182,73 @@ def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams) -> None:
     trim()  # the message's and the build's freed pages go back (glibc keeps them; the next peak would start there)
 
 
+def _build(text: str, uri: str, version: int, env: str | None) -> tuple[Document, Analysis | None]:
+    """In the opener's thread: the Document and its first analysis (None if it fails: the loop's
+    analysis then fails again and publish reports it)."""
+    doc = Document(text, uri, version)
+    try:
+        return doc, analyze(doc, env)
+    except Exception:
+        log.exception("analysis failed on %s", uri)
+        return doc, None
+
+
+def _open_off_loop(ls: SpvServer, params: T.DidOpenTextDocumentParams, recalled: Recalled | None) -> None:
+    """A large document opened: built and checked in a worker thread; its diagnostics follow."""
+    session, d = ls.session, params.text_document
+    opening = session.open_off_loop(d.uri, d.version)
+    if recalled is not None and recalled.diagnostics is not None and session.client.pull:
+        session.await_confirmation(d.uri, d.version, recalled)
+    lines = d.text.count("\n") + 1
+    title = f"checking {d.uri.rsplit('/', 1)[-1]} ({lines:,} lines)"
+    end = progress.begin(ls, session.client.takes_progress, lines, "spvls", title)
+    env = session.ws.settings.target_env
+    built = asyncio.get_running_loop().run_in_executor(_opener, _build, d.text, d.uri, d.version, env)
+    d.text = ""  # the thread has it: the message's copy is not held through the analysis
+    built.add_done_callback(lambda f: _opened(ls, d.uri, opening, recalled, env, end, f))
+
+
+def _opened(
+    ls: SpvServer,
+    uri: str,
+    opening: Opening,
+    recalled: Recalled | None,
+    env: str | None,
+    end: Callable[[], None],
+    built: asyncio.Future[tuple[Document, Analysis | None]],
+) -> None:
+    """On the loop: the open built off it becomes the document, with the changes that came
+    meanwhile applied in order; then as any open, its diagnostics and the cache."""
+    session = ls.session
+    end()
+    try:
+        doc, a = built.result()
+    except BaseException as e:  # the thread failed outside the analysis (out of memory, say)
+        log_fault(ls, f"opening {uri} failed", e)
+        session.close(uri)
+        return
+    finally:
+        if not opening.done.done():
+            opening.done.set_result(None)
+    if not session.adopt(uri, opening, doc, a, env):
+        return  # closed or opened again meanwhile
+    if opening.changes:
+        for change in opening.changes:
+            did_change(ls, change)
+        session.take_unconfirmed(uri)
+    elif session.has_unconfirmed(uri):
+        confirm(ls, uri)
+    else:
+        kept = recalled.diagnostics if recalled else None
+        if kept is None:
+            publish(ls, uri)
+        if recalled is not None and session.remember(recalled.key, native(ls, uri), kept):
+            publish(ls, uri)
+    parallel.settle()
+    validate(ls, uri, (ON_TYPE, ON_SAVE), delay=0)
+    trim()
+
+
 def confirm(ls: SpvServer, uri: str) -> None:
     """The analysis of a document whose pull was answered from the cache: if it finds otherwise,
     the cache is corrected and the client asked to pull again."""
@@ -188,6 +264,10 @@ def confirm(ls: SpvServer, uri: str) -> None:
 
 def did_change(ls: SpvServer, params: T.DidChangeTextDocumentParams) -> None:
     session, uri = ls.session, params.text_document.uri
+    opening = session.opening(uri)
+    if opening is not None:  # applied once its open is built (_opened)
+        opening.changes.append(params)
+        return
     doc = session.ws.docs.get(uri)
     if doc is None:
         log.warning("change for a document that is not open: %s", uri)
@@ -234,13 +314,14 @@ def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams) -> None:
 
 
 @guard
-def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams) -> T.RelatedFullDocumentDiagnosticReport:
+async def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams) -> T.RelatedFullDocumentDiagnosticReport:
     session, uri = ls.session, params.text_document.uri
     cached = session.unconfirmed(uri)
     if cached is not None:
         note(ls, f"diagnostics of {uri} from the cache")
         items = ls.protocol._converter.structure(cached, list[T.Diagnostic])
         return T.RelatedFullDocumentDiagnosticReport(items=items)
+    await session.opened_whole(uri)  # an open analysed off the loop: its diagnostics
     if session.has_unconfirmed(uri):
         confirm(ls, uri)
     return T.RelatedFullDocumentDiagnosticReport(items=diagnostics(ls, uri))

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
 
 from ..features import tokens
+from ..session.session import Snapshot
+from .background import background
 from .base import Handler, analysis, guard, positions
+from .convert import Positions
 
 if TYPE_CHECKING:
     from .app import SpvServer
@@ -28,12 +31,22 @@ def _full(ls: SpvServer, uri: str) -> tokens.Sent | None:
     return sent
 
 
-@guard
-def full(ls: SpvServer, params: T.SemanticTokensParams) -> T.SemanticTokens | None:
-    sent = _full(ls, params.text_document.uri)
-    # The kept array itself, not a copy: a synchronous handler's answer is sent as it returns,
-    # before a later delta can splice the array (see app._Protocol._send_data).
-    return T.SemanticTokens(data=sent.data, result_id=sent.result_id) if sent else None  # type: ignore[arg-type]
+def full_tokens(snap: Snapshot, params: T.SemanticTokensParams) -> tuple[Any, Any]:
+    """In a worker thread: the document's tokens, LSP-encoded, and each line's count."""
+    at = Positions(snap.doc, snap.encoding)
+    return tokens.encode(snap.doc.texts, tokens.iter_tokens(snap.module), at.from_cp)
+
+
+def _sent(ls: SpvServer, snap: Snapshot, params: T.SemanticTokensParams, found: tuple[Any, Any]) -> T.SemanticTokens:
+    """On the loop: the tokens remembered under a new result id for the next delta request. The
+    kept array itself is sent, not a copy: no delta can splice it before the client has its
+    result id (see app._Protocol._send_data)."""
+    data, counts = found
+    ls.session.state(snap.uri).tokens = sent = tokens.Sent(str(next(_result_ids)), data, counts, snap.module)
+    return T.SemanticTokens(data=sent.data, result_id=sent.result_id)  # type: ignore[arg-type]
+
+
+full = background(full_tokens, _sent)
 
 
 @guard
@@ -59,14 +72,13 @@ def delta(ls: SpvServer, params: T.SemanticTokensDeltaParams) -> T.SemanticToken
     return T.SemanticTokensDelta(edits=edits, result_id=sent.result_id)
 
 
-@guard
-def in_range(ls: SpvServer, params: T.SemanticTokensRangeParams) -> T.SemanticTokens | None:
-    a = analysis(ls, params.text_document.uri)
-    if a is None:
-        return None
-    at = positions(ls, a)
-    toks = tokens.semantic_tokens(a.module, params.range.start.line, params.range.end.line)
-    return T.SemanticTokens(data=tokens.encode(at.doc.texts, toks, at.from_cp)[0])  # type: ignore[arg-type]
+def range_tokens(snap: Snapshot, params: T.SemanticTokensRangeParams) -> T.SemanticTokens:
+    at = Positions(snap.doc, snap.encoding)
+    toks = tokens.semantic_tokens(snap.module, params.range.start.line, params.range.end.line)
+    return T.SemanticTokens(data=tokens.encode(snap.doc.texts, toks, at.from_cp)[0])  # type: ignore[arg-type]
+
+
+in_range = background(range_tokens)
 
 
 HANDLERS = [

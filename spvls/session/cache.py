@@ -10,7 +10,7 @@ cache can show a stale answer for the time of one analysis, never longer.
 
 What is read back goes to the client, so the cache trusts nothing it reads:
 - the directory is the user's alone (0700, owned by the user; one that is not is not used), each
-  file 0600, written whole to a temporary file in the directory and renamed;
+  file 0600, written whole to a temporary file in the directory and renamed (spvls.fileio);
 - each entry carries an HMAC of its key and its bytes under a secret of the user's (the `key`
   file, 0600), so an entry someone else wrote, or one moved to another key, is a miss;
 - an entry is read only from a regular file of at most MAX_BYTES (never a FIFO, a device, a link);
@@ -38,6 +38,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from .. import fileio
 from ..features.sourcefiles import cache_dir
 from ..spec import grammar
 
@@ -108,44 +109,20 @@ def _private_dir() -> Path | None:
 
 
 def _read_private(path: Path, limit: int) -> bytes | None:
-    """A regular file of the user's, not a link, of at most `limit` bytes; None otherwise. Opening
-    never blocks (O_NONBLOCK: a FIFO with no writer) and the kind is judged on the open file."""
+    """A regular file of the user's, not a link, of at most `limit` bytes; None otherwise (the
+    directory is the user's alone: nothing swaps the file between the look and the read)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_size > limit:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
             return None
-        chunks, total = [], 0
-        while chunk := os.read(fd, limit + 1 - total):
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                return None
-        return b"".join(chunks)
+        return fileio.read_regular(path, limit)
     except OSError:
         return None
-    finally:
-        os.close(fd)
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    """`data` in a new 0600 file beside `path`, renamed over it: whole or not at all."""
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"  # another process's is another name
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """`data` written whole or not at all, in a 0600 file (fileio: a temporary file renamed)."""
+    fileio.write_atomic(path, data, new_mode=0o600)
 
 
 def _secret(d: Path) -> bytes | None:
@@ -184,7 +161,7 @@ def get(k: str, uri: str) -> list[dict[str, Any]] | None:
         return None
     try:
         found = diagnostics(json.loads(data[_MAC:]), uri)
-    except (ValueError, RecursionError):
+    except (ValueError, TypeError, RecursionError):  # TypeError: a check this module lacks, failing closed
         return None
     try:
         os.utime(d / k, follow_symlinks=False)  # used: the last to go (entries go oldest first)
@@ -291,7 +268,7 @@ def _diagnostic(v: object, uri: str) -> dict[str, Any]:
             raise ValueError("not a diagnostic code")
         out["code"] = d["code"]
     if "source" in d:
-        if d["source"] not in _SOURCES:
+        if not isinstance(d["source"], str) or d["source"] not in _SOURCES:
             raise ValueError("not a source spvls names")
         out["source"] = d["source"]
     if "codeDescription" in d:

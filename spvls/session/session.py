@@ -7,13 +7,14 @@ long reads a `Snapshot` taken there (ruff's server splits its handlers the same 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import cache
-from .workspace import Workspace
+from .workspace import Settings, Workspace
 
 if TYPE_CHECKING:
     from ..checks import Analysis
@@ -44,6 +45,15 @@ class Recalled:
 
 
 @dataclass
+class Opening:
+    """An open analysed off the loop (a large module): the changes that arrive meanwhile, applied
+    once it is done, and the future requests on the document wait for."""
+
+    done: asyncio.Future[None]
+    changes: list[Any] = field(default_factory=list)
+
+
+@dataclass
 class Opened:
     """One open document's state beside its Document and analysis (which the Workspace keeps)."""
 
@@ -54,6 +64,7 @@ class Opened:
     # Opened from the cache for a client that pulls: the version, the answer, its key, until the
     # analysis has confirmed it.
     unconfirmed: tuple[int, Recalled] | None = None
+    opening: Opening | None = None  # its first analysis still running off the loop
 
 
 @dataclass(frozen=True)
@@ -66,6 +77,7 @@ class Snapshot:
     analysis: Analysis
     folders: tuple[Any, ...]
     encoding: str
+    settings: Settings
 
     @property
     def module(self) -> Module:
@@ -96,7 +108,7 @@ class Session:
 
     # -- documents ------------------------------------------------------------------------------
     def open(self, uri: str, text: str, version: int) -> Document:
-        if uri in self.ws.docs:  # opened again without a close: nothing of the old text stays
+        if uri in self.ws.docs or uri in self.opened:  # opened again without a close: nothing old stays
             self.forget(uri)
         doc = self.ws.open(uri, text, version)
         self.opened[uri] = Opened(version)
@@ -107,10 +119,42 @@ class Session:
         self.ws.close(uri)
 
     def forget(self, uri: str) -> None:
-        """Everything kept for the document beside its text: validation, tokens, conversions."""
-        self.opened.pop(uri, None)
+        """Everything kept for the document beside its text: validation, tokens, conversions, an
+        open in flight (whose result is then dropped; what waits for it goes on)."""
+        opened = self.opened.pop(uri, None)
+        if opened is not None and opened.opening is not None and not opened.opening.done.done():
+            opened.opening.done.set_result(None)
         if self.validation is not None:
             self.validation.forget(uri)
+
+    def open_off_loop(self, uri: str, version: int) -> Opening:
+        """A document whose Document and first analysis are built in a worker thread: until
+        `adopt`, it is open with no text (requests that need its model wait: `opened_whole`)."""
+        if uri in self.ws.docs or uri in self.opened:
+            self.close(uri)
+        opening = Opening(asyncio.get_running_loop().create_future())
+        self.opened[uri] = Opened(version, opening=opening)
+        return opening
+
+    def adopt(self, uri: str, opening: Opening, doc: Document, a: Analysis | None, env: str | None) -> bool:
+        """The open's Document and analysis, built off the loop, become the document's; False when
+        the document was closed or opened again meanwhile (the result is dropped)."""
+        opened = self.opened.get(uri)
+        if opened is None or opened.opening is not opening:
+            return False
+        self.ws.adopt(uri, doc, a, env)
+        opened.opening = None
+        return True
+
+    def opening(self, uri: str) -> Opening | None:
+        opened = self.opened.get(uri)
+        return opened.opening if opened is not None else None
+
+    async def opened_whole(self, uri: str) -> None:
+        """Wait while the document's open is analysed off the loop (at once otherwise)."""
+        opening = self.opening(uri)
+        if opening is not None:
+            await asyncio.shield(opening.done)
 
     def state(self, uri: str) -> Opened:
         found = self.opened.get(uri)
@@ -128,7 +172,8 @@ class Session:
         a = self.ws.analysis(uri)
         if a is None:
             return None
-        return Snapshot(uri, a.module.doc.generation, a, tuple(self.ws.folders), self.client.encoding)
+        folders, settings = tuple(self.ws.folders), dataclasses.replace(self.ws.settings)
+        return Snapshot(uri, a.module.doc.generation, a, folders, self.client.encoding, settings)
 
     def current(self, snap: Snapshot) -> bool:
         """Whether the document is still as the snapshot saw it (not edited, closed or reopened)."""
@@ -152,11 +197,16 @@ class Session:
         self.state(uri).unconfirmed = (version, recalled)
 
     def unconfirmed(self, uri: str) -> list[dict[str, Any]] | None:
-        """The cached answer to a pull, while it stands for the document as it is and unanalysed."""
+        """The cached answer to a pull, while it stands for the document as it is and unanalysed
+        (or its open is still analysed off the loop)."""
         opened, doc = self.opened.get(uri), self.ws.docs.get(uri)
-        if opened is None or opened.unconfirmed is None or doc is None or self.ws.analysed(uri):
+        if opened is None or opened.unconfirmed is None:
             return None
         version, recalled = opened.unconfirmed
+        if opened.opening is not None:
+            return recalled.diagnostics if not opened.opening.changes else None
+        if doc is None or self.ws.analysed(uri):
+            return None
         return recalled.diagnostics if doc.version == version else None
 
     def take_unconfirmed(self, uri: str) -> Recalled | None:

@@ -12,25 +12,35 @@ from ..checks import Analysis, analyze, suppress, validator
 from ..spec import env as envs
 from ..syntax.document import Document
 
+SHOWN = 80  # characters of a rejected value a message quotes: a 100 KB setting is not a 100 KB popup
+
+
+def shown(value: object) -> str:
+    """A value as a message quotes it: its repr, cut to SHOWN characters with the length said."""
+    text = repr(value)
+    if len(text) <= SHOWN:
+        return text
+    return f"{text[: SHOWN - 1]}… ({len(text):,} characters)"
+
 
 def _target_env(value: object) -> str | None:
     if value in (None, "", "auto"):
         return None
     if value in envs.NAMES:
         return value
-    raise ValueError(f"unknown target env {value!r}; known: auto, {', '.join(envs.NAMES)}")
+    raise ValueError(f"unknown target env {shown(value)}; known: auto, {', '.join(envs.NAMES)}")
 
 
 def _boolean(value: object) -> bool:
     if isinstance(value, bool):
         return value
-    raise ValueError(f"expected true or false, not {value!r}")
+    raise ValueError(f"expected true or false, not {shown(value)}")
 
 
 def _seconds(value: object) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e6:
         return float(value)
-    raise ValueError(f"expected a number of seconds (0: no limit), not {value!r}")
+    raise ValueError(f"expected a number of seconds (0: no limit), not {shown(value)}")
 
 
 # When spirv-val runs (the `validate` setting): after typing pauses, on save, never.
@@ -41,7 +51,7 @@ MODES = (ON_TYPE, ON_SAVE, OFF)
 def _validate_mode(value: object) -> str:
     if isinstance(value, str) and value in MODES:
         return value
-    raise ValueError(f"expected {', '.join(MODES[:-1])} or {MODES[-1]}, not {value!r}")
+    raise ValueError(f"expected {', '.join(MODES[:-1])} or {MODES[-1]}, not {shown(value)}")
 
 
 @dataclass
@@ -74,7 +84,7 @@ class Settings:
         if isinstance(raw, list) and not raw:
             return []  # an empty Lua table ({}) arrives as []: no settings
         if not isinstance(raw, dict):
-            return [f"spvls settings: expected an object of settings, not {raw!r}; using the defaults"]
+            return [f"spvls settings: expected an object of settings, not {shown(raw)}; using the defaults"]
         problems = []
         for key, value in raw.items():
             if key not in self.KEYS:
@@ -83,7 +93,7 @@ class Settings:
             try:
                 setattr(self, attr, read(value))
             except ValueError as e:
-                problems.append(f"spvls settings: {key}: {e}; kept {getattr(self, attr)!r}")
+                problems.append(f"spvls settings: {key}: {e}; kept {shown(getattr(self, attr))}")
         return problems
 
     def validator_options(self) -> ValidatorOptions:
@@ -112,6 +122,14 @@ class Workspace:
         self._analyses.pop(uri, None)  # a document opened again is checked afresh
         return doc
 
+    def adopt(self, uri: str, doc: Document, a: Analysis | None, env: str | None) -> None:
+        """A document opened with its analysis built elsewhere (off the event loop); without one,
+        it is analysed when asked."""
+        self.docs[uri] = doc
+        self._analyses.pop(uri, None)
+        if a is not None:
+            self._analyses[uri] = (doc.generation, env, a, self._suppressed(uri, doc, None, a))
+
     def close(self, uri: str) -> None:
         self.docs.pop(uri, None)
         self._analyses.pop(uri, None)
@@ -134,9 +152,9 @@ class Workspace:
             return cached[3]
         touched = doc.touched_since(cached[0]) if cached else None
         a = analyze(doc, env, previous=cached[2] if cached else None)
-        shown = self._suppressed(uri, doc, touched, a)
-        self._analyses[uri] = (doc.generation, env, a, shown)
-        return shown
+        visible = self._suppressed(uri, doc, touched, a)
+        self._analyses[uri] = (doc.generation, env, a, visible)
+        return visible
 
     def checks_whole(self, uri: str) -> bool:
         """Whether the next analysis checks the document whole (never analysed, or lines moved since)."""

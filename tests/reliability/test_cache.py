@@ -6,7 +6,14 @@ server goes through the cache on disk as a new server's open does (one server pe
 costs ~0.5 s of CPU)."""
 from __future__ import annotations
 
+import copy
+import hashlib
+import hmac
+import json
+import os
+import secrets
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -230,3 +237,129 @@ def test_a_pulled_answer_the_analysis_contradicts_makes_the_client_pull_again(tm
             assert again[0]["relatedInformation"][0]["location"]["uri"] == (tmp_path / "sum.comp").as_uri()
         finally:
             s.close()
+
+
+# -- what the cache trusts: nothing it reads (each class with generated inputs) ----------------
+def _entries(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.setenv("SPVLS_NO_CACHE", "")
+    monkeypatch.setenv("SPVLS_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "diagnostics"
+
+
+GOOD = [{"range": {"start": {"line": 3, "character": 1}, "end": {"line": 3, "character": 9}}, "message": "m",
+         "severity": 1, "code": "id.undefined", "source": "spvls",
+         "codeDescription": {"href": "https://registry.khronos.org/SPIR-V/specs/unified1/SPIRV.html"},
+         "relatedInformation": [{"location": {"uri": URI, "range": {"start": {"line": 0, "character": 0},
+                                                                   "end": {"line": 0, "character": 2}}},
+                                 "message": "defined here"}],
+         "data": {"fixes": 1}}]
+
+
+def test_the_cache_is_private_to_the_user(tmp_path, monkeypatch):
+    d = _entries(tmp_path, monkeypatch)
+    k = cache.key("text", 1)
+    cache.put(k, GOOD)
+    assert stat.S_IMODE(d.stat().st_mode) == 0o700
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in d.iterdir()} == {k: 0o600, "key": 0o600}
+    assert cache.get(k, URI) == GOOD
+    d.chmod(0o755)  # opened up by someone: closed again before use
+    assert cache.get(k, URI) == GOOD and stat.S_IMODE(d.stat().st_mode) == 0o700
+
+
+def test_an_entry_not_made_with_the_users_secret_is_a_miss(tmp_path, monkeypatch, rng):
+    """Entries written by whoever can write the directory, without the secret: random bytes,
+    the right JSON under an unkeyed or wrong MAC, another key's entry moved here, any byte of a
+    good entry changed or cut off. None is taken."""
+    d = _entries(tmp_path, monkeypatch)
+    k, other = cache.key("text", 1), cache.key("other", 1)
+    cache.put(k, GOOD)
+    cache.put(other, GOOD[:0])
+    good = (d / k).read_bytes()
+    body = json.dumps(GOOD).encode()
+    forged = [
+        hashlib.sha256(body).digest() + body,
+        hmac.new(secrets.token_bytes(32), k.encode() + b"\0" + body, hashlib.sha256).digest() + body,
+        (d / other).read_bytes(),
+    ]
+    for _ in range(200):
+        data = bytearray(good)
+        n = rng.randrange(4)
+        if n == 0:
+            data[rng.randrange(len(data))] ^= rng.randrange(1, 256)
+        elif n == 1:
+            del data[rng.randrange(len(data)):]
+        elif n == 2:
+            data = bytearray(rng.randbytes(rng.randrange(1, 300)))
+        else:
+            data = bytearray(rng.choice(forged))
+        (d / k).write_bytes(bytes(data))
+        assert cache.get(k, URI) is None, bytes(data[:80])
+
+
+def test_only_diagnostics_come_out_of_an_entry(tmp_path, monkeypatch, rng):
+    """An entry with the right MAC (as if the secret leaked) holding anything but the server's
+    diagnostics is a miss: a field the server never sends (a command, an edit), a value of another
+    type, a link that is not a specification's, a location outside files, a message too large."""
+    d = _entries(tmp_path, monkeypatch)
+    k = cache.key("text", 2)
+    cache.put(k, GOOD)
+    secret = (d / "key").read_bytes()
+    assert cache.get(k, URI) == GOOD
+    bad_values = [None, True, -1, 2 ** 40, 1.5, "", "x" * 70_000, [], {}, {"jsonrpc": "2.0", "method": "workspace/applyEdit"},
+                  "javascript:alert(1)", "http://example.com/x.png", "file:///" + "a" * 5000]
+    paths = [("message",), ("severity",), ("code",), ("source",), ("codeDescription", "href"), ("data", "fixes"),
+             ("range", "start", "line"), ("relatedInformation", 0, "location", "uri"),
+             ("relatedInformation", 0, "message"), ("command",), ("edit",), ("range", "extra")]
+    for _ in range(200):
+        value = copy.deepcopy(GOOD)
+        path = rng.choice(paths)
+        new = rng.choice(bad_values)
+        target = value[0]
+        for part in path[:-1]:
+            target = target[part]
+        if target.get(path[-1], object()) == new or (path[-1] == "uri" and new == URI):
+            continue
+        target[path[-1]] = new
+        if path[-1] == "message" and isinstance(new, str) and len(new) < 70_000:
+            continue  # any string of modest size is a message
+        body = json.dumps(value).encode()
+        (d / k).write_bytes(cache._mac(secret, k, body) + body)
+        assert cache.get(k, URI) is None, (path, new)
+    deep = b"[" * 100_000 + b"]" * 100_000
+    (d / k).write_bytes(cache._mac(secret, k, deep) + deep)
+    assert cache.get(k, URI) is None
+
+
+def test_an_entry_that_is_not_a_file_is_never_read(tmp_path, monkeypatch, rng):
+    """A FIFO (reading it would wait forever), a link to /dev/zero (endless), a directory, an entry
+    over the size limit: a miss, at once."""
+    d = _entries(tmp_path, monkeypatch)
+    keys = [cache.key(str(i), 3) for i in range(4)]
+    cache.put(keys[0], GOOD)
+    order = list(range(4))
+    rng.shuffle(order)
+    for i in order:
+        p = d / keys[i]
+        p.unlink(missing_ok=True)
+        if i == 0:
+            os.mkfifo(p, 0o600)
+        elif i == 1:
+            p.symlink_to("/dev/zero")
+        elif i == 2:
+            p.mkdir(mode=0o700)
+        else:
+            with open(p, "wb") as f:
+                f.truncate(cache.MAX_BYTES + 1)
+        assert cache.get(keys[i], URI) is None
+
+
+def test_a_shared_cache_directory_of_another_user_is_not_used(tmp_path, monkeypatch):
+    """SPVLS_CACHE_DIR pointing where the diagnostics directory is a link elsewhere: not used."""
+    d = _entries(tmp_path, monkeypatch)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    d.parent.mkdir(parents=True)
+    d.symlink_to(elsewhere)
+    k = cache.key("text", 4)
+    cache.put(k, GOOD)
+    assert list(elsewhere.iterdir()) == [] and cache.get(k, URI) is None

@@ -194,3 +194,59 @@ def test_a_tcp_client_that_leaves_mid_message_ends_the_server():
         assert s.proc.wait(timeout=30) == 0
     finally:
         s.close()
+
+
+def test_deeply_nested_messages_are_refused_and_the_server_goes_on(rng):
+    """A message nested past transport.MAX_DEPTH (arrays, objects, generated mixes, up to 100,000
+    levels) is answered with a parse error; one within it is read as ever. The server never dies
+    of its parser's recursion."""
+    from spvls.transport import MAX_DEPTH
+
+    s = _started()
+    try:
+        for _ in range(12):
+            depth = rng.choice([1, MAX_DEPTH - 10, MAX_DEPTH + 1, 1000, rng.randrange(2, 5000), 100_000])
+            opens = "".join(rng.choice(['[', '{"a":']) for _ in range(depth))
+            closes = "".join("]" if c == "[" else "}" for c in reversed(opens.replace('{"a":', "{")))
+            id_ = _fresh_id()
+            body = (f'{{"jsonrpc": "2.0", "id": {id_}, "method": "textDocument/hover", "params": '
+                    f'{{"textDocument": {{"uri": "{URI}"}}, "position": {{"line": 0, "character": 3}}, '
+                    f'"workDoneToken": 1, "deep": {opens}0{closes}}}}}').encode()  # rides in a hover's params
+            s.send_bytes(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            if depth + 2 <= MAX_DEPTH:
+                assert "OpCapability" in s.wait_for(lambda m, i=id_: m.get("id") == i)["result"]["contents"]["value"]
+            else:
+                r = s.wait_for(lambda m: m.get("id") is None and "error" in m and "method" not in m)
+                assert r["error"]["code"] == -32700 and "nested more than" in r["error"]["message"]
+            _hover_works(s)
+    finally:
+        s.close()
+
+
+def test_tcp_serves_one_client(rng):
+    """`spvls --tcp`: a second connection, while the first client is served, is closed at once
+    without a byte of the first client's session; the first goes on."""
+    s = Server(tcp=True)
+    try:
+        s.initialize()
+        port = s.sock.getpeername()[1]
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1,
+                                                           "text": TEXT}})
+        for _ in range(rng.randrange(1, 4)):
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as other:
+                body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "textDocument/documentSymbol",
+                                   "params": {"textDocument": {"uri": URI}}}).encode()
+                try:
+                    other.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+                except OSError:
+                    pass  # closed already
+                got = b""
+                try:
+                    while chunk := other.recv(65536):
+                        got += chunk
+                except OSError:
+                    pass
+                assert got == b""
+            _hover_works(s)
+    finally:
+        s.close()

@@ -28,3 +28,24 @@ def test_valid_keys_are_taken_and_invalid_ones_reported():
     assert s.update({"targetEnv": "vulkan1.3", "inlayHints": "yes"}) and s.target_env == "vulkan1.3"
     assert s.inlay_hints is False  # "yes" is not a boolean: kept
     assert s.update({"targetEnv": "auto"}) == [] and s.target_env is None
+
+
+def test_a_rejected_value_is_quoted_short_whatever_its_size(rng):
+    """A 100 KB setting is not a 100 KB popup: each message quotes at most SHOWN characters of the
+    value and says how long it was (generated values of many kinds and sizes)."""
+    from spvls.session.workspace import SHOWN
+
+    for _ in range(40):
+        n = rng.choice([0, 1, 79, 80, 81, 1000, 100_000, 300_000])
+        value = rng.choice([
+            "x" * n,
+            ["a"] * (n // 4),
+            {str(i): i for i in range(n // 8)},
+            rng.random() * 10.0 ** rng.randrange(300) if n else -1,
+        ])
+        for raw in ({"targetEnv": value, "inlayHints": value, "validate": value, "validatorTimeout": value}, value):
+            problems = Settings().update(raw)
+            for msg in problems:
+                assert len(msg) < 1000, msg[:300]  # the value's SHOWN characters, and the known values
+                if len(repr(value)) > SHOWN:
+                    assert f"({len(repr(value)):,} characters)" in msg
