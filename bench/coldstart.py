@@ -5,8 +5,10 @@
 - `spvls --version` and `python -c pass` (the interpreter's own floor);
 - `spvls check` of a small file against `spirv-as` + `spirv-val` on the same file;
 - a fresh language server, spawn -> `initialize` -> `didOpen` -> first `publishDiagnostics`, for a
-  generated module of --lines lines, spvls (never-seen text: its diagnostics cache off; seen text:
-  on) beside SPIRV-Tools' Go server (../shared/peers/go-spirvls).
+  generated module of --lines lines, spvls beside SPIRV-Tools' Go server (../shared/peers/go-spirvls):
+  a text never seen (made new each run) from a client seen before (its `initialize` answer kept in
+  spvls's cache, as at every editor launch after the first), the same text seen before (its
+  diagnostics kept too), and with spvls's caches off (SPVLS_NO_CACHE: a first launch).
 
 The client is a bare JSON-RPC writer and reader over the child's pipes, so the figures are the
 server's, not a client library's. Each figure is the median of --runs, runs interleaved.
@@ -80,9 +82,12 @@ def read_message(stream, deadline: float) -> dict:
     return json.loads(body)
 
 
-def first_diagnostics(argv: list[str], path: Path, env: dict[str, str]) -> float:
-    """Seconds from spawning the server to the first publishDiagnostics for `path`."""
+def first_diagnostics(argv: list[str], path: Path, env: dict[str, str], fresh: bool = False) -> float:
+    """Seconds from spawning the server to the first publishDiagnostics for `path` (`fresh`: its
+    text with a comment no earlier run had)."""
     text = path.read_text(encoding="utf-8")
+    if fresh:
+        text += f"; run {time.perf_counter_ns()}\n"
     uri = path.resolve().as_uri()
     t = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
@@ -146,8 +151,9 @@ def main() -> None:
         "spvls --version": lambda: timed([*spvls(), "--version"]),
         "spvls check (small)": lambda: timed([*spvls(), "check", "--target-env", ENV, str(SMALL)]),
         "spirv-as + spirv-val (small)": baseline,
-        "server: never-seen text": lambda: first_diagnostics(spvls(), big, quiet_env),
+        "server: never-seen text": lambda: first_diagnostics(spvls(), big, seen_env, fresh=True),
         "server: seen text": lambda: first_diagnostics(spvls(), big, seen_env),
+        "server: caches off": lambda: first_diagnostics(spvls(), big, quiet_env),
     }
     if peer.available():
         figures["Go server"] = lambda: first_diagnostics([str(peer.GO_SERVER)], big, quiet_env)
@@ -159,7 +165,7 @@ def main() -> None:
         f"  check / (spirv-as + spirv-val)   {ratio(got['spvls check (small)'], got['spirv-as + spirv-val (small)']):>8}"
     )
     if "Go server" in got:
-        for name in ("server: never-seen text", "server: seen text"):
+        for name in ("server: never-seen text", "server: seen text", "server: caches off"):
             print(f"  {name} / Go {'':<9}{ratio(got[name], got['Go server']):>8}")
     else:
         print("  (no Go server at ../shared/peers/go-spirvls: its column is left out)")

@@ -8,14 +8,16 @@ can: a body whose length was a few bytes off, or that came without a valid heade
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import sys
 import threading
 from array import array
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    import asyncio
 
 # A header line ends with a raw newline, which no JSON string holds, and has no quote, which ends
 # every JSON string: "Content-Length:" inside a document's text is never taken for a header.
@@ -241,11 +243,31 @@ class Stop(Protocol):
 
 
 async def _pump(
-    stop: Stop, next_chunk: Callable[[], Awaitable[bytes]], dispatch: Dispatch, problem: Callable[[str], None]
+    stop: Stop,
+    next_chunk: Callable[[], Awaitable[bytes]],
+    dispatch: Dispatch,
+    problem: Callable[[str], None],
+    framer: Framer | None = None,
+    first: Sequence[object] = (),
 ) -> None:
-    """Frame what next_chunk() brings until it brings b"" (the end) or stop is set."""
-    framer = Framer()
-    while not stop.is_set():
+    """Frame what next_chunk() brings until it brings b"" (the end) or stop is set. A reader that
+    took over from another (server.early) passes its framer and the messages it left."""
+    import asyncio
+
+    framer = framer or Framer()
+    messages = list(first)
+    while True:
+        messages.reverse()
+        while messages:
+            left = len(messages)
+            dispatch(messages)
+            if len(messages) == left:  # a dispatch that did not take its message must not spin
+                messages.pop()
+            # A request run as a task (server.background) takes its snapshot now, before the next
+            # message (an edit) is handled.
+            await asyncio.sleep(0)
+        if stop.is_set():
+            return
         try:
             data = await asyncio.wait_for(next_chunk(), STALL)
         except asyncio.TimeoutError:
@@ -257,15 +279,6 @@ async def _pump(
         for text in framer.problems:
             problem(text)
         framer.problems.clear()
-        messages.reverse()
-        while messages:
-            left = len(messages)
-            dispatch(messages)
-            if len(messages) == left:  # a dispatch that did not take its message must not spin
-                messages.pop()
-            # A request run as a task (server.background) takes its snapshot now, before the next
-            # message (an edit) is handled.
-            await asyncio.sleep(0)
 
 
 INT_SLICE = 1 << 16  # integers written as text at a time
@@ -330,8 +343,17 @@ def notification_with_raw(method: str, fields: dict[str, object], key: str, raw:
     )
 
 
-async def serve(stop: Stop, stdin: Any, dispatch: Dispatch, problem: Callable[[str], None]) -> None:
-    """Read stdin until EOF or stop is set, handing each message to dispatch."""
+async def serve(
+    stop: Stop,
+    stdin: Any,
+    dispatch: Dispatch,
+    problem: Callable[[str], None],
+    framer: Framer | None = None,
+    first: Sequence[object] = (),
+) -> None:
+    """Read stdin until EOF or stop is set, handing each message to dispatch (`first` first)."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue()
 
@@ -343,7 +365,7 @@ async def serve(stop: Stop, stdin: Any, dispatch: Dispatch, problem: Callable[[s
                 return
 
     threading.Thread(target=read, name="spvls-stdin", daemon=True).start()
-    await _pump(stop, chunks.get, dispatch, problem)
+    await _pump(stop, chunks.get, dispatch, problem, framer, first)
 
 
 def serve_tcp(
@@ -358,6 +380,8 @@ def serve_tcp(
     `connected(writer)` is told where to write. pygls' own TCP reader hangs on a bad header. A
     connection made while the client is served is closed at once: it would receive the client's
     answers and could read its documents."""
+    import asyncio
+
     served = False
 
     async def main() -> None:

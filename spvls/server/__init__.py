@@ -2,12 +2,20 @@
 `outline`, `editing`, `tokens`, `commands`) converts a request's LSP types and calls one function of
 `spvls.session` or `spvls.features`; every piece of state across requests is the `Session`'s.
 
-This package's own import is light: `serve` loads the server's stack when it starts."""
+This package's own import is light: over stdio, `serve` answers what it can before the protocol
+library is imported (`early`), then runs the pygls server (`app`)."""
 
 from __future__ import annotations
 
 
 def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> int:
+    if not tcp:
+        import logging
+
+        from .early import serve_stdio
+
+        logging.basicConfig(level=logging.WARNING, format="spvls: %(levelname)s %(message)s")
+        return serve_stdio()
     from .app import run
 
     return run(tcp, host, port)

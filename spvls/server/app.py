@@ -8,7 +8,7 @@ import logging
 import sys
 import threading
 from array import array
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from typing import Any, BinaryIO, NamedTuple
 
 from cattrs import ClassValidationError, transform_error
@@ -40,6 +40,7 @@ class _Protocol(LanguageServerProtocol):
     """
 
     _server: SpvServer  # the only server made with this protocol
+    muted: int | str | None = None  # initialize's id when server.early answered it: not answered twice
 
     def structure_message(self, data: Any) -> Any:
         # pygls raises here, before it knows the request's id, and the request is never answered.
@@ -77,6 +78,9 @@ class _Protocol(LanguageServerProtocol):
         super().handle_message(message)
 
     def _send_data(self, data: Any) -> None:
+        if self.muted is not None and getattr(data, "id", None) == self.muted and not hasattr(data, "method"):
+            self.muted = None  # initialize, handed over by server.early, which answered it
+            return
         # Semantic tokens kept as an array (tokens.Sent) go out without becoming a list first.
         result = getattr(data, "result", None)
         if isinstance(result, T.SemanticTokens) and isinstance(result.data, array) and self._include_headers:
@@ -108,6 +112,11 @@ class _Protocol(LanguageServerProtocol):
         result = yield from super().lsp_initialize(params)
         if not self._server.session.client.pull:  # one diagnostics channel per client (see initialize)
             result.capabilities.diagnostic_provider = None
+        raw = self._server.initialize_params
+        if self.muted is None and raw is not None:  # for server.early's next start
+            from .early import remember_initialize
+
+            remember_initialize(raw, self._converter.unstructure(result))
         return result
 
     @lsp_method(T.TEXT_DOCUMENT_DID_OPEN)
@@ -128,20 +137,34 @@ class SpvServer(LanguageServer):
 
     protocol: _Protocol
 
-    def __init__(self) -> None:
+    def __init__(self, session: Session | None = None) -> None:
         super().__init__(
             "spvls", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental, protocol_cls=_Protocol
         )
-        self.session = Session()
+        self.session = session or Session()
+        self.initialize_params: dict[str, Any] | None = None  # as the wire had them
 
-    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """pygls' stdio loop, with a reader that survives broken framing (spvls.transport)."""
-        self._stop_event = threading.Event()
+    def start_io(
+        self,
+        stdin: BinaryIO | None = None,
+        stdout: BinaryIO | None = None,
+        framer: transport.Framer | None = None,
+        first: Sequence[object] = (),
+        opened: Sequence[str] = (),
+    ) -> None:
+        """pygls' stdio loop, with a reader that survives broken framing (spvls.transport). Taking
+        over from server.early: its framer, the messages it left, the documents it opened."""
+        self._stop_event = stop = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+        async def main() -> None:
+            if opened:
+                asyncio.get_running_loop().call_soon(self._opened_early, opened)
+            read = stdin or sys.stdin.buffer
+            await transport.serve(stop, read, self._dispatch, self._framing_problem, framer, first)
+
         try:
-            asyncio.run(
-                transport.serve(self._stop_event, stdin or sys.stdin.buffer, self._dispatch, self._framing_problem)
-            )
+            asyncio.run(main())
         except BrokenPipeError:
             log.error("the client closed the connection: exiting")
         except (KeyboardInterrupt, SystemExit):
@@ -161,9 +184,23 @@ class SpvServer(LanguageServer):
         finally:
             self.shutdown()
 
+    def _opened_early(self, uris: Sequence[str]) -> None:
+        """What sync.did_open does after publishing, for the documents server.early opened."""
+        from ..checks import parallel
+        from ..session.workspace import ON_SAVE, ON_TYPE
+        from .sync import validate
+
+        parallel.settle()
+        for uri in uris:
+            validate(self, uri, (ON_TYPE, ON_SAVE), delay=0)
+        trim()
+
     def _dispatch(self, messages: list[Any]) -> None:
         try:  # the raw message goes once structured (see transport.Dispatch)
             message = messages.pop()
+            if isinstance(message, dict) and message.get("method") == T.INITIALIZE:
+                params = message.get("params")
+                self.initialize_params = params if isinstance(params, dict) else None
             if isinstance(message, transport.Refused):  # JSON-RPC: a parse error is answered with a null id
                 self.protocol._send_response(None, error=JsonRpcParseError(message.reason).to_response_error())  # type: ignore[arg-type]
                 return
@@ -184,12 +221,12 @@ class _AnsweredErrors(logging.Filter):
         return not (record.exc_info and isinstance(record.exc_info[1], JsonRpcException))
 
 
-def create() -> SpvServer:
-    """A server with every handler registered."""
+def create(session: Session | None = None) -> SpvServer:
+    """A server with every handler registered (around server.early's session, if it ran)."""
     from . import commands, editing, lifecycle, navigate, outline, sync, tokens
 
     logging.getLogger("pygls.protocol.json_rpc").addFilter(_AnsweredErrors())
-    ls = SpvServer()
+    ls = SpvServer(session)
     for module in (lifecycle, sync, navigate, outline, editing, tokens):
         for h in module.HANDLERS:
             ls.feature(h.method, h.options)(h.fn)
@@ -199,11 +236,19 @@ def create() -> SpvServer:
     return ls
 
 
-def run(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087, ls: SpvServer | None = None) -> int:
+def run(
+    tcp: bool = False,
+    host: str = "127.0.0.1",
+    port: int = 2087,
+    ls: SpvServer | None = None,
+    framer: transport.Framer | None = None,
+    first: Sequence[object] = (),
+    opened: Sequence[str] = (),
+) -> int:
     logging.basicConfig(level=logging.WARNING, format="spvls: %(levelname)s %(message)s")
     ls = ls or create()
     if tcp:
         ls.start_tcp(host, port)
     else:
-        ls.start_io()
+        ls.start_io(framer=framer, first=first, opened=opened)
     return 0

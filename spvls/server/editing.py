@@ -9,9 +9,10 @@ from lsprotocol import types as T
 from ..features import completion, formatting, inlay, signature, source
 from ..session import answers
 from ..session.session import Snapshot
+from . import wire
 from .background import background
 from .base import At, Handler, analysis, guard, positional
-from .convert import Positions, diagnostic
+from .convert import Positions
 
 if TYPE_CHECKING:
     from .app import SpvServer
@@ -145,7 +146,8 @@ def code_action(ls: SpvServer, params: T.CodeActionParams) -> list[T.CodeAction]
     at = Positions(a.module.doc, ls.session.client.encoding)
     out = []
     for d, fixes in answers.code_actions(a, params.range.start.line, params.range.end.line):
-        lsp = diagnostic(at, uri, d, a.module, ls.session.ws.folders)
+        found = wire.diagnostic(at.doc, at.encoding, uri, d, a.module, ls.session.ws.folders)
+        lsp = ls.protocol._converter.structure(found, T.Diagnostic)
         for fix in fixes:
             edits = [T.TextEdit(at.range(e.line, e.start, e.end), e.text) for e in fix.edits]
             out.append(

@@ -8,7 +8,6 @@ from lsprotocol import types as T
 from pygls.capabilities import ServerCapabilitiesBuilder
 
 from ..checks import parallel
-from ..features import sourcefiles
 from ..session import cache
 from ..session.warm import warm
 from ..session.workspace import OFF, ON_SAVE, ON_TYPE
@@ -27,23 +26,11 @@ def update_settings(ls: SpvServer, raw: object) -> None:
 
 
 def initialize(ls: SpvServer, params: T.InitializeParams) -> None:
-    session = ls.session
-    update_settings(ls, params.initialization_options)
-    roots = [f.uri for f in params.workspace_folders or []] or [params.root_uri or ""]
-    session.ws.folders = [p for p in map(sourcefiles.path_of, roots) if p is not None]
-    caps, client = params.capabilities, session.client
     # pygls announces this choice; columns must be counted in it.
-    enc = ServerCapabilitiesBuilder.choose_position_encoding(caps)
-    client.encoding = str(getattr(enc, "value", enc))
-    # Pull when the client offers it and can be told to pull again (spirv-val's result comes later);
-    # else push. Never both: a client that has both shows each diagnostic twice.
-    client.refresh = bool(caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
-    client.pull = bool(caps.text_document and caps.text_document.diagnostic) and client.refresh
-    client.takes_progress = bool(caps.window and caps.window.work_done_progress)
-    text = caps.text_document
-    listing = text.completion.completion_list if text and text.completion else None
-    shared = set((listing.item_defaults if listing else None) or ())
-    client.item_defaults = {"editRange", "data", "insertTextFormat"} <= shared
+    enc = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
+    problems = ls.session.start(ls.protocol._converter.unstructure(params), str(getattr(enc, "value", enc)))
+    if problems:
+        ls.window_show_message(T.ShowMessageParams(T.MessageType.Warning, "\n".join(problems)))
     warm(ls.protocol._converter)  # what the first didOpen would build and no document needs
     if cache.enabled():
         cache.stamp()  # this spvls's files, read once

@@ -14,23 +14,22 @@ from lsprotocol import types as T
 
 from .. import transport
 from ..binding.spirv_tools import trim
-from ..checks import Analysis, analyze, parallel, validator
-from ..checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
+from ..checks import Analysis, analyze, parallel
 from ..session import progress
 from ..session.session import Opening, Recalled
 from ..session.workspace import ON_SAVE, ON_TYPE
 from ..syntax.document import Document
+from . import published, wire
 from .base import FAULT, Handler, guard, log_fault
-from .convert import Positions, diagnostic
-from .convert import note as whole_note
+from .convert import Positions
 
 if TYPE_CHECKING:
-    from ..model.module import Module
     from .app import SpvServer
 
 log = logging.getLogger("spvls")
 
-MAX_PUBLISHED = 2000  # more helps no one and stalls clients; `spvls check` prints them all
+MAX_PUBLISHED = published.MAX_PUBLISHED
+ERROR_SEVERITY = 1  # LSP's DiagnosticSeverity.Error
 # Seconds a document opened from the cache, for a client that pulls, waits for its analysis: the
 # pull right after the open is answered from the cache meanwhile.
 CONFIRM_AFTER = 0.05
@@ -38,50 +37,18 @@ CONFIRM_AFTER = 0.05
 # lines), while the loop answers other requests.
 OFF_LOOP_LINES = progress.LINES
 _opener = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spvls-open")
-_RANK = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
 
 
 # -- diagnostics ------------------------------------------------------------------------------
-def _converter(ls: SpvServer, uri: str, at: Positions, m: Module, count: int) -> Any:
-    """Diagnostic -> LSP diagnostic, each kept while the model is: an edit it takes in place keeps
-    the diagnostics outside the edited function (same objects, same lines), so a keystroke converts
-    only the function's."""
-    state = ls.session.state(uri)
-    kept = state.converted
-    if kept is None or kept[0] is not m or len(kept[1]) > 4 * max(count, MAX_PUBLISHED):  # or full of the gone
-        kept = state.converted = (m, {})
-    memo = kept[1]
-    folders = ls.session.ws.folders
-
-    def convert(d: Diagnostic) -> T.Diagnostic:
-        hit = memo.get(id(d))
-        if hit is None or hit[0] is not d:
-            hit = memo[id(d)] = (d, diagnostic(at, uri, d, m, folders))
-        return hit[1]  # type: ignore[return-value]
-
-    return convert
-
-
-def diagnostics(ls: SpvServer, uri: str, validated: bool = True) -> list[T.Diagnostic]:
-    """The document's diagnostics as LSP has them: native, merged with the validator's unless
-    `validated` is False; past MAX_PUBLISHED, the most severe, after a note saying how many more."""
-    session = ls.session
-    a = session.analysis(uri)
-    doc = session.ws.docs.get(uri)
-    if a is None or doc is None:
-        return []
-    diags = a.diagnostics
-    if validated and session.validation is not None:
-        diags = session.validation.diagnostics(uri, a.diagnostics, len(doc.texts), a.module)
-    convert = _converter(ls, uri, Positions(doc, session.client.encoding), a.module, len(diags))
-    if len(diags) <= MAX_PUBLISHED:
-        return [convert(d) for d in diags]
-    first = sorted(diags, key=lambda d: -1 if validator.is_note(d) else _RANK[d.severity])
-    shown = sorted(first[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
-    more = f"{len(diags) - MAX_PUBLISHED} more problems not shown; run `spvls check` for all"
-    return [whole_note(code="spvls.truncated", message=more, severity=T.DiagnosticSeverity.Information)] + [
-        convert(d) for d in shown
-    ]
+def send_diagnostics(ls: SpvServer, uri: str, version: int | None, diags: list[wire.Json]) -> None:
+    """A publishDiagnostics of wire diagnostics, written as they are (no protocol types built)."""
+    fields: dict[str, object] = {"uri": uri} if version is None else {"uri": uri, "version": version}
+    raw = json.dumps(diags).encode()
+    if not ls.protocol.send_raw(
+        transport.notification_with_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, fields, "diagnostics", raw)
+    ):
+        items = ls.protocol._converter.structure(diags, list[T.Diagnostic])
+        ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, items, version=version))
 
 
 def publish(ls: SpvServer, uri: str) -> None:
@@ -92,19 +59,19 @@ def publish(ls: SpvServer, uri: str) -> None:
     try:
         if FAULT == "analysis":
             raise RuntimeError("injected fault in analysis")
-        diags = diagnostics(ls, uri)
+        diags = published.diagnostics(ls.session, uri)
     except Exception as e:
         log_fault(ls, f"analysis failed on {uri}", e)
         failed = f"spvls could not analyse this document ({e!r}); see the server log"
-        diags = [whole_note(code="spvls.internal", message=failed, severity=T.DiagnosticSeverity.Error)]
+        diags = [wire.note(code="spvls.internal", message=failed, severity=ERROR_SEVERITY)]
     # Computed synchronously for this version, so an older result is never sent after a newer one.
-    ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, diags, version=doc.version))
+    send_diagnostics(ls, uri, doc.version, diags)
 
 
 def native(ls: SpvServer, uri: str) -> list[dict[str, Any]] | None:
     """The document's native diagnostics as the wire has them (None if the analysis fails)."""
     try:
-        return ls.protocol._converter.unstructure(diagnostics(ls, uri, validated=False))  # type: ignore[no-any-return]
+        return published.diagnostics(ls.session, uri, validated=False)
     except Exception as e:
         log_fault(ls, f"analysis failed on {uri}", e)
         return None
@@ -144,13 +111,8 @@ def check_with_progress(ls: SpvServer, uri: str, doc: Document) -> None:
 # -- text sync --------------------------------------------------------------------------------
 def _show_recalled(ls: SpvServer, uri: str, version: int, recalled: Recalled) -> None:
     """Push what the cache kept for the text, before the document is parsed."""
-    if recalled.diagnostics is None:
-        return
-    fields = {"uri": uri, "version": version}
-    raw = json.dumps(recalled.diagnostics).encode()
-    ls.protocol.send_raw(
-        transport.notification_with_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, fields, "diagnostics", raw)
-    )
+    if recalled.diagnostics is not None:
+        send_diagnostics(ls, uri, version, recalled.diagnostics)
 
 
 def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams) -> None:
@@ -310,7 +272,7 @@ def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams) -> None:
             session.remember(recalled.key, native(ls, uri), None)
     session.close(uri)
     if not session.client.pull:
-        ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, []))
+        send_diagnostics(ls, uri, None, [])
 
 
 @guard
@@ -324,7 +286,8 @@ async def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams) ->
     await session.opened_whole(uri)  # an open analysed off the loop: its diagnostics
     if session.has_unconfirmed(uri):
         confirm(ls, uri)
-    return T.RelatedFullDocumentDiagnosticReport(items=diagnostics(ls, uri))
+    items = ls.protocol._converter.structure(published.diagnostics(session, uri), list[T.Diagnostic])
+    return T.RelatedFullDocumentDiagnosticReport(items=items)
 
 
 HANDLERS = [

@@ -85,10 +85,10 @@ def key(text: str, *context: object) -> str:
 
 
 # -- the private directory and its secret -----------------------------------------------------
-def _private_dir() -> Path | None:
-    """<cache>/diagnostics, made 0700 if absent; None when it is not a directory of the user's
-    alone (a link, another user's, open to others): the cache is then not used."""
-    d = cache_dir().parent / "diagnostics"
+def _private_dir(kind: str) -> Path | None:
+    """<cache>/<kind>, made 0700 if absent; None when it is not a directory of the user's alone
+    (a link, another user's, open to others): the cache is then not used."""
+    d = cache_dir().parent / kind
     try:
         d.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         try:
@@ -147,12 +147,12 @@ _NAME = re.compile(r"[0-9a-f]{40}")
 
 
 # -- entries ----------------------------------------------------------------------------------
-def get(k: str, uri: str) -> list[dict[str, Any]] | None:
-    """The diagnostics kept under the key for the document at `uri`, each checked and rebuilt;
-    None for a miss (also when the entry is damaged, forged, too large or not a file)."""
+def get_bytes(kind: str, k: str) -> bytes | None:
+    """What is kept under the key, if its HMAC is the user's; None for a miss (also when the entry
+    is damaged, forged, too large or not a regular file)."""
     if not enabled() or not _NAME.fullmatch(k):
         return None
-    d = _private_dir()
+    d = _private_dir(kind)
     secret = _secret(d) if d is not None else None
     if d is None or secret is None:
         return None
@@ -160,25 +160,18 @@ def get(k: str, uri: str) -> list[dict[str, Any]] | None:
     if data is None or len(data) <= _MAC or not hmac.compare_digest(data[:_MAC], _mac(secret, k, data[_MAC:])):
         return None
     try:
-        found = diagnostics(json.loads(data[_MAC:]), uri)
-    except (ValueError, TypeError, RecursionError):  # TypeError: a check this module lacks, failing closed
-        return None
-    try:
         os.utime(d / k, follow_symlinks=False)  # used: the last to go (entries go oldest first)
     except OSError:
         pass
-    return found
+    return data[_MAC:]
 
 
-def put(k: str, value: list[dict[str, Any]]) -> None:
-    """Keep the diagnostics under the key (written whole or not at all; a failure, or an answer
-    over MAX_BYTES, is not the user's problem)."""
-    if not enabled() or not _NAME.fullmatch(k):
+def put_bytes(kind: str, k: str, data: bytes) -> None:
+    """Keep the bytes under the key (written whole or not at all; a failure, or data over
+    MAX_BYTES, is not the user's problem)."""
+    if not enabled() or not _NAME.fullmatch(k) or len(data) + _MAC > MAX_BYTES:
         return
-    data = json.dumps(value, separators=(",", ":")).encode()
-    if len(data) + _MAC > MAX_BYTES:
-        return
-    d = _private_dir()
+    d = _private_dir(kind)
     secret = _secret(d) if d is not None else None
     if d is None or secret is None:
         return
@@ -187,6 +180,22 @@ def put(k: str, value: list[dict[str, Any]]) -> None:
         _prune(d)
     except OSError:
         pass
+
+
+def get(k: str, uri: str) -> list[dict[str, Any]] | None:
+    """The diagnostics kept under the key for the document at `uri`, each checked and rebuilt."""
+    data = get_bytes("diagnostics", k)
+    if data is None:
+        return None
+    try:
+        return diagnostics(json.loads(data), uri)
+    except (ValueError, TypeError, RecursionError):  # TypeError: a check this module lacks, failing closed
+        return None
+
+
+def put(k: str, value: list[dict[str, Any]]) -> None:
+    """Keep the diagnostics under the key."""
+    put_bytes("diagnostics", k, json.dumps(value, separators=(",", ":")).encode())
 
 
 def _prune(d: Path) -> None:

@@ -8,8 +8,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from lsprotocol import types as T
-
 # Opening and checking runs at about 70,000 lines a second here: past this, over a quarter second.
 LINES = 20_000
 _tokens = itertools.count(1)
@@ -25,12 +23,16 @@ def begin(ls: Any, supported: bool, lines: int, title: str, message: str) -> Cal
     so it knows the token when the begin arrives."""
     if not supported or lines < LINES:
         return _nothing
+    from lsprotocol import types as T
+
     token = f"spvls-{next(_tokens)}"
     ls.work_done_progress.create(token)
     ls.work_done_progress.begin(token, T.WorkDoneProgressBegin(title=title, message=message, cancellable=False))
     start = time.perf_counter()
 
     def end() -> None:
+        from lsprotocol import types as T
+
         ls.work_done_progress.end(token, T.WorkDoneProgressEnd(message=f"done in {time.perf_counter() - start:.1f} s"))
 
     return end

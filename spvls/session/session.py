@@ -7,7 +7,6 @@ long reads a `Snapshot` taken there (ruff's server splits its handlers the same 
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +16,10 @@ from . import cache
 from .workspace import Settings, Workspace
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ..checks import Analysis
+    from ..checks.diagnostic import Diagnostic
     from ..features.tokens import Sent
     from ..model.module import Module
     from ..syntax.document import Document
@@ -33,6 +35,31 @@ class Client:
     refresh: bool = False  # it takes workspace/diagnostic/refresh
     takes_progress: bool = False  # it takes window/workDoneProgress/create
     item_defaults: bool = False  # completion lists may share editRange, data and insertTextFormat
+
+    @classmethod
+    def of(cls, caps: dict[str, Any], encoding: str) -> Client:
+        """The choices from `initialize`'s capabilities, as the wire has them. Pull when the client
+        offers it and can be told to pull again (spirv-val's result comes later); else push. Never
+        both: a client that has both shows each diagnostic twice."""
+        refresh = bool(_at(caps, "workspace", "diagnostics", "refreshSupport"))
+        listing = _at(caps, "textDocument", "completion", "completionList", "itemDefaults")
+        return cls(
+            encoding=encoding,
+            pull=_at(caps, "textDocument", "diagnostic") is not None and refresh,
+            refresh=refresh,
+            takes_progress=bool(_at(caps, "window", "workDoneProgress")),
+            item_defaults={"editRange", "data", "insertTextFormat"}
+            <= set(listing if isinstance(listing, list) else ()),
+        )
+
+
+def _at(value: object, *path: str) -> object:
+    """value[path[0]][path[1]]..., or None where a step is missing or not an object."""
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
 
 
 @dataclass(frozen=True)
@@ -59,8 +86,8 @@ class Opened:
 
     version: int  # as opened: a close keeps its diagnostics in the cache only when edited since
     tokens: Sent | None = None  # the semantic tokens last sent, for the next delta
-    # The model the converted diagnostics belong to, and each diagnostic's conversion by its id.
-    converted: tuple[Module, dict[int, tuple[object, object]]] | None = None
+    # The model the converted diagnostics belong to, and each diagnostic's wire JSON by its id.
+    converted: tuple[Module, dict[int, tuple[Diagnostic, dict[str, Any]]]] | None = None
     # Opened from the cache for a client that pulls: the version, the answer, its key, until the
     # analysis has confirmed it.
     unconfirmed: tuple[int, Recalled] | None = None
@@ -98,7 +125,21 @@ class Session:
     settings_reported: list[str] = field(default_factory=list)  # the settings problems last shown
     validation: Validation | None = None  # made at start, with the server's callbacks
 
-    # -- settings -------------------------------------------------------------------------------
+    # -- initialize and settings ----------------------------------------------------------------
+    def start(self, params: dict[str, Any], encoding: str) -> list[str]:
+        """`initialize`'s params as the wire has them: the client's choices, the workspace folders
+        (else the root) and the settings; returns the settings problems to show."""
+        from ..features.sourcefiles import path_of
+
+        problems = self.update_settings(params.get("initializationOptions"))
+        folders = params.get("workspaceFolders")
+        roots = [f.get("uri") or "" for f in folders if isinstance(f, dict)] if isinstance(folders, list) else []
+        root = params.get("rootUri")
+        self.ws.folders = [p for p in map(path_of, roots or [root if isinstance(root, str) else ""]) if p is not None]
+        caps = params.get("capabilities")
+        self.client = Client.of(caps if isinstance(caps, dict) else {}, encoding)
+        return problems
+
     def update_settings(self, raw: object) -> list[str]:
         """Take the valid settings; returns the problems to show, empty when they were shown already."""
         problems = self.ws.settings.update(raw)
@@ -132,6 +173,8 @@ class Session:
         `adopt`, it is open with no text (requests that need its model wait: `opened_whole`)."""
         if uri in self.ws.docs or uri in self.opened:
             self.close(uri)
+        import asyncio
+
         opening = Opening(asyncio.get_running_loop().create_future())
         self.opened[uri] = Opened(version, opening=opening)
         return opening
@@ -154,6 +197,8 @@ class Session:
         """Wait while the document's open is analysed off the loop (at once otherwise)."""
         opening = self.opening(uri)
         if opening is not None:
+            import asyncio
+
             await asyncio.shield(opening.done)
 
     def state(self, uri: str) -> Opened:

@@ -1,0 +1,170 @@
+"""The first answers, before the protocol library is imported: `initialize`, answered from the
+result pygls gave the same client capabilities before (kept in the private cache, session.cache),
+and the first `didOpen` of a small document, checked and published as the wire has it
+(server.published). pygls and lsprotocol take ~0.4 s to import here, longer than everything the
+first diagnostics need; they are imported after them.
+
+At the first message this front does not answer (or a broken frame, or the end of input), the pygls
+server takes over with the same Session, the framer's state and the messages left; `initialize`
+is handed to it again (its answer not sent twice) so pygls knows the client. With the cache off
+(SPVLS_NO_CACHE) or a client not seen before, pygls answers from the start."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Any, BinaryIO
+
+from .. import __version__
+from ..session import cache, progress
+from ..session.session import Session
+from ..transport import Framer, notification_with_raw
+from . import published
+
+log = logging.getLogger("spvls")
+
+KIND = "initialize"  # the cache's folder for initialize results
+WARNING = 2  # LSP's MessageType.Warning
+
+
+def _key(params: dict[str, Any]) -> str:
+    return cache.key(json.dumps(params.get("capabilities"), sort_keys=True), KIND)
+
+
+def remember_initialize(params: dict[str, Any], result: dict[str, Any]) -> None:
+    """Keep pygls' answer to `initialize` for the next start with these client capabilities."""
+    cache.put_bytes(KIND, _key(params), json.dumps(result).encode())
+
+
+def recall_initialize(params: dict[str, Any]) -> dict[str, Any] | None:
+    """pygls' answer to `initialize` with these capabilities, kept by this spvls (the key holds its
+    stamp): a server's capabilities and name, checked for that shape."""
+    data = cache.get_bytes(KIND, _key(params))
+    if data is None:
+        return None
+    try:
+        result = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    if (
+        not isinstance(result, dict)
+        or set(result) != {"capabilities", "serverInfo"}
+        or not isinstance(result["capabilities"], dict)
+        or result["serverInfo"] != {"name": "spvls", "version": __version__}
+    ):
+        return None
+    return result
+
+
+def _frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+class Front:
+    """The messages answered before pygls: what they did to the session, and what pygls must see."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.session = Session()
+        self.replay: list[dict[str, Any]] = []  # initialize and initialized, handed to pygls again
+        self.muted: int | str | None = None  # initialize's id: pygls' answer to the replay is not sent
+        self.opened: list[str] = []  # documents opened here: validated once pygls runs
+        self.done = False  # the first diagnostics are out
+
+    def _write(self, data: bytes) -> None:
+        self.out.write(data)
+        self.out.flush()
+
+    def _publish(self, uri: str, version: int, diags: list[dict[str, Any]]) -> None:
+        fields = {"uri": uri, "version": version}
+        raw = json.dumps(diags).encode()
+        self._write(notification_with_raw("textDocument/publishDiagnostics", fields, "diagnostics", raw))
+
+    def handle(self, m: object) -> bool:
+        """Answer the message here; False leaves it (and all after it) to pygls."""
+        if not isinstance(m, dict) or self.done:
+            return False
+        method, params = m.get("method"), m.get("params")
+        if not isinstance(params, dict):
+            return False
+        try:
+            if method == "initialize" and self.muted is None and isinstance(m.get("id"), (int, str)):
+                return self._initialize(m, params)
+            if method == "initialized" and self.muted is not None:
+                self.replay.append(m)
+                return True
+            if method == "textDocument/didOpen" and self.muted is not None:
+                return self._open(params)
+        except Exception:  # pygls' handlers answer it, and report what went wrong
+            log.debug("left to pygls: %s", method, exc_info=True)
+        return False
+
+    def _initialize(self, m: dict[str, Any], params: dict[str, Any]) -> bool:
+        result = recall_initialize(params)
+        if result is None:
+            return False
+        encoding = result["capabilities"].get("positionEncoding", "utf-16")
+        problems = self.session.start(params, encoding if encoding in ("utf-8", "utf-16", "utf-32") else "utf-16")
+        self._write(_frame({"jsonrpc": "2.0", "id": m["id"], "result": result}))
+        if problems:
+            show = {"type": WARNING, "message": "\n".join(problems)}
+            self._write(_frame({"jsonrpc": "2.0", "method": "window/showMessage", "params": show}))
+        self.muted = m["id"]
+        self.replay.append(m)
+        return True
+
+    def _open(self, params: dict[str, Any]) -> bool:
+        """A small document opened by a client that takes pushed diagnostics: as sync.did_open."""
+        item = params.get("textDocument")
+        if not isinstance(item, dict) or self.session.client.pull:
+            return False
+        uri, text, version = item.get("uri"), item.get("text"), item.get("version")
+        if not isinstance(uri, str) or not isinstance(text, str) or type(version) is not int:
+            return False
+        if text.count("\n") >= progress.LINES:  # sync.OFF_LOOP_LINES: built off the loop, by pygls' server
+            return False
+        session = self.session
+        recalled = session.recall(uri, text, published.MAX_PUBLISHED, can_send=True)
+        kept = recalled.diagnostics if recalled is not None else None
+        if kept is not None:
+            self._publish(uri, version, kept)
+        session.open(uri, text, version)
+        item["text"] = ""  # the Document has it
+        native = published.diagnostics(session, uri, validated=False)
+        if kept is None:
+            self._publish(uri, version, native)
+        if recalled is not None and session.remember(recalled.key, native, kept):
+            self._publish(uri, version, native)
+        self.opened.append(uri)
+        self.done = True
+        return True
+
+
+def serve_stdio() -> int:
+    """Answer what can be answered before pygls, then run the pygls server from there."""
+    stdin: Any = sys.stdin.buffer
+    stdout = sys.stdout.buffer
+    front, framer = Front(stdout), Framer()
+    left: list[object] = []
+    if cache.enabled():
+        while not front.done:
+            data = stdin.read1(65536)
+            if not data:
+                break
+            messages = framer.feed(data)
+            if framer.problems:  # broken framing: pygls' reader reports it and resynchronises
+                left = messages
+                break
+            taken = 0
+            while taken < len(messages) and front.handle(messages[taken]):
+                taken += 1
+            left = messages[taken:]
+            if left:
+                break
+    from .app import create, run
+
+    ls = create(front.session)
+    ls.protocol.muted = front.muted
+    return run(ls=ls, framer=framer, first=[*front.replay, *left], opened=front.opened)
