@@ -123,6 +123,20 @@ def test_cli_entry_names_an_entry_point(capsys):
     assert capsys.readouterr().err == "spvls reflect: no entry point named 'nope'\n"
 
 
+def test_cli_entry_and_stage_choose_whose_interface(capsys):
+    """Four entry points, two names, two stages: the fragment "main" has the output %FragColor (no
+    OpName: `_` and its number, as spirv-cross names it); the vertex ones list only the built-in
+    block (left out, as spirv-cross leaves built-ins out)."""
+    source = DATA / "reflect" / "aliased-entry-point-names.asm.multi.spvasm"
+    assert main(["reflect", str(source), "--entry", "main", "--stage", "frag"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["outputs"] == [{"type": "vec4", "name": "_11", "location": 0}]
+    assert main(["reflect", str(source), "--entry", "main"]) == 0
+    assert "outputs" not in json.loads(capsys.readouterr().out)
+    assert main(["reflect", str(source), "--entry", "main", "--stage", "comp"]) == 1
+    assert capsys.readouterr().err == "spvls reflect: no entry point named 'main' of stage comp\n"
+
+
 def test_corpus_matches_spirv_cross(shared, tmp_path):
     """Both read the binary spirv-as makes (the fixtures test reading text)."""
     root = shared / "corpus"

@@ -15,6 +15,9 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="assembly text or a binary module, or - for standard input")
     p.add_argument("--entry", metavar="NAME", help="whose interface (default: the first entry point's)")
     p.add_argument(
+        "--stage", metavar="STAGE", help="of the entry points named so, the one of this stage (vert, frag, …)"
+    )
+    p.add_argument(
         "--target-env", choices=envs.NAMES, metavar="ENV", help="assemble text for this env (default: its header's)"
     )
     p.set_defaults(run=run)
@@ -23,7 +26,7 @@ def register(p: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     try:
         m = numbered_module(read_words(args.file, args.target_env))
-        out = reflect.to_json(reflect.reflect(m, args.entry))
+        out = reflect.to_json(reflect.reflect(m, args.entry, args.stage))
     except FAILURES as e:
         return report_failure(e, args.file, args.file)
     except (InputError, LookupError) as e:

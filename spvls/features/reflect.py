@@ -316,11 +316,27 @@ def _default(opname: str, text: str | None, s: Shape | None) -> int | float | bo
     return struct.unpack("<i", struct.pack("<I", value & 0xFFFFFFFF))[0] if s.base == "int" else None
 
 
-def reflect(m: Module, entry: str | None = None) -> dict[str, Any]:
+def _mode(m: Module, ep: EntryPoint) -> str:
+    models = m.grammar.kinds["ExecutionModel"].enumerants
+    e = models.get(ep.model)
+    return next((mode for name, mode in _MODES.items() if e is not None and models.get(name) is e), "???")
+
+
+def entry_point(m: Module, name: str | None, stage: str | None = None) -> EntryPoint | None:
+    """The entry point named so (of that stage: `vert`, `frag`, `comp`, …, as spirv-cross's
+    --stage), the first when no name is given; LookupError when there is none."""
+    if name is None and stage is None:
+        return default_entry(m)
+    for ep in m.entry_points.values():
+        if (name is None or ep.name == name) and (stage is None or _mode(m, ep) == stage):
+            return ep
+    what = " ".join(x for x in (f"named {name!r}" if name else "", f"of stage {stage}" if stage else "") if x)
+    raise LookupError(f"no entry point {what}")
+
+
+def reflect(m: Module, entry: str | None = None, stage: str | None = None) -> dict[str, Any]:
     """The interface of the module (of the named entry point's resources; default: the first)."""
-    ep = next((e for e in m.entry_points.values() if e.name == entry), None) if entry else default_entry(m)
-    if entry and ep is None:
-        raise LookupError(f"no entry point named {entry!r}")
+    ep = entry_point(m, entry, stage)
     out: dict[str, Any] = {}
     eps = _entry_points(m)
     if eps:
