@@ -87,3 +87,22 @@ def test_every_command_has_its_help_and_arguments(capsys: pytest.CaptureFixture[
         text = capsys.readouterr().out
         assert text.startswith(f"usage: spvls {name} ")
         assert COMMANDS[name][1] in " ".join(text.split())
+
+
+def test_version_fails_where_spvls_cannot_run(tmp_path: Path) -> None:
+    """Editors ask `--version` whether an interpreter has a working spvls: in a virtual environment
+    without spvls's dependencies it says which are missing and exits 1, though it imports nothing."""
+    bare = tmp_path / "bare"
+    subprocess.run([sys.base_prefix + "/bin/python3", "-m", "venv", "--without-pip", str(bare)], check=True)
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        [str(bare / "bin" / "python"), "-m", "spvls", "--version"], capture_output=True, text=True, env=env, check=False
+    )
+    assert (out.returncode, out.stdout) == (1, "")
+    python = bare / "bin" / "python"
+    assert out.stderr == (
+        f"spvls 0.1.0 cannot run with {python}: lark, pygls, lsprotocol not installed "
+        "(install spvls with pip, which brings them)\n"
+    )
+    ok = subprocess.run([sys.executable, "-m", "spvls", "--version"], capture_output=True, text=True, check=False)
+    assert (ok.returncode, ok.stdout) == (0, "spvls 0.1.0\n")

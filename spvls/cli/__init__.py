@@ -52,6 +52,26 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 20, 20)
 
 
+# What spvls imports to run at all. Editors run `spvls --version` to learn whether an interpreter has a
+# working spvls, so it must fail where these are missing, though it imports none of them.
+REQUIRED = ("lark", "pygls", "lsprotocol")
+
+
+class _Version(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any, **_kwargs: Any) -> None:
+        from importlib.util import find_spec
+
+        missing = [name for name in REQUIRED if find_spec(name) is None]
+        if missing:
+            parser.exit(
+                1,
+                f"spvls {__version__} cannot run with {sys.executable}: {', '.join(missing)} not installed "
+                f"(install spvls with pip, which brings them)\n",
+            )
+        print(f"spvls {__version__}")
+        parser.exit(0)
+
+
 def command_of(argv: list[str]) -> str | None:
     """The subcommand argv names, found before parsing so only its module is imported."""
     skip = False
@@ -69,7 +89,7 @@ def command_of(argv: list[str]) -> str | None:
 def parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser, with the arguments of `command` only (every command's name and help)."""
     p = argparse.ArgumentParser(prog="spvls", description="SPIR-V assembly language server and checker")
-    p.add_argument("--version", action="version", version=f"spvls {__version__}")
+    p.add_argument("--version", action=_Version, nargs=0, help="print the version and exit (1: it cannot run here)")
     p.add_argument("--stdio", action="store_true", help="serve LSP over stdio (the default)")
     p.add_argument("--tcp", action="store_true", help="serve LSP over TCP (for debugging)")
     p.add_argument("--host", default="127.0.0.1")
