@@ -16,7 +16,7 @@ from ..binding import spirv_tools
 from ..binding import text as text_bytes
 from ..spec import env as envs
 from . import header, names
-from .words import BinaryError, Module, read
+from .words import HEADER_WORDS, BinaryError, Module, read, to_bytes
 
 DIS_ENV = "spv1.6"  # the disassembler reads every older version under the newest env
 
@@ -104,16 +104,24 @@ def env_for(text: str, given: str | None, original: Module | None = None) -> str
 
 def assemble(text: str, env: str | None = None, original: Module | None = None) -> array:
     """The words of `text`, numbered after `original` when given (else as the text numbers its
-    ids: `%12` stays 12). Raises AssembleError."""
+    ids: `%12` stays 12). An instruction the text shows unchanged keeps `original`'s exact words
+    (a string's bytes that are not UTF-8, or after its terminating NUL, which no text can show).
+    Raises AssembleError, also for a module `disassemble` would refuse: what is saved reopens."""
     lone = text_bytes.lone_surrogate(text)
     if lone is not None:  # spirv-as would take its bytes into a string: a module that is not UTF-8
         raise AssembleError(lone[2], lone[0], lone[1])
+    bad = header.unreadable(text)
+    if bad is not None:
+        raise AssembleError(bad[2], bad[0], bad[1])
     env = env_for(text, env, original)
     source = text
+    kept: dict[tuple[int, ...], tuple[int, ...]] = {}
     if original is not None:
-        pairs = names.pair(_dis(original, False, Options()), _dis(original, True, Options()))
+        raw = _dis(original, True, Options())
+        pairs = names.pair(_dis(original, False, Options()), raw)
         first_free = max([original.bound, *[n + 1 for n in pairs.values()]])
         source, _ = names.renumber(text, pairs, first_free)
+        kept = _lossy(original, raw, env)
     words = spirv_tools.assemble(source, env, preserve_numeric_ids=True)
     if isinstance(words, spirv_tools.Failure):
         failure = words
@@ -122,10 +130,78 @@ def assemble(text: str, env: str | None = None, original: Module | None = None) 
             if isinstance(again, spirv_tools.Failure):
                 failure = again
         raise AssembleError(failure.message, failure.line, failure.column)
+    if kept:
+        words = _restore(words, kept)
     needed = words[3]  # spirv-as's bound: the largest id + 1
     comments = header.read_comments(text)
     base = list(original.words[1:5]) if original is not None else list(words[1:5])
     for i, key in enumerate(("version", "generator", "bound", "schema")):
         words[1 + i] = comments.get(key, base[i])
     words[3] = max(words[3], needed)  # grows when the text needs more ids than the header says
+    _reopens(words, text)
     return words
+
+
+def _instructions(words) -> list[tuple[int, ...]]:
+    out, i = [], HEADER_WORDS
+    while i < len(words):
+        count = max(words[i] >> 16, 1)
+        out.append(tuple(words[i : i + count]))
+        i += count
+    return out
+
+
+def _lossy(original: Module, raw: str, env: str) -> dict[tuple[int, ...], tuple[int, ...]]:
+    """Each instruction of `original` that its own disassembly does not assemble back to: what the
+    text gives -> the original's words."""
+    again = spirv_tools.assemble(raw, env, preserve_numeric_ids=True)
+    if isinstance(again, spirv_tools.Failure):
+        return {}
+    before, after = _instructions(original.words), _instructions(again)
+    if len(before) != len(after):
+        return {}
+    return {a: b for a, b in zip(after, before) if a != b}
+
+
+def _restore(words: array, kept: dict[tuple[int, ...], tuple[int, ...]]) -> array:
+    out = array("I", words[:HEADER_WORDS])
+    for inst in _instructions(words):
+        out.extend(kept.get(inst, inst))
+    return out
+
+
+def _reopens(words: array, text: str) -> None:
+    """AssembleError at the instruction's line when `disassemble` would refuse these words."""
+    data = to_bytes(words)
+    try:
+        disassemble(data)
+        return
+    except BinaryError as e:
+        why = e.message
+        count = _failing_instruction(words, e.word)
+    lines = names.instruction_lines(text)
+    line = lines[count] if count is not None and count < len(lines) else None
+    raise AssembleError(f"`spvls dis` could not reopen the saved module: {why}", line, 0 if line is not None else None)
+
+
+def _failing_instruction(words: array, word: int | None) -> int | None:
+    """The index of the instruction at `word`; without one (the disassembler's own refusal), of the
+    first instruction whose prefix of the module the disassembler refuses (a bisection)."""
+    starts, i = [], HEADER_WORDS
+    while i < len(words):
+        starts.append(i)
+        i += max(words[i] >> 16, 1)
+    if word is not None:
+        return sum(1 for s in starts if s <= word) - 1 if word >= HEADER_WORDS else None
+
+    def refused(k: int) -> bool:  # the first k instructions
+        end = starts[k] if k < len(starts) else len(words)
+        return isinstance(spirv_tools.disassemble(words[:end], DIS_ENV), spirv_tools.Failure)
+
+    if refused(0) or not refused(len(starts)):
+        return None
+    lo, hi = 0, len(starts)  # refused(lo) is False, refused(hi) is True
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if refused(mid) else (mid, hi)
+    return hi - 1

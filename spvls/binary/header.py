@@ -7,6 +7,7 @@ import re
 from functools import lru_cache
 
 from ..binding import spirv_tools
+from ..spec import env as envs
 from .words import MAGIC
 
 _FIELD = re.compile(r";\s*(Version|Generator|Bound|Schema):\s*(.*?)\s*$")
@@ -87,3 +88,40 @@ def read_comments(text: str) -> dict[str, int]:
         elif value.isascii() and value.isdigit():
             out[key] = int(value)
     return out
+
+
+def unreadable(text: str) -> tuple[int, int, str] | None:
+    """(line, column, why) of the first header comment whose value `spvls dis` could not read back
+    from the saved module, or that no header word can hold; None when all can be honoured. A
+    generator name this library does not know is left to the binary's own word, as before."""
+    for n, line in enumerate(text.splitlines()):
+        s = line.strip()
+        if not s:
+            continue
+        if not s.startswith(";"):
+            break
+        m = _FIELD.match(s)
+        if not m:
+            continue
+        key, value = m.group(1), m.group(2)
+        col = line.find(value, line.find(key) + len(key)) if value else len(line.rstrip())
+        if key == "Version":
+            v = _VERSION.match(value)
+            if v is None or (int(v.group(1)), int(v.group(2))) not in envs.VERSIONS:
+                newest = max(envs.VERSIONS)
+                return (
+                    n,
+                    col,
+                    (
+                        f"'; Version: {value}' is no SPIR-V version spvls can reopen (1.0 to {newest[0]}.{newest[1]}): "
+                        "the saved module could not be disassembled"
+                    ),
+                )
+        elif key == "Generator":
+            g = _GENERATOR.match(value)
+            v = _VENDOR_ID.match(g.group(1)) if g else None
+            if g and (int(g.group(2)) > 0xFFFF or (v and int(v.group(1) or v.group(2)) > 0xFFFF)):
+                return n, col, f"'; Generator: {value}': the vendor and its version are 16-bit numbers (0 to 65535)"
+        elif not (value.isascii() and value.isdigit()) or int(value) > 0xFFFFFFFF:
+            return n, col, f"'; {key}: {value}': a header word is a number from 0 to 4294967295"
+    return None

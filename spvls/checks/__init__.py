@@ -40,7 +40,9 @@ def target(doc: Document, target_env: str | None) -> tuple[tuple[int, int], str 
     """The SPIR-V version to check against: the explicit env, else the header, else 1.6."""
     if target_env:
         return envs.version_of(target_env), target_env
-    return doc.header_version() or (1, 6), None
+    header = doc.header_version()
+    # A version no env names (`; Version: 1.7`, 2.0): checked as the newest there is.
+    return (header if header in envs.VERSIONS else (1, 6)), None
 
 
 def _run(m: Module, scopes: dict[str, Scope] | None = None) -> dict[str, list[Diagnostic]]:

@@ -19,6 +19,7 @@ TOOLS_NAMES = list(_TOOLS)
 # Older spvls names, kept so settings that use them still work (SPIRV-Tools does not take them).
 _OLDER = {f"universal1.{i}": f"spv1.{i}" for i in range(7)}
 NAMES = TOOLS_NAMES + list(_OLDER)
+VERSIONS = frozenset(_TOOLS.values())  # the SPIR-V versions some env targets
 
 
 def tools_name(env: str) -> str:
