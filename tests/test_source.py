@@ -109,7 +109,7 @@ def test_inlined_code_names_its_inlining_chain(tmp_path):
         md, _ = hover.hover(m, inst.line, col(inst))
         loc = sourcemap.location_of(m, line_inst)
         assert md.startswith(f"Source: `{loc}` in `{fn}`\n\n```glsl\n{source_text(file, loc.line)}\n```\n\n"
-                             f"inlined into `main` at sum.comp:{call_line}\n\n---\n\n"), md
+                             f"inlined into `main` at `sum.comp:{call_line}`\n\n---\n\n"), md
 
 
 def test_numeric_ids_take_debug_function_names(tmp_path):

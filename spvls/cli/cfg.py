@@ -25,6 +25,9 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--target-env", choices=envs.NAMES, metavar="ENV", help="as for check: the env whose rules mark the picture"
     )
+    p.add_argument(
+        "--timeout", type=float, default=60, metavar="SECONDS", help="stop Graphviz after this long (svg; default 60)"
+    )
     p.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
     p.add_argument("file", metavar="FILE")
     p.set_defaults(run=run)
@@ -43,7 +46,11 @@ def run(args) -> int:
         print(f"spvls cfg: {args.file}: {e}", file=sys.stderr)
         return 2
     if args.format == "svg":
-        svg = cfg_dot.render_svg(out)
+        try:
+            svg = cfg_dot.render_svg(out, args.timeout)
+        except cfg_dot.GraphvizError as e:
+            print(f"spvls cfg: {args.file}: {e}", file=sys.stderr)
+            return 2
         if svg is None:
             print(f"spvls cfg: {cfg_dot.SVG_HELP}", file=sys.stderr)
             return 2

@@ -7,7 +7,6 @@ an error (warning) points at red (orange) with the diagnostic's code.
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -100,8 +99,8 @@ def find_function(m: Module, name: str) -> Function | None:
 
 
 def _name(m: Module, id_: str) -> str:
-    """The OpName as its string means it (spirv-as strings escape " and \\ with a backslash)."""
-    return re.sub(r"\\(.)", r"\1", m.name_of(id_)) if id_ in m.names else id_
+    """The OpName's value (the model reads the string's escapes), else the id."""
+    return m.name_of(id_)
 
 
 # -- the graph --------------------------------------------------------------------------------
@@ -224,8 +223,9 @@ def _clusters(cfg: Cfg, nodes: dict[str, Node], prefix: str) -> tuple[list[Clust
 # -- DOT ----------------------------------------------------------------------------------------
 def quote(text: str) -> str:
     """A DOT double-quoted string whose text Graphviz shows as given: quotes and backslashes
-    escaped (backslash starts an escape such as \\n in labels), line breaks made \\n."""
-    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    escaped (backslash starts an escape such as \\n in labels), '&' as '&amp;' (Graphviz reads
+    '&lt;' in a label as '<'), line breaks made \\n."""
+    text = text.replace("&", "&amp;").replace("\\", "\\\\").replace('"', '\\"')
     return '"' + text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n") + '"'
 
 
@@ -358,16 +358,34 @@ def pictures(m: Module, diagnostics: list[Diagnostic], which: str | None) -> lis
     return [picture(m, fn, diagnostics)]
 
 
+class GraphvizError(RuntimeError):
+    """Graphviz's `dot` failed or ran past its time: the message says which."""
+
+
+def _dot_command(exe: str) -> list[str]:
+    """`dot -Tsvg`, killed if the process that started it dies first (Linux's parent-death signal,
+    through util-linux's setpriv when installed): a layout left running would hold a core for nothing."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "KILL", exe, "-Tsvg"] if setpriv else [exe, "-Tsvg"]
+
+
 def render_svg(dot: str, timeout: float = 60) -> str | None:
-    """The SVG Graphviz draws for `dot`, or None when `dot` is not installed."""
+    """The SVG Graphviz draws for `dot`, or None when `dot` is not installed; GraphvizError when it
+    fails or takes longer than `timeout` seconds (it is killed then)."""
     exe = shutil.which("dot")
     if exe is None:
         return None
-    r = subprocess.run(
-        [exe, "-Tsvg"], input=dot.encode("utf-8", "replace"), capture_output=True, timeout=timeout, check=False
-    )
+    try:
+        r = subprocess.run(
+            _dot_command(exe), input=dot.encode("utf-8", "replace"), capture_output=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise GraphvizError(f"Graphviz's dot took longer than {timeout:g} s and was stopped") from None
+    except OSError as e:
+        raise GraphvizError(f"Graphviz's dot could not run: {e.strerror or e}") from None
     if r.returncode != 0:
-        raise RuntimeError(f"dot failed: {r.stderr.decode('utf-8', 'replace').strip()}")
+        why = r.stderr.decode("utf-8", "replace").strip() or f"exit status {r.returncode}"
+        raise GraphvizError(f"Graphviz's dot failed: {why}")
     return r.stdout.decode("utf-8", "replace")  # a label is shown, never read back: "?" for a lone surrogate
 
 

@@ -20,6 +20,24 @@ from ..spec import extension_docs, registry
 from ..spec.grammar import Enumerant, Grammar, Instruction, format_version, load
 
 
+def code(text: str) -> str:
+    """A Markdown code span showing `text` as it is: a module's names, strings and file names are
+    data, so no backtick, link, image or HTML in them may become Markdown (one line: breaks become
+    spaces)."""
+    text = re.sub(r"[\r\n]+", " ", text)
+    if not text.strip():
+        return f"`{text}`" if text else "``"
+    ticks = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text[0] == "`" or text[-1] == "`" or (text[0] == " " and text[-1] == " ") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def fenced(text: str, lang: str) -> str:
+    """A Markdown code block of `text`, its fence longer than any run of backticks inside it."""
+    ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
 @dataclass(frozen=True, slots=True)
 class Doc:
     name: str

@@ -11,7 +11,8 @@ from ..model.module import Module
 from ..model.sourcemap import in_effect, inlining, location_of, scope_function_name
 from ..model.typeinfo import type_text
 from ..spec.grammar import ext_set
-from .docs import enumerant_md, ext_set_doc, extension_md, instruction_md, term_md
+from ..syntax.parser import string_value
+from .docs import code, enumerant_md, ext_set_doc, extension_md, fenced, instruction_md, term_md
 from .interface import hover_md
 from .sourcefiles import source_line
 
@@ -70,18 +71,21 @@ def _enabled(m: Module, item) -> str:
 def _id(m: Module, id_: str) -> str:
     d = m.definition(id_)
     if d is None:
-        return f"`{id_}` is not defined"
+        return f"{code(id_)} is not defined"
     parts = [f"Defined on line {d.line + 1}"]
     name = m.names.get(id_)
     if name:
-        parts.append(f"OpName: `{name}`")
+        parts.append(f"OpName: {code(name)}")
     t = type_text(m, id_)
     if t:
-        parts.append(f"Type: `{t}`")
+        parts.append(f"Type: {code(t)}")
     ep = m.entry_points.get(id_)
     if ep is not None:
         modes = ", ".join(_after(mode, 1) for mode in ep.modes)
-        parts.append(f'Entry point: {ep.model} "{ep.name}"' + (f"; modes: {modes}" if modes else ""))
+        parts.append(
+            f"Entry point: {ep.model} {code(chr(34) + ep.name + chr(34))}"
+            + (f"; modes: {code(modes)}" if modes else "")
+        )
     decorations = m.decorations.get(id_, [])
     if decorations:
         members = _member_names(m, id_) if any(i.opname == "OpMemberDecorate" for i in decorations[:8]) else {}
@@ -92,7 +96,7 @@ def _id(m: Module, id_: str) -> str:
         )
     parts.append(f"References: {len(m.uses.get(id_, ()))}")
     resource = hover_md(m, id_) if d.opname == "OpVariable" and m.function_at(d.line) is None else ""
-    return f"```spvasm\n{d.src.text.strip()}\n```\n\n" + "  \n".join(parts) + (f"\n\n{resource}" if resource else "")
+    return fenced(d.src.text.strip(), "spvasm") + "\n\n" + "  \n".join(parts) + (f"\n\n{resource}" if resource else "")
 
 
 def _as_operand(m: Module, inst, tok) -> str:
@@ -111,7 +115,7 @@ def _member_names(m: Module, struct: str) -> dict[str, str]:
     for n in m.with_op(("OpMemberName",)):
         ops = n.match.operands
         if len(ops) > 2 and ops[0].token.text == struct:
-            out.setdefault(ops[1].token.text, ops[2].token.text.strip('"'))
+            out.setdefault(ops[1].token.text, string_value(ops[2].token.text))
     return out
 
 
@@ -119,10 +123,10 @@ def _decoration(inst, members: dict[str, str]) -> str:
     """A decoration without its target; a member's with the member's number and OpMemberName."""
     ops = inst.match.operands
     if inst.opname != "OpMemberDecorate" or len(ops) < 2:
-        return f"`{_after(inst, 1)}`"
+        return code(_after(inst, 1))
     member = ops[1].token.text
     name = members.get(member)
-    return f"`{_after(inst, 2)}` (member {member}{f' `{name}`' if name else ''})"
+    return f"{code(_after(inst, 2))} (member {member}{f' {code(name)}' if name else ''})"
 
 
 def _after(inst, skip: int) -> str:
@@ -181,16 +185,19 @@ def hover_note(m: Module, line: int, folders: Sequence[Path] = ()) -> str:
     loc = location_of(m, line_inst)
     if loc is None:
         return ""
-    head = f"Source: `{loc}`"
+    head = f"Source: {code(str(loc))}"
     fn = scope_function_name(m, scope)
     if fn:
-        head += f" in `{fn}`"
+        head += f" in {code(fn)}"
     parts = [head]
     text = source_line(m, loc, folders)
     if text is not None and text.strip():
         lang = _FENCE.get(Path(loc.file).suffix.lower(), "glsl")
-        parts.append(f"```{lang}\n{text.rstrip()}\n```")
-    chain = [f"inlined into `{step.function}`" + (f" at {step.at}" if step.at else "") for step in inlining(m, scope)]
+        parts.append(fenced(text.rstrip(), lang))
+    chain = [
+        f"inlined into {code(step.function)}" + (f" at {code(str(step.at))}" if step.at else "")
+        for step in inlining(m, scope)
+    ]
     if chain:
         parts.append("  \n".join(chain))
     return "\n\n".join(parts)

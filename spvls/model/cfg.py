@@ -41,11 +41,15 @@ class Edge:
 class Construct:
     kind: str  # selection, loop, continue, case
     header: str  # the block that opens it: selection/loop header, continue target, case target
-    blocks: set[str]  # its members, per DEFINITIONS
     merge: str | None = None  # the merge block it ends at (a continue construct: its loop's)
     # References point outwards only (no cycles: models are freed by reference counting alone).
     loop: Construct | None = None  # a continue construct's loop construct
-    parent: Construct | None = None  # the smallest construct around it
+    parent: Construct | None = None  # the innermost construct around it
+    only: frozenset[str] | None = None  # a continue construct's blocks (post-dominance decides them)
+
+
+# The constructs around a block, innermost first: a cons list shared by every block below.
+_Chain = tuple[Construct, "_Chain"] | None
 
 
 class Cfg:
@@ -74,7 +78,7 @@ class Cfg:
         self._enter: dict[str, int] | None = None  # dominator-tree walk numbers, see _number
         self._leave: dict[str, int] = {}
         self._constructs: list[Construct] | None = None
-        self._innermost: dict[str, Construct] | None = None
+        self._chains: dict[str, _Chain] = {}  # each reachable block's constructs, see _place
         self._children: dict[int, list[Construct]] | None = None
 
     @property
@@ -211,7 +215,7 @@ class Cfg:
             merge = ids[0] if ids else None
             if b.merge.opname == "OpLoopMerge":
                 cont = ids[1] if len(ids) > 1 else None
-                loop = Construct("loop", b.label, self.dominated(b.label, merge), merge)
+                loop = Construct("loop", b.label, merge)
                 out.append(loop)
                 if cont in self.reachable:
                     # What the merge block dominates is never post-dominated by the back-edge block
@@ -219,18 +223,51 @@ class Cfg:
                     blocks = self.dominated(cont, merge)
                     if b.label in back_from:
                         blocks = self._post_dominated(back_from[b.label], blocks)
-                    c = Construct("continue", cont, blocks, merge, loop=loop)
-                    loop.blocks -= blocks
-                    out.append(c)
+                    out.append(Construct("continue", cont, merge, loop=loop, only=frozenset(blocks)))
             else:
-                out.append(Construct("selection", b.label, self.dominated(b.label, merge), merge))
+                out.append(Construct("selection", b.label, merge))
                 t = b.terminator
                 if t is not None and t.opname == "OpSwitch":
                     for target in dict.fromkeys(o.token.text for o in t.ids()[1:]):
                         if target != merge and target in self.reachable:
-                            out.append(Construct("case", target, self.dominated(target, merge), merge))
-        _nest(out)
+                            out.append(Construct("case", target, merge))
+        self._place(out)
         return out
+
+    def _place(self, constructs: list[Construct]) -> None:
+        """Each block's chain of constructs and each construct's parent, in one walk of the dominator
+        tree (SPIR-V 2.11: a construct is the blocks its header dominates, minus those its merge block
+        dominates). A block inherits its immediate dominator's chain; a merge block drops its
+        construct and every construct inside it (a case that breaks to its loop's merge block leaves
+        the case, the switch and the loop); a header then adds its own. Each block costs the few
+        constructs it opens or closes, not its depth: nesting 5,000 deep stays linear."""
+        opened: dict[str, list[Construct]] = {}
+        closed: dict[str, list[Construct]] = {}
+        for c in constructs:
+            opened.setdefault(c.header, []).append(c)
+            if c.merge is not None and c.kind != "continue":  # a continue construct ends with its loop
+                closed.setdefault(c.merge, []).append(c)
+        for cs in opened.values():  # at one block: those another header opens (outer) before its own
+            cs.sort(
+                key=lambda c: (
+                    _OPENING_ORDER[c.kind] if c.kind != "continue" or c.loop is None or c.loop.header != c.header else 3
+                )
+            )
+        chains = self._chains
+        if self.entry is None or self.entry not in self.idom:
+            return
+        stack: list[tuple[str, _Chain]] = [(self.entry, None)]
+        while stack:
+            b, chain = stack.pop()
+            for c in closed.get(b, ()):
+                chain = _drop(chain, c)
+            for c in opened.get(b, ()):
+                if c.kind == "continue" and b not in (c.only or ()):
+                    continue
+                c.parent = c.loop if c.kind == "continue" else _first(chain, b)
+                chain = (c, chain)
+            chains[b] = chain
+            stack.extend((k, chain) for k in self._dom_children.get(b, ()))
 
     def children(self, c: Construct | None) -> list[Construct]:
         """The constructs whose parent is c (None: the outermost ones)."""
@@ -242,42 +279,51 @@ class Cfg:
 
     def innermost(self, label: str) -> Construct | None:
         """The smallest construct that has the block (a continue construct is not in its loop's)."""
-        if self._innermost is None:
-            self._innermost = {}
-            # Larger first, so smaller ones overwrite; of equal size, the earlier wins.
-            ranked = sorted(enumerate(self.constructs), key=lambda t: (-len(t[1].blocks), -t[0]))
-            for _, c in ranked:
-                for b in c.blocks:
-                    self._innermost[b] = c
-        return self._innermost.get(label)
+        self.constructs  # places the blocks
+        return _first(self._chains.get(label), label)
 
-
-def _nest(constructs: list[Construct]) -> None:
-    """Parent = the smallest other construct whose extent holds this one's (a continue construct's
-    parent is its loop; of equal extents, the earlier). Constructs of a valid module nest;
-    overlapping ones stay side by side. Candidates are those holding the header: a few per block."""
-    extents = [set(c.blocks) for c in constructs]
-    index = {id(c): i for i, c in enumerate(constructs)}
-    for c in constructs:
-        if c.loop is not None:
-            extents[index[id(c.loop)]] |= c.blocks
-    holding: dict[str, list[int]] = {}
-    for j, ext in enumerate(extents):
-        for b in ext:
-            holding.setdefault(b, []).append(j)
-    for i, c in enumerate(constructs):
-        if c.loop is not None:
-            c.parent = c.loop
-            continue
-        c.parent = None
-        # Smallest first, so the first that holds this one is the parent: one subset test when nested.
-        for j in sorted(holding.get(c.header, range(len(constructs))), key=lambda j: (len(extents[j]), j)):
-            d = constructs[j]
-            if j == i or d.loop is c or (len(extents[j]) == len(extents[i]) and j > i):
+    def holds(self, c: Construct, label: str) -> bool:
+        """Whether the block is one of the construct's (a loop's continue construct's are not the loop's)."""
+        self.constructs  # places the blocks
+        chain = self._chains.get(label)
+        while chain is not None:
+            d, chain = chain
+            if d.kind == "continue" and label not in (d.only or ()):
                 continue
-            if extents[i] <= extents[j]:
-                c.parent = d
-                break
+            if d is c:
+                return True
+            if d.loop is c:  # in its continue construct
+                return False
+        return False
+
+    def members(self, c: Construct) -> set[str]:
+        """The construct's blocks (costs the blocks its header dominates: for tests and tools)."""
+        return {b for b in self.dominated(c.header) if self.holds(c, b)}
+
+
+_OPENING_ORDER = {"case": 0, "continue": 1, "selection": 2, "loop": 2}
+
+
+def _first(chain: _Chain, label: str) -> Construct | None:
+    """The innermost construct of the chain that holds the block (a continue construct holds only
+    the blocks the back-edge block post-dominates)."""
+    while chain is not None:
+        c, rest = chain
+        if c.kind != "continue" or label in (c.only or ()):
+            return c
+        chain = rest
+    return None
+
+
+def _drop(chain: _Chain, c: Construct) -> _Chain:
+    """The chain without c and every construct inside it; unchanged when c is not in it."""
+    walk = chain
+    while walk is not None:
+        d, rest = walk
+        if d is c:
+            return rest
+        walk = rest
+    return chain
 
 
 def _edges(b: Block) -> list[Edge]:

@@ -14,7 +14,7 @@ from itertools import repeat
 from ..spec.grammar import Enumerant, Grammar, Instruction, is_type
 from ..syntax.document import Document
 from ..syntax.heap import building
-from ..syntax.parser import Line, Token, int_value
+from ..syntax.parser import Line, Token, int_value, string_value
 from .enablement import lacks
 from .facts import module_fact
 from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, match, operands_of, templates_of
@@ -292,7 +292,7 @@ class Module:
             if opcode is None:
                 continue
             if opcode.text == "OpExtInstImport" and line.result and line.operands:
-                ext_imports[line.result.text] = line.operands[0].text.strip('"')
+                ext_imports[line.result.text] = string_value(line.operands[0].text)
             shape = line.shape
             t = templates.get(shape) if shape is not None else None
             if t is not None:  # match's first case, made straight into the Inst
@@ -435,15 +435,15 @@ class Module:
         if opname == "OpCapability":
             self.capabilities.setdefault(ops[0].token.text, inst)
         elif opname == "OpExtension":
-            self.extensions.setdefault(ops[0].token.text.strip('"'), inst)
+            self.extensions.setdefault(string_value(ops[0].token.text), inst)
         elif opname == "OpName":
             if len(ops) >= 2:
-                self.names.setdefault(ops[0].token.text, ops[1].token.text.strip('"'))
+                self.names.setdefault(ops[0].token.text, string_value(ops[1].token.text))
         elif opname in ("OpDecorate", "OpMemberDecorate", "OpDecorateId", "OpDecorateString"):
             self.decorations.setdefault(ops[0].token.text, []).append(inst)
         elif opname == "OpEntryPoint":
             if len(ops) >= 3:
-                ep = EntryPoint(ops[1].token.text, ops[2].token.text.strip('"'), ops[0].token.text, inst)
+                ep = EntryPoint(ops[1].token.text, string_value(ops[2].token.text), ops[0].token.text, inst)
                 self.entry_points.setdefault(ep.id, ep)
         elif opname in ("OpExecutionMode", "OpExecutionModeId"):
             target = self.entry_points.get(ops[0].token.text)

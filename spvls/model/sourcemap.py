@@ -13,12 +13,11 @@ only touch function bodies; a location inside a body is found by walking back to
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..syntax.parser import int_value
+from ..syntax.parser import int_value, string_value
 from .facts import module_fact
 from .module import TERMINATORS, Inst, Module
 
@@ -49,14 +48,9 @@ class Inlining:
     at: SourceLoc | None
 
 
-_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
-
-
 def unquote(text: str) -> str:
     """A string literal's value as spirv-as reads it (a backslash escapes the next character)."""
-    if text.startswith('"'):
-        text = text[1:-1] if len(text) >= 2 and text.endswith('"') else text[1:]
-    return _ESCAPE.sub(r"\1", text)
+    return string_value(text)
 
 
 def debug_op(m: Module, inst: Inst) -> str | None:

@@ -521,6 +521,23 @@ def _glued(text: str, result: Token | None, opcode: Token, operands: tuple[Token
     return None
 
 
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def string_value(text: str) -> str:
+    """A string literal's value as spirv-as reads it: the quotes off (one each side: a closing `\\"`
+    is a quote of the value) and each backslash escape replaced by the character it escapes."""
+    if text.startswith('"'):
+        text = text[1:-1] if len(text) >= 2 and text.endswith('"') and not _escaped_end(text) else text[1:]
+    return _ESCAPE.sub(r"\1", text)
+
+
+def _escaped_end(text: str) -> bool:
+    """Whether the final quote is escaped (an odd run of backslashes before it): an unclosed string."""
+    run = len(text) - 1 - len(text[:-1].rstrip("\\"))
+    return run % 2 == 1
+
+
 def version_from_comment(text: str) -> tuple[int, int] | None:
     """`; Version: 1.3` as spirv-dis writes it in the header."""
     m = re.match(r"\s*;\s*Version:\s*(\d+)\.(\d+)", text)

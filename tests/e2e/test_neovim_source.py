@@ -33,6 +33,6 @@ def test_neovim_goes_from_an_opcode_to_the_shader_source(tmp_path):
     want = line_of("common.glsl", "return float(i % 7u)")
     call = line_of("sum.comp", "acc += square(")
     assert result["hover"].startswith(f"Source: `./common.glsl:{want}` in `weight`")
-    assert f"inlined into `main` at sum.comp:{call}" in result["hover"]
+    assert f"inlined into `main` at `sum.comp:{call}`" in result["hover"]
     assert Path(result["buffer"]) == (tmp_path / "common.glsl").resolve()
     assert result["cursor"] == [want, 0] and result["text"] == source_text("common.glsl", want)

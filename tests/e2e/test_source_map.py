@@ -56,7 +56,7 @@ async def test_hover_definition_related_and_hints_over_stdio(client, tmp_path, c
     h = await client.text_document_hover_async(T.HoverParams(doc, T.Position(n, col + 1)))
     assert h.contents.value.startswith(
         f"Source: `sum.comp:{square}` in `square`\n\n```glsl\n{source_text('sum.comp', square)}\n```\n\n"
-        f"inlined into `main` at sum.comp:{call}\n\n---\n\n")
+        f"inlined into `main` at `sum.comp:{call}`\n\n---\n\n")
 
     loc = await client.text_document_definition_async(T.DefinitionParams(doc, T.Position(n, col + 1)))
     assert (loc.uri, loc.range.start.line, loc.range.start.character) == ((tmp_path / "sum.comp").as_uri(), square - 1, 0)

@@ -27,7 +27,7 @@ def load(path: Path, env: str | None = None):
 
 
 def constructs(c) -> dict:
-    return {(k.kind, k.header): (sorted(k.blocks), k.parent and (k.parent.kind, k.parent.header))
+    return {(k.kind, k.header): (sorted(c.members(k)), k.parent and (k.parent.kind, k.parent.header))
             for k in c.constructs}
 
 
