@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("diff", "compare two modules by structure (spirv-diff), as a unified diff in friendly names"),
 }
 # Top-level options that take a value: the word after them is not a command.
-_VALUED = ("--host", "--port")
+_VALUED = ("--host", "--port", "--source-root")
 
 
 def __getattr__(name: str) -> Any:
@@ -94,6 +94,14 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--tcp", action="store_true", help="serve LSP over TCP (for debugging)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=2087)
+    p.add_argument(
+        "--source-root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="the server may also read shader source files a module names under DIR (besides the "
+        "workspace folders and the module's own folder); repeatable",
+    )
     sub = p.add_subparsers(dest="command")
     for name, (module, help) in COMMANDS.items():
         command_parser = sub.add_parser(name, help=help, description=help)
@@ -123,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         return code
     from ..server import serve
 
-    return serve(tcp=args.tcp, host=args.host, port=args.port)
+    return serve(tcp=args.tcp, host=args.host, port=args.port, source_roots=args.source_root)
 
 
 def entry() -> None:

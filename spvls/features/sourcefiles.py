@@ -30,20 +30,42 @@ def path_of(uri: str) -> Path | None:
     return Path(unquote(u.path)) if u.scheme == "file" else None
 
 
+# A module names its source files: data from anywhere (a bug report, a capture). Only files under
+# the roots below are read, regular files only, and only so much of them.
+MAX_READ = 16 << 20  # bytes read looking for a line: a 2 GB file with no line break costs this much
+READ_SECONDS = 0.5
+
+
+def roots(m: Module, folders: Sequence[Path] = ()) -> list[str]:
+    """Where the module's source files may be read: its own folder, then `folders` (the workspace
+    folders and the roots the user lists: session state, `Workspace.folders`), resolved."""
+    doc = path_of(m.doc.uri)
+    out = []
+    for base in [*([doc.parent] if doc else []), *folders]:
+        try:
+            out.append(os.path.realpath(base))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _under(path: str, allowed: Sequence[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in allowed)
+
+
 def on_disk(m: Module, file: str, folders: Sequence[Path] = ()) -> Path | None:
-    """The source file: as written when absolute, else next to the document, else in one of the
-    workspace `folders` (session state: `session.workspace.Workspace.folders`)."""
+    """The source file, when it is a regular file under the module's roots (see `roots`): as written
+    when absolute, else next to the document, else in one of the `folders`. A name that leads
+    elsewhere (`/etc/shadow`, `../../x`, a link out) finds nothing: the module chooses no file."""
     p = Path(file)
-    try:
-        if p.is_absolute():
-            return p if p.is_file() else None
-        doc = path_of(m.doc.uri)
-        for base in [*([doc.parent] if doc else []), *folders]:
-            cand = base / p
-            if cand.is_file():
-                return cand.resolve()
-    except (OSError, ValueError):  # a name the file system cannot take (NUL, too long)
-        return None
+    allowed = roots(m, folders)
+    for cand in [p] if p.is_absolute() else [Path(r) / p for r in allowed]:
+        try:
+            real = os.path.realpath(cand)
+            if _under(real, allowed) and stat.S_ISREG(os.stat(real).st_mode):
+                return Path(real)
+        except (OSError, ValueError):  # missing, or a name the file system cannot take (NUL, too long)
+            continue
     return None
 
 
@@ -139,20 +161,18 @@ def target(m: Module, loc: SourceLoc, folders: Sequence[Path] = ()) -> tuple[Pat
 
 
 def source_line(m: Module, loc: SourceLoc, folders: Sequence[Path] = ()) -> str | None:
-    """The text of the location's line, from the file on disk or the embedded text."""
+    """The text of the location's line, from the file on disk (under the module's roots, at most
+    MAX_READ bytes read for READ_SECONDS) or the embedded text."""
     if loc.line <= 0:
         return None
     path = on_disk(m, loc.file, folders)
-    text = None
     if path is not None:
         try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                for n, text in enumerate(f, 1):
-                    if n == loc.line:
-                        return text.rstrip("\r\n")
-            return None
+            found = fileio.read_line(path, loc.line, MAX_READ, READ_SECONDS)
         except OSError:
-            pass
+            found = None
+        if found is not None:
+            return found.decode("utf-8", errors="replace")
     text = embedded_texts(m).get(loc.file)
     if text is None:
         return None

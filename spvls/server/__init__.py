@@ -7,15 +7,18 @@ library is imported (`early`), then runs the pygls server (`app`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 
-def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> int:
+
+def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087, source_roots: Sequence[str] = ()) -> int:
+    """source_roots: directories (--source-root) where a module's source files may also be read."""
     if not tcp:
         import logging
 
         from .early import serve_stdio
 
         logging.basicConfig(level=logging.WARNING, format="spvls: %(levelname)s %(message)s")
-        return serve_stdio()
+        return serve_stdio(source_roots)
     from .app import run
 
-    return run(tcp, host, port)
+    return run(tcp, host, port, source_roots=source_roots)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import threading
 from array import array
 from collections.abc import Generator, Sequence
+from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from cattrs import ClassValidationError, transform_error
@@ -244,9 +246,12 @@ def run(
     framer: transport.Framer | None = None,
     first: Sequence[object] = (),
     opened: Sequence[str] = (),
+    source_roots: Sequence[str] = (),
 ) -> int:
     logging.basicConfig(level=logging.WARNING, format="spvls: %(levelname)s %(message)s")
     ls = ls or create()
+    if source_roots:
+        ls.session.ws.given_roots = [Path(os.path.abspath(r)) for r in source_roots]
     if tcp:
         ls.start_tcp(host, port)
     else:

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from .. import __version__
@@ -142,11 +145,13 @@ class Front:
         return True
 
 
-def serve_stdio() -> int:
-    """Answer what can be answered before pygls, then run the pygls server from there."""
+def serve_stdio(source_roots: Sequence[str] = ()) -> int:
+    """Answer what can be answered before pygls, then run the pygls server from there.
+    source_roots: directories (--source-root) where a module's source files may also be read."""
     stdin: Any = sys.stdin.buffer
     stdout = sys.stdout.buffer
     front, framer = Front(stdout), Framer()
+    front.session.ws.given_roots = [Path(os.path.abspath(r)) for r in source_roots]
     left: list[object] = []
     if cache.enabled():
         while not front.done:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,6 +49,12 @@ ON_TYPE, ON_SAVE, OFF = "onType", "onSave", "off"
 MODES = (ON_TYPE, ON_SAVE, OFF)
 
 
+def _paths(value: object) -> list[Path]:
+    if isinstance(value, list) and all(isinstance(v, str) and os.path.isabs(v) for v in value):
+        return [Path(v) for v in value]
+    raise ValueError("expected a list of absolute directory paths")
+
+
 def _validate_mode(value: object) -> str:
     if isinstance(value, str) and value in MODES:
         return value
@@ -61,6 +68,7 @@ class Settings:
     source_hints: bool = False  # `a.comp:7` where each run of instructions from one source line starts
     validate: str = ON_TYPE  # MODES
     validator_timeout: float = DEFAULT_TIMEOUT  # CPU seconds before spirv-val's process is stopped
+    source_roots: list[Path] = field(default_factory=list)  # where else a module's source files may be read
 
     # Each setting's key, the attribute it sets, and a reader that returns the value or raises
     # ValueError with what is wrong. A new setting is one more line here.
@@ -70,6 +78,7 @@ class Settings:
         "sourceHints": ("source_hints", _boolean),
         "validate": ("validate", _validate_mode),
         "validatorTimeout": ("validator_timeout", _seconds),
+        "sourceRoots": ("source_roots", _paths),
     }
     # spirv-val's options (relaxBlockLayout, scalarBlockLayout, ...), each a boolean.
     KEYS.update({key: (name, _boolean) for key, name in validator.SETTINGS.items()})
@@ -112,9 +121,21 @@ class Workspace:
     # uri -> (generation, env, the analysis, the analysis with the file's suppressions applied)
     _analyses: dict[str, tuple[int, str | None, Analysis, Analysis]] = field(default_factory=dict)
     _marked: dict[str, bool] = field(default_factory=dict)  # uri -> has `; spvls: ignore…` comments
-    # The workspace folders (from `initialize`): where a relative source file name is looked for
-    # after the document's own directory; the features that find source files take them as a parameter.
-    folders: list[Path] = field(default_factory=list)
+    # The workspace folders (from `initialize`) and the roots given on the command line
+    # (--source-root): with the sourceRoots setting, see `folders`.
+    workspace_folders: list[Path] = field(default_factory=list)
+    given_roots: list[Path] = field(default_factory=list)
+
+    @property
+    def folders(self) -> list[Path]:
+        """Where a module's source files may be read besides the document's own directory (the
+        features that read them take these as a parameter): the workspace folders, then the roots
+        the user lists (--source-root, the sourceRoots setting). A module cannot add to them."""
+        return [*self.workspace_folders, *self.given_roots, *self.settings.source_roots]
+
+    @folders.setter
+    def folders(self, value: list[Path]) -> None:
+        self.workspace_folders = list(value)
 
     def open(self, uri: str, text: str, version: int) -> Document:
         doc = Document(text, uri, version)

@@ -2,13 +2,23 @@
 one of these would hang or exhaust memory if read as a file."""
 
 import os
+import random
+import re
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import pytest
 from test_cli import VALID
 
 from spvls.binary import commands, files
+from spvls.checks import analyze
+from spvls.features import hover, source
+from spvls.features.docs import code
+from spvls.syntax.document import Document
+
+SEED = int(os.environ.get("SPVLS_SEED") or 0)  # tests/conftest.py chooses and prints it
 
 TEXT = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
 
@@ -60,3 +70,104 @@ def test_a_fifo_named_on_the_command_line_is_read(tmp_path):
     )
     direct = subprocess.run([sys.executable, "-m", "spvls", "dis", spv], capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stdout) == (0, direct.stdout) and "OpFunctionEnd" in r.stdout, r.stderr
+
+
+MODULE = """OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%file = OpString "{name}"
+OpName %main "{name}"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%main = OpFunction %void None %fn
+%l = OpLabel
+OpLine %file 1 1
+OpReturn
+OpFunctionEnd
+"""
+RETURN = 11  # the line of OpReturn, which OpLine maps to line 1 of the named file
+
+
+def _answer(fn, *args, seconds: float = 60):
+    """fn's answer from a thread, or a failure when it has not answered in `seconds` (a FIFO opened
+    for reading would block it forever: the guard against a hang, not a speed test)."""
+    out: list = []
+    t = threading.Thread(target=lambda: out.append(fn(*args)), daemon=True)
+    t.start()
+    t.join(seconds)
+    assert out, f"{fn.__name__} did not answer (hung)"
+    return out[0]
+
+
+def _escaped(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def test_a_module_reads_source_files_only_under_its_roots(tmp_path, monkeypatch):
+    """Generated file names: outside the roots (absolute, ../, a link out), not a file (a FIFO, a
+    device), a 2 GB file with no line break; only files under the module's folder or a given root are
+    read, the others shown by name only, and none hangs."""
+    monkeypatch.setenv("SPVLS_CACHE_DIR", str(tmp_path / "cache"))
+    root, given, outside = tmp_path / "root", tmp_path / "given", tmp_path / "outside"
+    for d in (root, given, outside):
+        d.mkdir()
+    (outside / "secret.glsl").write_text("SECRET line\n")
+    (root / "inside.glsl").write_text("INSIDE line\n")
+    (given / "lib.glsl").write_text("GIVEN line\n")
+    (root / "link.glsl").symlink_to(outside / "secret.glsl")
+    os.mkfifo(root / "pipe.glsl")
+    with open(root / "huge.glsl", "wb") as f:  # sparse: 2 GB of NULs, no line break
+        f.truncate(2 << 30)
+    kinds = {
+        "outside": (str(outside / "secret.glsl"), None),
+        "dotdot": ("../outside/secret.glsl", None),
+        "link": ("link.glsl", None),
+        "proc": ("/proc/self/environ", None),
+        "fifo": ("pipe.glsl", None),
+        "device": ("/dev/zero", None),
+        "huge": ("huge.glsl", ""),  # under the root: go-to-source leads there; hover reads 16 MB of it, no line
+        "inside": ("inside.glsl", "INSIDE line"),
+        "inside-absolute": (str(root / "inside.glsl"), "INSIDE line"),
+        "given": ("lib.glsl", "GIVEN line"),
+    }
+    rng = random.Random(SEED)
+    for kind in rng.sample(sorted(kinds), len(kinds)) * 2:
+        name, line = kinds[kind]
+        if rng.random() < 0.5 and not name.startswith("/"):
+            name = "./" + name
+        m = analyze(Document(MODULE.format(name=_escaped(name)), (root / "m.spvasm").as_uri())).module
+        md, _ = _answer(hover.hover, m, RETURN, 2, [given])
+        assert "SECRET" not in md and "INSIDE" not in md.replace("INSIDE line", "") and "\0" not in md, (kind, md)
+        assert (line in md) if line else ("```glsl" not in md), (kind, md)
+        target = _answer(source.definition, m, RETURN, 2, [given])
+        assert (target is not None) == (line is not None), (kind, target)  # the others: the name only
+
+
+def test_names_from_a_module_are_not_markdown_in_hover(tmp_path):
+    """File names and OpName strings with links, images, HTML and backticks show as code, whatever
+    they hold (an image in a hover would load from the module's address)."""
+    rng = random.Random(SEED)
+    pieces = ["![i](http://x/i.png)", "[l](http://x)", "<img src=x>", "`", "``", "*", "_", "\\", '"', "a", " ", "#"]
+    for _ in range(40):
+        name = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6)))
+        m = analyze(Document(MODULE.format(name=_escaped(name)), (tmp_path / "m.spvasm").as_uri())).module
+        md, _ = hover.hover(m, RETURN, 2)
+        assert md.startswith(f"Source: {code(name + ':1:1')}\n"), (name, md)
+        md, _ = hover.hover(m, 8, 1)  # on %main's definition: its OpName
+        assert f"OpName: {code(name)}" in md, (name, md)
+        assert re.fullmatch(r"(`+) ?.*? ?\1", code(name), re.DOTALL), code(name)
+
+
+def test_the_user_lists_more_roots_in_a_setting_and_on_the_command_line():
+    from spvls.cli import parser
+    from spvls.session.workspace import Workspace
+
+    ws = Workspace()
+    ws.folders = [Path("/ws")]
+    ws.given_roots = [Path(p) for p in parser().parse_args(["--source-root", "/a", "--source-root", "/b"]).source_root]
+    assert ws.settings.update({"sourceRoots": ["/c"]}) == []
+    assert ws.folders == [Path("/ws"), Path("/a"), Path("/b"), Path("/c")]
+    assert ws.settings.update({"sourceRoots": ["relative"]}) == [
+        "spvls settings: sourceRoots: expected a list of absolute directory paths; kept [PosixPath('/c')]"
+    ]
