@@ -264,7 +264,9 @@ class Cfg:
             for c in opened.get(b, ()):
                 if c.kind == "continue" and b not in (c.only or ()):
                     continue
-                c.parent = c.loop if c.kind == "continue" else _first(chain, b)
+                # Always a construct already in the chain (so parents never form a cycle): a
+                # continue construct's is its loop when the loop holds it, as in structured code.
+                c.parent = c.loop if c.loop is not None and _has(chain, c.loop) else _first(chain, b)
                 chain = (c, chain)
             chains[b] = chain
             stack.extend((k, chain) for k in self._dom_children.get(b, ()))
@@ -313,6 +315,14 @@ def _first(chain: _Chain, label: str) -> Construct | None:
             return c
         chain = rest
     return None
+
+
+def _has(chain: _Chain, c: Construct) -> bool:
+    while chain is not None:
+        if chain[0] is c:
+            return True
+        chain = chain[1]
+    return False
 
 
 def _drop(chain: _Chain, c: Construct) -> _Chain:

@@ -183,3 +183,14 @@ def test_generated_names_are_drawn_as_written():
     shown = [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
     for lab, value in zip(labels, names):
         assert f"{value} ({lab})" in shown, (value, shown)
+
+
+def test_generated_unstructured_graphs_draw_each_block_once():
+    """Random graphs, merges declared anywhere (a loop nested in its own continue construct made
+    the parents a cycle, and its blocks vanished from the picture): each block drawn once, each
+    name as written."""
+    from tests.fuzz import surfaces
+
+    rng = random.Random(SEED)
+    findings = [f for _ in range(300) for f in surfaces.cfg(rng)]
+    assert findings == []
