@@ -40,7 +40,7 @@ def binary(rng: random.Random, texts: list[str]) -> list[str]:
         dis = convert.disassemble(bytes(data))
     except words.BinaryError:
         return []
-    except Exception:  # noqa: BLE001 - that is the finding
+    except Exception:  # that is the finding
         return ["binary: disassemble raised:\n" + traceback.format_exc()]
     found = []
     try:
@@ -51,7 +51,7 @@ def binary(rng: random.Random, texts: list[str]) -> list[str]:
         convert.disassemble(words.to_bytes(convert.assemble(edited, None, dis.module)))
     except convert.AssembleError:
         pass  # refused with its line and reason: allowed
-    except Exception:  # noqa: BLE001
+    except Exception:
         found.append("binary: saving raised (or saved what does not reopen):\n" + traceback.format_exc())
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "m.spv"
@@ -63,7 +63,7 @@ def binary(rng: random.Random, texts: list[str]) -> list[str]:
                 found.append("binary: spvls.assemble of the unchanged text changed the file")
         except commands.CommandError:
             pass
-        except Exception:  # noqa: BLE001
+        except Exception:
             found.append("binary: an LSP command raised:\n" + traceback.format_exc())
     return found
 
@@ -139,7 +139,7 @@ def cfg(rng: random.Random) -> list[str]:
         m = analyze(Document(text)).module
         p = cfg_dot.picture(m, m.functions[0])
         dot = cfg_dot.to_dot([p])
-    except Exception:  # noqa: BLE001
+    except Exception:
         return ["cfg: the picture raised:\n" + traceback.format_exc() + "\ninput:\n" + text]
     drawn = list(p.loose)
     stack = list(p.clusters)
@@ -212,7 +212,7 @@ class SourceFiles:
             ret = next(i.line for i in m.insts_in(m.functions[0]) if i.opname == "OpReturn")
             md, _ = hover.hover(m, ret, 2) or ("", None)
             target = source.definition(m, ret, 2)
-        except Exception:  # noqa: BLE001
+        except Exception:
             return [f"sourcefiles: hover or definition raised on {name!r}:\n" + traceback.format_exc()]
         found = []
         if "SECRET" in md:
