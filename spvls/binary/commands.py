@@ -56,9 +56,12 @@ def disassemble(args: tuple) -> dict:
         raise CommandError(str(e)) from None
 
 
-def assemble(args: tuple, target_env: str | None) -> dict:
-    """[{"uri": U, "text": T}] -> {"words": N}: T assembled with the ids of the binary at U and
-    written over U atomically; refused (U untouched) when T does not assemble."""
+def assemble(args: tuple, target_env: str | None, refuse_invalid: bool = False) -> dict:
+    """[{"uri": U, "text": T}] -> {"words": N, "invalid"?: {"line", "message"}, "message"?}: T
+    assembled with the ids of the binary at U and written over U atomically; refused (U untouched)
+    when T does not assemble or `disassemble` could not reopen it. A module spirv-val rejects is
+    written (users craft invalid modules on purpose) and the answer says so, with its first error;
+    with `refuse_invalid` (the refuseInvalidSave setting) it is refused."""
     arg = _argument(args, "uri", "text")
     path = path_of(arg["uri"])
     original = None
@@ -84,11 +87,24 @@ def assemble(args: tuple, target_env: str | None) -> dict:
         raise CommandError(
             f"{path.name}: not saved: {where}{e.message}", {"line": e.line, "column": e.column, "message": e.message}
         ) from None
+    invalid = convert.validation(arg["text"], target_env, original)
+    where = f"line {invalid.line + 1}: " if invalid and invalid.line is not None else ""
+    if invalid is not None and refuse_invalid:
+        raise CommandError(
+            f"{path.name}: not saved: spirv-val rejects it: {where}{invalid.message}",
+            {"line": invalid.line, "message": invalid.message},
+        )
     try:
         fileio.write_atomic(path, words.to_bytes(result, original.big_endian if original else False))
     except OSError as e:
         raise CommandError(f"{path}: not saved: {e.strerror or e}") from None
-    return {"words": len(result)}
+    if invalid is None:
+        return {"words": len(result)}
+    return {
+        "words": len(result),
+        "invalid": {"line": invalid.line, "message": invalid.message},
+        "message": f"{path.name}: saved, but spirv-val rejects it: {where}{invalid.message}",
+    }
 
 
 # -- the workbench: spvls.optimize and spvls.diff ---------------------------------------------

@@ -205,3 +205,31 @@ def _failing_instruction(words: array, word: int | None) -> int | None:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if refused(mid) else (mid, hi)
     return hi - 1
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """What spirv-val says of a module that assembles: its first error, at the text's line."""
+
+    message: str
+    line: int | None = None  # 0-based
+
+
+def validation(text: str, env: str | None = None, original: Module | None = None) -> Invalid | None:
+    """spirv-val's first error on the module `text` assembles to (in the validator's process, within
+    its CPU budget), or None when it validates or no verdict came (stopped, tools missing): users
+    save invalid modules on purpose, so this informs, it does not refuse."""
+    from ..binding import worker  # the validator's process: only a save asks for it
+
+    try:
+        got = worker.shared().check(text, env_for(text, env, original))
+    except (spirv_tools.Unavailable, ValueError, OSError):
+        return None
+    if isinstance(got, worker.Stopped):
+        return None
+    stage, fail = got
+    if fail is None or stage != "val":
+        return None
+    lines = names.instruction_lines(text)
+    k = (fail.index or 0) - 1
+    return Invalid(fail.message, lines[k] if 0 <= k < len(lines) else None)

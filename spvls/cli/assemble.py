@@ -29,6 +29,11 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ids-from", metavar="BINARY", help="number the names as this binary (the text's origin) numbered them"
     )
+    p.add_argument(
+        "--refuse-invalid",
+        action="store_true",
+        help="write nothing when spirv-val rejects the module (default: write it and warn)",
+    )
     p.set_defaults(run=run)
 
 
@@ -46,6 +51,14 @@ def run(args) -> int:
             return 1
         original = words.read(files.read_bytes(args.ids_from)) if args.ids_from else None
         result = convert.assemble(text, args.target_env, original)
+        invalid = convert.validation(text, args.target_env, original)
+        if invalid is not None:
+            where = f"{invalid.line + 1}:1:" if invalid.line is not None else ""
+            verdict = "error: not written:" if args.refuse_invalid else "warning: written, but"
+            first = invalid.message.splitlines()[0] if invalid.message else "invalid"
+            print(f"{args.file}:{where} {verdict} spirv-val rejects it: {first}", file=sys.stderr)
+            if args.refuse_invalid:
+                return 1
         files.write_output(out, words.to_bytes(result, original.big_endian if original else False))
     except FAILURES as e:
         return report_failure(e, args.file, args.ids_from)

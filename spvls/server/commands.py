@@ -56,10 +56,11 @@ def disassemble(ls: SpvServer, *args: Any) -> dict[str, Any]:
 
 
 def assemble(ls: SpvServer, *args: Any) -> dict[str, Any]:
-    """[{"uri": U, "text": T}] -> {"words": N}: T with U's ids, written over U atomically; refused
-    with the assembler's message and line, U untouched."""
+    """[{"uri": U, "text": T}] -> {"words": N, "invalid"?, "message"?}: T with U's ids, written over U
+    atomically; refused with the assembler's message and line, U untouched (see binary.commands)."""
+    settings = ls.session.ws.settings
     try:
-        return binary_commands.assemble(args, ls.session.ws.settings.target_env)
+        return binary_commands.assemble(args, settings.target_env, settings.refuse_invalid_save)
     except binary_commands.CommandError as e:
         raise JsonRpcInvalidParams(e.message, data=e.data or None) from None
 

@@ -69,6 +69,7 @@ class Settings:
     validate: str = ON_TYPE  # MODES
     validator_timeout: float = DEFAULT_TIMEOUT  # CPU seconds before spirv-val's process is stopped
     source_roots: list[Path] = field(default_factory=list)  # where else a module's source files may be read
+    refuse_invalid_save: bool = False  # spvls.assemble: refuse a module spirv-val rejects (else write it, warn)
 
     # Each setting's key, the attribute it sets, and a reader that returns the value or raises
     # ValueError with what is wrong. A new setting is one more line here.
@@ -79,6 +80,7 @@ class Settings:
         "validate": ("validate", _validate_mode),
         "validatorTimeout": ("validator_timeout", _seconds),
         "sourceRoots": ("source_roots", _paths),
+        "refuseInvalidSave": ("refuse_invalid_save", _boolean),
     }
     # spirv-val's options (relaxBlockLayout, scalarBlockLayout, ...), each a boolean.
     KEYS.update({key: (name, _boolean) for key, name in validator.SETTINGS.items()})

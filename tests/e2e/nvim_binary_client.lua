@@ -61,6 +61,22 @@ for _, d in ipairs(vim.diagnostic.get(bufnr, { namespace = vim.api.nvim_create_n
   table.insert(result.refusal, { lnum = d.lnum, col = d.col, message = d.message })
 end
 
+-- An edit that assembles but does not validate (an undefined type: a fresh id), written to another
+-- file: written, and said, with spirv-val's first error as a warning at its line.
+for i, line in ipairs(result.edited) do
+  if line:find("OpLoad", 1, true) then
+    local bad = line:gsub("OpLoad %%(%S+)", "OpLoad %%uintx")
+    vim.api.nvim_buf_set_lines(bufnr, i - 1, i, false, { bad })
+    result.unvalidated_line = i - 1
+    break
+  end
+end
+pcall(vim.cmd, "write " .. os.getenv("SPVLS_INVALID"))
+result.unvalidated = {}
+for _, d in ipairs(vim.diagnostic.get(bufnr, { namespace = vim.api.nvim_create_namespace("spvls.binary") })) do
+  table.insert(result.unvalidated, { lnum = d.lnum, severity = d.severity, message = d.message })
+end
+
 -- A binary that cannot be read opens as its error, and cannot be written over.
 vim.cmd("enew!")
 pcall(vim.cmd, "edit " .. os.getenv("SPVLS_BROKEN")) -- its error is an error message

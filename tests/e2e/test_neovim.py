@@ -118,12 +118,12 @@ def test_neovim_opens_edits_and_writes_a_binary_module(nvim, tmp_path):
 
     source = (ROOT / "examples" / "subgroup.spvasm").read_text()
     data = words.to_bytes(spirv_tools.assemble(source, "spv1.3"))
-    spv, broken = tmp_path / "subgroup.spv", tmp_path / "broken.spv"
+    spv, broken, invalid = tmp_path / "subgroup.spv", tmp_path / "broken.spv", tmp_path / "invalid.spv"
     spv.write_bytes(data)
     broken.write_bytes(data[:-6])
     out = tmp_path / "result.json"
     env = dict(os.environ, SPVLS_NVIM_OUT=str(out), SPVLS_NVIM_RTP=str(ROOT / "editors" / "nvim"),
-               SPVLS_PYTHON=sys.executable, SPVLS_SPV=str(spv), SPVLS_BROKEN=str(broken), PYTHONPATH=str(ROOT))
+               SPVLS_PYTHON=sys.executable, SPVLS_SPV=str(spv), SPVLS_BROKEN=str(broken), SPVLS_INVALID=str(invalid), PYTHONPATH=str(ROOT))
     subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c",
                     f"luafile {ROOT / 'tests' / 'e2e' / 'nvim_binary_client.lua'}"],
                    env=env, timeout=120, check=True, stdin=subprocess.DEVNULL, capture_output=True)
@@ -145,7 +145,12 @@ def test_neovim_opens_edits_and_writes_a_binary_module(nvim, tmp_path):
     assert result["refusal"] == [{"lnum": result["invalid_line"], "col": result["refusal"][0]["col"],
                                   "message": "Invalid Opcode name 'OpLoda'"}]
     assert spv.read_bytes() == saved
+    # Assembles but does not validate: written (users craft invalid modules), and said at its line.
+    (warning,) = result["unvalidated"]
+    assert (warning["lnum"], warning["severity"]) == (result["unvalidated_line"], 2)
+    assert warning["message"].startswith("written, but spirv-val rejects it: ")
+    assert convert.disassemble(invalid.read_bytes()).text.count("OpLoad") >= 1
     # The broken binary: its error in the buffer and as a diagnostic; the file untouched.
     assert "truncated" in result["broken"][1] and result["broken_diagnostics"] == 1
     assert broken.read_bytes() == data[:-6]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.spv", "result.json", "subgroup.spv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.spv", "invalid.spv", "result.json", "subgroup.spv"]

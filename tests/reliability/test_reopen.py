@@ -158,3 +158,37 @@ def test_an_unchanged_disassembly_saves_the_same_bytes(path, tmp_path):
     again = tmp_path / "again.spv"
     assert run("as", text, "--ids-from", spv, "-o", again).returncode == 0
     assert again.read_bytes() == spv.read_bytes()
+
+
+def test_a_module_that_does_not_validate_is_saved_and_said_or_refused(tmp_path):
+    """Generated breakages that assemble (an undefined type becomes a fresh id, a wrong operand):
+    written with a warning at the line by default, refused when asked (--refuse-invalid, the
+    refuseInvalidSave setting for spvls.assemble)."""
+    from spvls.binary import commands
+
+    rng = random.Random(SEED)
+    text_lines = VALID.replace("OpReturn", "%x = OpIAdd %uint %k %k\nOpReturn").replace(
+        "%void = OpTypeVoid", "%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%k = OpConstant %uint 1"
+    ).split("\n")
+    src, out = tmp_path / "m.spvasm", tmp_path / "m.spv"
+    for _ in range(6):
+        lines = list(text_lines)
+        at = next(i for i, line in enumerate(lines) if "OpIAdd" in line)
+        lines[at] = rng.choice(["%x = OpIAdd %uintx %k %k", "%x = OpIAdd %uint %k %void", "%x = OpIAdd %uint %l %k"])
+        src.write_text("\n".join(lines))
+        out.unlink(missing_ok=True)
+        r = run("as", src, "-o", out)
+        assert r.returncode == 0 and out.exists(), r.stderr
+        assert r.stderr.startswith(f"{src}:{at + 1}:1: warning: written, but spirv-val rejects it: "), r.stderr
+        out.unlink()
+        r = run("as", "--refuse-invalid", src, "-o", out)
+        assert r.returncode == 1 and not out.exists()
+        assert r.stderr.startswith(f"{src}:{at + 1}:1: error: not written: spirv-val rejects it: "), r.stderr
+        arg = {"uri": out.as_uri(), "text": src.read_text()}
+        answer = commands.assemble((arg,), None)
+        assert answer["invalid"]["line"] == at and answer["message"].startswith("m.spv: saved, but spirv-val rejects it")
+        with pytest.raises(commands.CommandError) as e:
+            commands.assemble((arg,), None, refuse_invalid=True)
+        assert e.value.message.startswith(f"m.spv: not saved: spirv-val rejects it: line {at + 1}: ")
+    src.write_text("\n".join(text_lines))
+    assert "invalid" not in commands.assemble(({"uri": out.as_uri(), "text": src.read_text()},), None)

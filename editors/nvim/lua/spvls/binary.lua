@@ -113,6 +113,16 @@ function M.write(bufnr, path)
     return false
   end
   vim.diagnostic.reset(ns, bufnr)
+  -- Written, but spirv-val rejects it (users craft invalid modules on purpose): said, at its line.
+  local warning = vim.trim(err)
+  if warning ~= "" then
+    local line, what = warning:match("^%-:(%d+):%d+: warning: (.*)$")
+    if line then
+      vim.diagnostic.set(ns, bufnr, { { lnum = tonumber(line) - 1, col = 0, message = what,
+        severity = vim.diagnostic.severity.WARN, source = "spvls" } })
+    end
+    vim.notify("spvls: " .. warning, vim.log.levels.WARN)
+  end
   if path == vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":p") then
     vim.bo[bufnr].modified = false
   end
