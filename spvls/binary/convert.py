@@ -116,12 +116,14 @@ def assemble(text: str, env: str | None = None, original: Module | None = None) 
     env = env_for(text, env, original)
     source = text
     kept: dict[tuple[int, ...], tuple[int, ...]] = {}
+    largest = 0  # the original's largest id
     if original is not None:
         raw = _dis(original, True, Options())
         pairs = names.pair(_dis(original, False, Options()), raw)
         first_free = max([original.bound, *[n + 1 for n in pairs.values()]])
         source, _ = names.renumber(text, pairs, first_free)
         kept = _lossy(original, raw, env)
+        largest = max(pairs.values(), default=0)
     words = spirv_tools.assemble(source, env, preserve_numeric_ids=True)
     if isinstance(words, spirv_tools.Failure):
         failure = words
@@ -133,6 +135,8 @@ def assemble(text: str, env: str | None = None, original: Module | None = None) 
     if kept:
         words = _restore(words, kept)
     needed = words[3]  # spirv-as's bound: the largest id + 1
+    if needed <= largest + 1:
+        needed = 0  # no id beyond the original's own: its header's bound stands, as it was
     comments = header.read_comments(text)
     base = list(original.words[1:5]) if original is not None else list(words[1:5])
     for i, key in enumerate(("version", "generator", "bound", "schema")):
