@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +16,7 @@ from .base import analysis, log_fault
 from .convert import Positions, plain_range
 
 
-def show_cfg(ls: SpvServer, *args: Any) -> dict[str, Any]:
+async def show_cfg(ls: SpvServer, *args: Any) -> dict[str, Any]:
     """[{"uri": U, "position": P, "svg"?: bool}] -> the CFG of the function at P: {"function", "dot", "svg" (null
     without Graphviz), "blocks": [{"node", "label", "range"}], "current": the node at P, "message"}."""
     where = args[0] if args and isinstance(args[0], dict) else {}
@@ -35,10 +36,12 @@ def show_cfg(ls: SpvServer, *args: Any) -> dict[str, Any]:
     # A client that draws the DOT itself (the VS Code panel) passes "svg": false: Graphviz takes a
     # second on a 300-block function.
     want_svg = where.get("svg", True) is not False
+    # Graphviz in its child process, waited for off the event loop: other requests go on meanwhile.
+    svg = await asyncio.to_thread(cfg_dot.render_svg, v.dot) if v.dot and want_svg else None
     return {
         "function": v.function,
         "dot": v.dot,
-        "svg": cfg_dot.render_svg(v.dot) if v.dot and want_svg else None,
+        "svg": svg,
         "blocks": [
             {"node": node, "label": label, "range": plain_range(at.range(*span))} for node, label, span in v.blocks
         ],
@@ -90,7 +93,7 @@ def diff(ls: SpvServer, *args: Any) -> dict[str, Any]:
         raise JsonRpcInvalidParams(e.message, data=e.data or None) from None
 
 
-COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {
+COMMANDS: dict[str, Callable[..., Any]] = {
     "spvls.showCfg": show_cfg,
     "spvls.disassemble": disassemble,
     "spvls.assemble": assemble,
@@ -99,16 +102,28 @@ COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {
 }
 
 
-def guarded(name: str, fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-    """A failing command is logged with its name and answers that request alone with an error."""
+def guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A failing command is logged with its name and answers that request alone with an error (an
+    async one, awaited: pygls runs it as a task, the event loop free while it waits)."""
 
     def run(ls: SpvServer, *args: Any) -> dict[str, Any]:
         try:
-            return fn(ls, *args)
+            result: dict[str, Any] = fn(ls, *args)
+            return result
         except JsonRpcException:
             raise
         except Exception as e:
             log_fault(ls, f"{name} failed", e)
             raise JsonRpcInternalError(f"spvls: {name} failed: {e}") from None
 
-    return run
+    async def run_async(ls: SpvServer, *args: Any) -> dict[str, Any]:
+        try:
+            result: dict[str, Any] = await fn(ls, *args)
+            return result
+        except JsonRpcException:
+            raise
+        except Exception as e:
+            log_fault(ls, f"{name} failed", e)
+            raise JsonRpcInternalError(f"spvls: {name} failed: {e}") from None
+
+    return run_async if asyncio.iscoroutinefunction(fn) else run
