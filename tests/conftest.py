@@ -33,6 +33,11 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"seed: SPVLS_SEED={os.environ['SPVLS_SEED']} (hypothesis and the seeded tests; set it to replay)"
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """The seed again at the end, where a failure is read (-q hides the header)."""
+    terminalreporter.write_line(f"seed: SPVLS_SEED={os.environ['SPVLS_SEED']}")
+
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
 DATA = Path(__file__).resolve().parent / "data"
