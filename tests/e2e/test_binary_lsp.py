@@ -44,7 +44,11 @@ async def test_the_corpus_round_trips_through_the_server_commands(client, shared
         counts["modules"] += 1
         text = (await command(client, "spvls.disassemble", uri=uri))["text"]
         answer = await command(client, "spvls.assemble", uri=uri, text=text)
-        assert answer == {"words": len(data) // 4}
+        # Written either way; one spirv-val rejects (MANIFEST's `validates`) is said to be invalid.
+        if r["validates"].startswith("yes"):
+            assert answer == {"words": len(data) // 4}
+        else:
+            assert answer["words"] == len(data) // 4 and answer["message"].startswith("m.spv: saved, but spirv-val")
         counts["same"] += f.read_bytes() == data or differ.append(r["path"]) or 0
     print("LSP round trips:", counts)
     assert len(rows) >= 590 and counts["modules"] >= 200 and not differ, differ[:10]
