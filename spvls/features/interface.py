@@ -10,6 +10,7 @@ from ..model.blocks import declared_members, declared_size, layouts
 from ..model.module import EntryPoint, Module
 from ..model.resources import Resource, resources
 from ..model.shapes import Shape, decoration_int, decorations, names, shape
+from .docs import code
 
 # What each kind of resource is called, one and many.
 KIND_NAMES = {
@@ -185,12 +186,12 @@ def hover_md(m: Module, var_id: str) -> str:
     r = resource_of(m, var_id)
     if r is None:
         return ""
-    head = f"**{KIND_NAMES[r.kind][0]}** `{display_name(m, r)}` · " + detail(m, r).split(" · ", 1)[1]
+    head = f"**{KIND_NAMES[r.kind][0]}** {code(display_name(m, r))} · " + detail(m, r).split(" · ", 1)[1]
     if r.type.base != "struct":
         return head
     rules = layouts(m, r.type.self)
     if r.type.array:
-        head += f" · `{full_type(m, r.type)}`"
+        head += f" · {code(full_type(m, r.type))}"
     if rules:
         head += " · " + ", ".join(rules)
     rows = ["| offset | size | member | type |", "| ---: | ---: | --- | --- |"]
@@ -206,7 +207,9 @@ def hover_md(m: Module, var_id: str) -> str:
         kind = full_type(m, s) + (" · " + ", ".join(notes) if notes else "")
         offset = "" if mb.offset is None else str(mb.offset)
         size = "" if mb.size is None else str(mb.size)
-        rows.append(f"| {offset} | {size} | `{mb.name or f'_m{mb.index}'}` | `{kind}` |")
+        # A module's names as code; '|' escaped besides, or it would end the table's cell.
+        name, kind = (code(x).replace("|", "\\|") for x in (mb.name or f"_m{mb.index}", kind))
+        rows.append(f"| {offset} | {size} | {name} | {kind} |")
     return head + "\n\n" + "\n".join(rows)
 
 

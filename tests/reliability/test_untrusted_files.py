@@ -171,3 +171,26 @@ def test_the_user_lists_more_roots_in_a_setting_and_on_the_command_line():
     assert ws.settings.update({"sourceRoots": ["relative"]}) == [
         "spvls settings: sourceRoots: expected a list of absolute directory paths; kept [PosixPath('/c')]"
     ]
+
+
+
+UBO = Path(__file__).resolve().parents[1] / "data" / "features" / "hover" / "resource-ubo-layout.spvasm"
+
+
+def test_resource_names_stay_code_in_the_hover_table():
+    """A resource's OpName and its members' OpMemberNames with pipes, backticks and links: each in
+    a code span, a pipe escaped so the member table keeps its four columns."""
+    rng = random.Random(SEED)
+    pieces = ["|", "`", "``", "[l](http://x)", "![i](http://x/i.png)", "<b>", "a", "*", " "]
+    base = UBO.read_text()
+    for _ in range(30):
+        var, member = ("".join(rng.choice(pieces) for _ in range(rng.randint(1, 5))) for _ in range(2))
+        text = base.replace('OpName %materials "materials"', f'OpName %materials "{_escaped(var)}"').replace(
+            'OpMemberName %Materials 0 "albedo"', f'OpMemberName %Materials 0 "{_escaped(member)}"')
+        m = analyze(Document(text)).module
+        line = next(n for n, t in enumerate(m.doc.texts) if "%materials = OpVariable" in t)
+        md, _ = hover.hover(m, line, m.doc.texts[line].index("%materials") + 1)
+        assert code(var) in md, (var, md)
+        cell = code(member).replace("|", chr(92) + "|")
+        (row,) = [r for r in md.splitlines() if f"| {cell} |" in r]
+        assert len(re.findall(r"(?<!\\)\|", row)) == 5, row  # four cells
