@@ -96,6 +96,23 @@ def test_diff_reads_text_and_binary_alike(tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().out == ""
 
 
+def test_a_module_against_itself_is_no_difference(capsys):
+    """spirv-diff leaves a cooperative-matrix module's types unmatched even against itself: the same
+    words are the same module, whatever it says."""
+    matmul = Path(__file__).resolve().parents[1] / "examples" / "matmul.spvasm"
+    assert main(["diff", str(matmul), str(matmul)]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_an_unreadable_input_is_named(tmp_path, capsys):
+    (tmp_path / "short.spv").write_bytes(b"\x03\x02\x23\x07\x00\x00\x01\x00")
+    for a, b, bad in (("short.spv", str(MODULE), "short.spv"), (str(MODULE), "short.spv", "short.spv")):
+        a, b, bad = (str(tmp_path / n) if n == "short.spv" else n for n in (a, b, bad))
+        assert main(["diff", a, b]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"{bad}: error: "), err
+
+
 def test_without_the_programs_each_command_says_so(monkeypatch, capsys):
     """The lookup pointed at nothing: opt and diff say which program is missing and how to get it;
     reflect and check, which need neither, still work."""
@@ -105,7 +122,7 @@ def test_without_the_programs_each_command_says_so(monkeypatch, capsys):
     assert capsys.readouterr().err == (
         f"spvls opt: spirv-opt not found anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty); {how}\n"
     )
-    assert main(["diff", str(MODULE), str(MODULE)]) == 2
+    assert main(["diff", str(MODULE), str(PHYSICAL)]) == 2
     assert capsys.readouterr().err == (
         f"spvls diff: spirv-diff not found anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty); {how}\n"
     )
@@ -132,7 +149,10 @@ def test_without_the_programs_the_editor_commands_say_so(monkeypatch):
 
     monkeypatch.setenv("SPVLS_SPIRV_TOOLS_BIN", "")
     uri = MODULE.as_uri()
-    for run, arg in ((commands.optimize_module, {"uri": uri}), (commands.diff_modules, {"uri": uri, "other": uri})):
+    for run, arg in (
+        (commands.optimize_module, {"uri": uri}),
+        (commands.diff_modules, {"uri": uri, "other": PHYSICAL.as_uri()}),
+    ):
         with pytest.raises(commands.CommandError) as e:
             run((arg,), lambda _uri: None, None)
         program = "spirv-opt" if run is commands.optimize_module else "spirv-diff"

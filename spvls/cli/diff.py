@@ -19,10 +19,18 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     """Exit 0 when they are the same, 1 when they differ (as diff), 2 when they cannot be compared."""
+    words = []
+    for name in (args.a, args.b):
+        try:
+            words.append(read_words(name))
+        except FAILURES as e:
+            report_failure(e, name, name)  # the file that could not be read, not always A
+            return 2
+        except InputError as e:
+            print(f"spvls diff: {e}", file=sys.stderr)
+            return 2
     try:
-        a = read_words(args.a)
-        b = read_words(args.b)
-        result = compare.compare(a, b, args.a, args.b)
+        result = compare.compare(words[0], words[1], args.a, args.b)
     except FAILURES as e:
         report_failure(e, args.a, args.a)
         return 2

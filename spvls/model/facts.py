@@ -8,7 +8,7 @@ decorations, capabilities, labels, the shape of functions and their control flow
 the Module's whole life, and is computed once per Module with `module_fact`.
 
 A fact that reads an instruction inside a function body must not be a module fact: it would go
-stale after an in-place edit. Checks re-run over the edited function instead (see `checks.Check`).
+stale after an in-place edit. Checks re-run over the edited function instead (see `checks.family.Family`).
 """
 
 from __future__ import annotations
