@@ -196,3 +196,62 @@ def read_line(path: str | os.PathLike[str], number: int, limit: int, seconds: fl
         return None
     finally:
         os.close(fd)
+
+
+# -- the user's private cache directory ---------------------------------------------------------
+def cache_root() -> Path:
+    """Where spvls keeps its caches: SPVLS_CACHE_DIR if absolute, else $XDG_CACHE_HOME/spvls, else
+    ~/.cache/spvls. A relative path would be relative to wherever the editor started the server: not
+    taken."""
+    chosen = os.environ.get("SPVLS_CACHE_DIR", "")
+    if os.path.isabs(chosen):
+        return Path(chosen)
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return Path(xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")) / "spvls"
+
+
+def private_dir(kind: str) -> Path | None:
+    """<cache root>/<kind>, made 0700 if absent; None unless it is a directory of this user's that
+    others cannot reach (a link, another user's: not used). What is read from it is trusted as the
+    user's own files are."""
+    d = cache_root() / kind
+    try:
+        d.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with contextlib.suppress(FileExistsError):
+            d.mkdir(mode=0o700)
+        st = os.lstat(d)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+        return None
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        try:
+            os.chmod(d, 0o700)  # made under a permissive umask; ours, so ours to close
+        except OSError:
+            return None
+    return d
+
+
+def read_private(path: Path, limit: int) -> bytes | None:
+    """A file of a private directory: a regular file of this user's, not a link, of at most `limit`
+    bytes; None otherwise."""
+    try:
+        link = os.lstat(path)
+        if not stat.S_ISREG(link.st_mode) or link.st_uid != os.geteuid():
+            return None
+        fd = open_regular(path, limit)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != (link.st_dev, link.st_ino):  # swapped between the two looks
+            return None
+        chunks, total = [], 0
+        while chunk := os.read(fd, min(_CHUNK, limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+        return None if total > limit else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

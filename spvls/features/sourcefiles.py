@@ -79,14 +79,7 @@ def embedded_body(text: str) -> str:
 
 
 def cache_dir() -> Path:
-    # A relative directory would be relative to wherever the editor started the server: not taken.
-    chosen = os.environ.get("SPVLS_CACHE_DIR", "")
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    if os.path.isabs(chosen):
-        base = chosen
-    else:
-        base = os.path.join(xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache"), "spvls")
-    return Path(base) / "embedded"
+    return fileio.cache_root() / "embedded"
 
 
 MAX_EMBEDDED = 64  # copies kept; the least recently used go first

@@ -18,7 +18,7 @@ What is read back goes to the client, so the cache trusts nothing it reads:
   what reaches the client is diagnostics and nothing else, never the stored bytes.
 
 Off when SPVLS_NO_CACHE is set to anything but 0 (the tests set it, but for the tests of this).
-Entries live in <cache>/diagnostics (see features.sourcefiles.cache_dir), the least recently used
+Entries live in <cache>/diagnostics (see fileio.cache_root), the least recently used
 removed past MAX_ENTRIES.
 """
 
@@ -31,7 +31,6 @@ import json
 import os
 import re
 import secrets
-import stat
 import sys
 import time
 from importlib import metadata
@@ -39,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 from .. import fileio
-from ..features.sourcefiles import cache_dir
 from ..spec import grammar
 
 MAX_ENTRIES = 256
@@ -85,41 +83,6 @@ def key(text: str, *context: object) -> str:
 
 
 # -- the private directory and its secret -----------------------------------------------------
-def _private_dir(kind: str) -> Path | None:
-    """<cache>/<kind>, made 0700 if absent; None when it is not a directory of the user's alone
-    (a link, another user's, open to others): the cache is then not used."""
-    d = cache_dir().parent / kind
-    try:
-        d.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        try:
-            d.mkdir(mode=0o700)
-        except FileExistsError:
-            pass
-        st = os.lstat(d)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
-        return None
-    if stat.S_IMODE(st.st_mode) & 0o077:
-        try:
-            os.chmod(d, 0o700)  # made by an older spvls under a permissive umask
-        except OSError:
-            return None
-    return d
-
-
-def _read_private(path: Path, limit: int) -> bytes | None:
-    """A regular file of the user's, not a link, of at most `limit` bytes; None otherwise (the
-    directory is the user's alone: nothing swaps the file between the look and the read)."""
-    try:
-        st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
-            return None
-        return fileio.read_regular(path, limit)
-    except OSError:
-        return None
-
-
 def _write_private(path: Path, data: bytes) -> None:
     """`data` written whole or not at all, in a 0600 file (fileio: a temporary file renamed)."""
     fileio.write_atomic(path, data, new_mode=0o600)
@@ -128,14 +91,14 @@ def _write_private(path: Path, data: bytes) -> None:
 def _secret(d: Path) -> bytes | None:
     """The user's key for the entries' HMACs, made once (0600)."""
     path = d / _SECRET
-    found = _read_private(path, 64)
+    found = fileio.read_private(path, 64)
     if found is not None and len(found) >= 32:
         return found
     try:
         _write_private(path, secrets.token_bytes(32))
     except OSError:
         return None
-    found = _read_private(path, 64)  # another server may have made it first: its key is the key
+    found = fileio.read_private(path, 64)  # another server may have made it first: its key is the key
     return found if found is not None and len(found) >= 32 else None
 
 
@@ -152,11 +115,11 @@ def get_bytes(kind: str, k: str) -> bytes | None:
     is damaged, forged, too large or not a regular file)."""
     if not enabled() or not _NAME.fullmatch(k):
         return None
-    d = _private_dir(kind)
+    d = fileio.private_dir(kind)
     secret = _secret(d) if d is not None else None
     if d is None or secret is None:
         return None
-    data = _read_private(d / k, MAX_BYTES)
+    data = fileio.read_private(d / k, MAX_BYTES)
     if data is None or len(data) <= _MAC or not hmac.compare_digest(data[:_MAC], _mac(secret, k, data[_MAC:])):
         return None
     try:
@@ -171,7 +134,7 @@ def put_bytes(kind: str, k: str, data: bytes) -> None:
     MAX_BYTES, is not the user's problem)."""
     if not enabled() or not _NAME.fullmatch(k) or len(data) + _MAC > MAX_BYTES:
         return
-    d = _private_dir(kind)
+    d = fileio.private_dir(kind)
     secret = _secret(d) if d is not None else None
     if d is None or secret is None:
         return

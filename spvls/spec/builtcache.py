@@ -15,7 +15,6 @@ import contextlib
 import hashlib
 import os
 import pickle
-import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
@@ -27,31 +26,6 @@ T = TypeVar("T")
 MAX_BYTES = 64 << 20
 _MAGIC = b"spvls-built-1\n"
 _DIGEST = 32
-
-
-def cache_root() -> Path:
-    """SPVLS_CACHE_DIR if absolute, else $XDG_CACHE_HOME/spvls, else ~/.cache/spvls. A relative path
-    would be relative to wherever the editor started the server: not taken."""
-    chosen = os.environ.get("SPVLS_CACHE_DIR", "")
-    if os.path.isabs(chosen):
-        return Path(chosen)
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "spvls"
-
-
-def private_dir(path: Path) -> Path | None:
-    """`path`, created 0700 if missing; None unless it is a directory of this user's that no one else
-    can write or read."""
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = os.lstat(path)
-    except OSError:
-        return None
-    own = st.st_uid == os.geteuid()
-    if not (stat.S_ISDIR(st.st_mode) and own and not st.st_mode & 0o077):
-        return None
-    return path
 
 
 def key_of(parts: Iterable[bytes | str]) -> bytes:
@@ -74,12 +48,12 @@ def built(name: str, key: bytes, build: Callable[[], T]) -> T:
     inputs `key` names; built (and saved) otherwise."""
     if os.environ.get("SPVLS_NO_BUILT_CACHE", "") not in ("", "0"):
         return build()
-    folder = private_dir(cache_root() / "built")
+    folder = fileio.private_dir("built")
     if folder is None:
         return build()
     path = folder / name
     header = _MAGIC + key + b"\n"
-    data = _read_own(path)
+    data = fileio.read_private(path, MAX_BYTES)
     if data is not None and data.startswith(header):
         digest, body = data[len(header) : len(header) + _DIGEST], data[len(header) + _DIGEST :]
         if digest == _digest(body):  # else torn or altered: built again below
@@ -99,25 +73,6 @@ def built(name: str, key: bytes, build: Callable[[], T]) -> T:
 
 def _digest(body: bytes) -> bytes:
     return hashlib.blake2b(body, digest_size=_DIGEST).digest()
-
-
-def _read_own(path: Path) -> bytes | None:
-    """The entry's bytes if it is a regular file of this user's within the size bound, else None."""
-    try:
-        link = os.lstat(path)  # the entry itself, not what a symbolic link would name
-        fd = fileio.open_regular(path, MAX_BYTES)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if (st.st_dev, st.st_ino) != (link.st_dev, link.st_ino) or st.st_uid != os.geteuid():
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(MAX_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _save(path: Path, payload: bytes) -> None:
