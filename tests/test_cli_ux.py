@@ -1,4 +1,5 @@
 """`spvls check`/`format` as a person at a terminal and a CI job use them (issue 15, points 7–12)."""
+
 import json
 import os
 import pty
@@ -20,8 +21,12 @@ ROTATE = VALID.replace("OpReturn", "%u = OpTypeInt 32 0\nOpReturn")  # any modul
 def on_terminal(*args, env=None):
     """Run spvls with stdout and stderr on a pseudo-terminal, as a person at a shell does."""
     leader, follower = pty.openpty()
-    p = subprocess.Popen([sys.executable, "-m", "spvls", *map(str, args)], stdout=follower, stderr=follower,
-                         env={**os.environ, "TERM": "xterm", **(env or {})})
+    p = subprocess.Popen(
+        [sys.executable, "-m", "spvls", *map(str, args)],
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, "TERM": "xterm", **(env or {})},
+    )
     os.close(follower)
     out = b""
     while True:
@@ -44,8 +49,9 @@ def test_version():
 def test_a_closed_pipe_is_no_traceback(tmp_path):
     f = tmp_path / "many.spvasm"
     f.write_text(VALID + "OpRetrun\n" * 5000)
-    p = subprocess.Popen([sys.executable, "-m", "spvls", "check", str(f)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "spvls", "check", str(f)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert p.stdout.readline().startswith(str(f).encode())
     p.stdout.close()  # as `| head -1` does
     err = p.stderr.read().decode()
@@ -159,18 +165,37 @@ def test_select_and_ignore_take_codes_and_families(tmp_path, capsys):
     assert codes("--select", "id,operand", "--ignore", "operand.unknown-opcode") == ["operand.unknown-enumerant"]
 
 
+def test_a_mistyped_code_or_family_is_a_usage_error(tmp_path, capsys):
+    """A typo in --select would otherwise check nothing and pass a CI job."""
+    f = tmp_path / "m.spvasm"
+    f.write_text(VALID.replace("OpReturn", "OpRetrun"))
+    assert main(["check", "--select", "operand,rotat", str(f)]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "spvls check: --select: no code or family is named 'rotat'; did you mean 'rotate'?\n",
+    )
+    assert main(["check", "--ignore", "bogus.code", str(f)]) == 2
+    assert "--ignore: no code or family is named 'bogus.code'" in capsys.readouterr().err
+    for known in ("rotate", "rotate.delta", "spirv-val", "spirv-val.VUID-StandaloneSpirv-None-10685"):
+        assert main(["check", "--no-spirv-val", "--select", known, str(f)]) == 0, known
+        capsys.readouterr()
+
+
 def test_inline_suppression(tmp_path):
     f = tmp_path / "m.spvasm"
-    f.write_text(VALID.replace("OpReturn", "OpRetrun ; spvls: ignore[operand.unknown-opcode]")
-                 .replace("%main = OpFunction", "; spvls: ignore[operand]\n%main = OpFunction")
-                 .replace("None %fn", "Nonee %fn"))
+    f.write_text(
+        VALID.replace("OpReturn", "OpRetrun ; spvls: ignore[operand.unknown-opcode]")
+        .replace("%main = OpFunction", "; spvls: ignore[operand]\n%main = OpFunction")
+        .replace("None %fn", "Nonee %fn")
+    )
     r = run("check", f)
     assert r.returncode == 0 and r.stdout == ""
     f.write_text("; spvls: ignore-file[operand, rotate]\n" + VALID.replace("OpReturn", "OpRetrun"))
     r = run("check", f)
     assert r.returncode == 0
     assert r.stdout.splitlines() == [
-        f"{f}:1:31: warning: unused suppression: no 'rotate' diagnostic in this file [suppression.unused]"]
+        f"{f}:1:31: warning: unused suppression: no 'rotate' diagnostic in this file [suppression.unused]"
+    ]
     # A comment two lines above covers nothing; it is said to be unused.
     f.write_text(VALID.replace("OpReturn", "; spvls: ignore[operand]\nOpNop\nOpRetrun"))
     assert [line.split(": ", 2)[1] for line in run("check", f).stdout.splitlines()] == ["warning", "error"]
@@ -183,7 +208,8 @@ def test_github_annotations(tmp_path):
     assert r.returncode == 1
     assert r.stdout.splitlines() == [
         f"::error file={f},line=9,col=1,endColumn=9,title=spvls operand.unknown-opcode::"
-        "unknown instruction 'OpRetrun'; did you mean 'OpReturn'?"]
+        "unknown instruction 'OpRetrun'; did you mean 'OpReturn'?"
+    ]
 
 
 def test_sarif(tmp_path):
@@ -217,9 +243,11 @@ def test_a_latin1_byte_in_a_comment_is_a_warning(tmp_path):
     assert subprocess.run([spirv_as, f, "-o", tmp_path / "l1.spv"]).returncode == 0  # spirv-as accepts it
     r = run("check", f)
     assert r.returncode == 0
-    assert r.stdout.splitlines() == [f"{f}:5:28: warning: byte 0xe9 in a comment is not UTF-8 (Latin-1?): spirv-as "
-                                     "skips comments, but editors and other tools read the file as UTF-8 "
-                                     "(shown here as U+FFFD) [syntax.encoding]"]
+    assert r.stdout.splitlines() == [
+        f"{f}:5:28: warning: byte 0xe9 in a comment is not UTF-8 (Latin-1?): spirv-as "
+        "skips comments, but editors and other tools read the file as UTF-8 "
+        "(shown here as U+FFFD) [syntax.encoding]"
+    ]
     # format keeps the byte: it lays out the other lines and leaves that one as it is.
     assert run("format", f).returncode == 0
     out = f.read_bytes().split(b"\n")
@@ -238,7 +266,8 @@ def test_a_directory_says_what_it_skipped(tmp_path):
     r = run("check", tmp_path)
     assert r.returncode == 1 and r.stdout.splitlines() == [
         f"{tmp_path / 'b.spv'}:1:1: error: word 3: the id bound (header word 3) is 0: every <id> must be below it "
-        "[binary.malformed]"]
+        "[binary.malformed]"
+    ]
     assert r.stderr.splitlines()[:-1] == [
         f"spvls: skipped {tmp_path / '.git'}: hidden directory, not searched",
         f"spvls: skipped {tmp_path / 'notes.txt'}: not SPIR-V assembly: neither its name nor a '; SPIR-V' "

@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from ..model.module import Module
+from ..spec.registry import CORE_SPEC
 from .diagnostic import ERROR, Diagnostic, Fix, Related, at
 from .scope import Scope
 
-CORE_SPEC = "https://registry.khronos.org/SPIR-V/specs/unified1/SPIRV.html"
 EXTENSION_PAGE = "https://github.khronos.org/SPIRV-Registry/extensions/KHR/{}.html"
 
 

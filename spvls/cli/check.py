@@ -223,8 +223,26 @@ def _colour(choice: str) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
+def unknown_names(names: list[str]) -> list[str]:
+    """What names no code nor family: a mistyped --select would silently check nothing."""
+    from ..checks import codes
+
+    known = codes.rules()
+    families = {c.rsplit(".", i)[0] for c in known for i in range(1, c.count(".") + 1)}
+    return [n for n in names if n not in known and n not in families and codes.rule(n) is None]
+
+
 def run(args) -> int:
     choose = Chooser(args.select, args.ignore)
+    for option, names in (("--select", choose.select), ("--ignore", choose.ignore)):
+        for name in unknown_names(names):
+            from ..checks import codes
+            from ..spec.did_you_mean import suggest
+
+            near = suggest(name, [*codes.rules(), *{c.split(".")[0] for c in codes.rules()}], 1)
+            hint = f"; did you mean '{near[0]}'?" if near else ""
+            print(f"spvls check: {option}: no code or family is named '{name}'{hint}", file=sys.stderr)
+            return 2
     tools_args = (args.spirv_val, validator_options(args))
     pretty = args.format == "text" and (sys.stdout.isatty() or args.color == "always")
     paint = output.Paint(args.format == "text" and _colour(args.color))

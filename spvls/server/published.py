@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..checks import validator
 from ..checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
+from ..session.cache import MAX_PUBLISHED
 from . import wire
 
 if TYPE_CHECKING:
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
     from ..session.session import Session
     from ..syntax.document import Document
 
-MAX_PUBLISHED = 2000  # more helps no one and stalls clients; `spvls check` prints them all
 _RANK = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
 INFORMATION = 3  # LSP's DiagnosticSeverity
 

@@ -42,7 +42,8 @@ from ..spec import grammar
 
 MAX_ENTRIES = 256
 MAX_BYTES = 4 << 20  # an entry's size at most (2,000 diagnostics with related information: ~1 MB)
-MAX_ITEMS = 2001  # the server's MAX_PUBLISHED and its truncation note
+MAX_PUBLISHED = 2000  # diagnostics a publication carries: more helps no one and stalls clients
+MAX_ITEMS = MAX_PUBLISHED + 1  # and the note saying how many more there are
 _MAC = 32  # bytes of HMAC-SHA256 before each entry's JSON
 _SECRET = "key"
 # What else decides the published JSON: the parser's messages and positions, the protocol's types.
