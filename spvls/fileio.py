@@ -1,4 +1,5 @@
-"""Every file spvls writes, and every file a module makes it read, goes through here.
+"""Every file spvls writes (but the scratch files it hands a child program in a temporary directory
+of its own), and every file a module makes it read, goes through here.
 
 A write goes to a temporary file in the target's directory, is flushed to disk and renamed over
 the target, so the target is at every moment either its old bytes or all of the new ones; a failure

@@ -231,7 +231,7 @@ FAMILY = Family(
         Rule(
             "entry.local-size",
             "a GLCompute entry point under Vulkan without a workgroup size.",
-            where="Vulkan (VUID 10685)",
+            where="Vulkan VUID-StandaloneSpirv-None-10685",
             link="https://registry.khronos.org/vulkan/specs/latest/html/vkspec.html#VUID-StandaloneSpirv-None-10685",
             sentence="For each compute shader entry point, either a LocalSize or LocalSizeId Execution Mode, or "
             "an object decorated with the WorkgroupSize decoration must be specified.",
