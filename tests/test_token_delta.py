@@ -70,8 +70,19 @@ def test_typing_in_a_function_splices_only_that_line(src, pick, char):
     a = analyze(doc, previous=a)
     if a.module is not sent.module:
         return  # the edit reached beyond the function (e.g. made an id used elsewhere)
-    start, deleted, inserted = tokens.splice(sent, a.module, utf16)
-    assert deleted <= 10 * 5 and len(inserted) <= 10 * 5  # that line's tokens and the next one's
+    spliced = tokens.splice(sent, a.module, utf16)
+    fn = a.module.function_at(n)
+    if spliced is None:  # what callers read of the function changed: their divergence may have too
+        assert any(u.opname == "OpFunctionCall" for u in a.module.uses.get(fn.id, ()))
+        return
+    start, deleted, inserted = spliced
+    # That line's tokens and the next one's; when the edit changed which values are divergent
+    # (an id becomes undefined, a stored value changes), those of the function the edit is in.
+    in_fn = sum(1 for t in tokens.semantic_tokens(a.module, fn.line, fn.end_line)) + 1
+    assert deleted <= in_fn * 5 and len(inserted) <= in_fn * 5
+    divergent = {t for t in tokens.semantic_tokens(a.module, fn.line, fn.end_line) if t[4] & tokens.DIVERGENT}
+    if not divergent and not any(sent_mods & tokens.DIVERGENT for sent_mods in client[4::5]):
+        assert deleted <= 10 * 5 and len(inserted) <= 10 * 5
     client[start:start + deleted] = inserted
     assert client == full(analyze(Document(doc.text)).module)[0]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from ..model.module import Module
+from ..model.module import Function, Module
 from ..spec.registry import CORE_SPEC
 from .diagnostic import ERROR, Diagnostic, Fix, Related, at
 from .scope import Scope
@@ -53,6 +53,9 @@ class Family:
     the definitions of the ids it names and module facts, so after an in-place edit it may re-check
     some lines only (checks/scope.py says which).
 
+    `widen(m, fn)` (optional): after an in-place edit of `fn`, None when what the family reported
+    elsewhere follows what it read of `fn`, so it re-checks the whole module; else `fn`.
+
     How it cites: an extension family's message names the extension first and quotes its sentence
     as "Spec"; `quote=False` gives the sentence after the lead as plain text (the lead names the
     extension itself)."""
@@ -65,6 +68,7 @@ class Family:
     extension: str | None = None
     linewise: bool | Callable[[Module], bool] = False
     quote: bool = True
+    widen: Callable[[Module, Function], Scope] | None = None
     by_code: dict[str, Rule] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

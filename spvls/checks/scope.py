@@ -93,7 +93,10 @@ def plan(
     """The scope each family (by name, in `families`) re-checks after `m.update(touched)` returned
     `fn`. `before`: the instructions the touched lines held before the update; `reported`: each
     family's diagnostics before it."""
-    whole: dict[str, Scope] = dict.fromkeys(families, fn)
+    # A family whose diagnostics elsewhere follow what it read of this function (its `widen` says
+    # None) re-checks the whole module.
+    wide = {name for name, f in families.items() if f.widen is not None and f.widen(m, fn) is None}
+    whole: dict[str, Scope] = {name: None if name in wide else fn for name in families}
     after = [m.inst_at.get(n) for n in touched]
     if any(_moves_sources(m, i) for i in (*before.values(), *after)):
         return whole
@@ -116,6 +119,9 @@ def plan(
     renamed = old_ids != new_ids
     out: dict[str, Scope] = {}
     for name, family in families.items():
+        if name in wide:
+            out[name] = None
+            continue
         if not family.is_linewise(m):
             out[name] = fn
             continue

@@ -1,8 +1,9 @@
 """The control-flow graph as a picture: Graphviz DOT (and SVG through Graphviz's `dot`).
 
 A node per block (its name, then an abridged body), an arrow per branch target, merge and continue
-declarations dashed, structured constructs as nested clusters, unreachable blocks grey, and what
-an error (warning) points at red (orange) with the diagnostic's code.
+declarations dashed, structured constructs as nested clusters, unreachable blocks grey, blocks reached
+in divergent control flow shaded (the branch that diverges and the merge where its invocations meet
+again say so), and what an error (warning) points at red (orange) with the diagnostic's code.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
-from ..model.cfg import Cfg, cfg_of
+from ..model import uniformity as uni
+from ..model.cfg import Cfg, cfg_of, merge_targets
 from ..model.module import Function, Module
 from ..model.sourcemap import debug_op
 
 BODY_LINES = 6  # instructions shown per block besides its merge and terminator
 LINE_CHARS = 44
 COLOURS = {ERROR: "red", WARNING: "darkorange"}
+DIVERGENT_FILL = "#fde8e4"  # a block reached in divergent control flow
 CLUSTER_COLOURS = {"selection": "#e8f0fe", "loop": "#e6f4ea", "continue": "#fef7e0", "case": "#f3e8fd"}
 SVG_HELP = (
     "Graphviz's `dot` is not on PATH: install Graphviz (Debian/Ubuntu: apt-get install graphviz; "
@@ -37,6 +40,7 @@ class Node:
     reachable: bool = True
     missing: bool = False  # a branch target that is no block of the function
     marks: list[Diagnostic] = field(default_factory=list)
+    divergent: str = ""  # why control reaches it divergently ("" when it reaches it uniformly)
 
 
 @dataclass(slots=True)
@@ -172,15 +176,33 @@ def picture(m: Module, fn: Function, diagnostics: Sequence[Diagnostic] = (), pre
     for b in cfg.blocks.values():
         if b.merge is None:
             continue
-        ids = b.merge.ids()
-        kinds = ("merge", "continue") if b.merge.opname == "OpLoopMerge" else ("merge",)
-        for o, kind in zip(ids, kinds):
+        for o in merge_targets(b):
+            kind = "merge" if o.grammar_operand.name == "Merge Block" else "continue"
             a = Arrow(nodes[b.label].id, target(o.token.text), kind, kind)
             arrows.append(a)
             spans.append((b.merge.line, o.token.start, o.token.end, a))
+    _uniformity(m, fn, nodes)
     _mark(fn, nodes, spans, diagnostics)
     clusters, loose = _clusters(cfg, nodes, prefix)
     return Picture(fn.id, _name(m, fn.id), list(nodes.values()), arrows, clusters, loose)
+
+
+def _uniformity(m: Module, fn: Function, nodes: dict[str, Node]) -> None:
+    """Shade the blocks reached divergently; say which branch diverges and where it meets again."""
+    u = uni.analyse(m, fn)
+    for label, n in nodes.items():
+        if n.reachable and not n.missing and u.control(label)[0] < uni.ALL:
+            w = u.block_why.get(label)
+            n.divergent = f"reached in control flow uniform only across {uni.LEVELS[u.control(label)[0]]}"
+            n.divergent += f" (the branch on {w.next} in {w.block})" if w is not None and w.next else ""
+    for header, merge in u.diverges.items():
+        if header in nodes:
+            where = f"meet again at {_name(m, merge)}" if merge else "do not meet again in this function"
+            nodes[header].body.append(f"diverges: invocations {where}")
+        if merge in nodes:
+            who = "those of " if header in u.leaves else ""
+            left = " that did not leave" if header in u.leaves else ""
+            nodes[merge].body.append(f"reconverges: {who}{_name(m, header)}'s invocations{left} meet again")
 
 
 def _mark(fn: Function, nodes: dict[str, Node], spans, diagnostics) -> None:
@@ -248,6 +270,9 @@ def _node_dot(n: Node, indent: str) -> str:
     lines = [n.name if n.name == n.block else f"{n.name} ({n.block})", *n.body]
     attrs = {"label": _label(lines)}
     tip = [f"{n.block}"] + [f"{d.severity} [{d.code}] {d.message}" for d in n.marks]
+    if n.divergent:
+        attrs["fillcolor"] = quote(DIVERGENT_FILL)
+        tip.append(n.divergent)
     if not n.reachable:
         attrs.update(style='"filled,dashed"' if n.missing else "filled", fillcolor="lightgrey", fontcolor="gray35")
         tip.append("not a block of this function" if n.missing else "unreachable from the entry block")
@@ -258,7 +283,8 @@ def _node_dot(n: Node, indent: str) -> str:
         if n.reachable:
             attrs["fontcolor"] = COLOURS[sev]
     attrs["tooltip"] = quote("\n".join(tip))
-    attrs["class"] = quote(" ".join(["block"] + (["unreachable"] if not n.reachable else []) + ([sev] if sev else [])))
+    classes = ["block"] + (["unreachable"] if not n.reachable else []) + (["divergent"] if n.divergent else [])
+    attrs["class"] = quote(" ".join(classes + ([sev] if sev else [])))
     return f"{indent}{n.id} [{', '.join(f'{k}={v}' for k, v in attrs.items())}];"
 
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..model import uniformity as uni
 from ..model.enablement import lacks
 from ..model.module import Module
 from ..model.sourcemap import in_effect, inlining, location_of, scope_function_name
@@ -31,8 +32,11 @@ def hover(m: Module, line: int, col: int, folders: Sequence[Path] = ()) -> tuple
     if tok.kind == "OPNAME":
         grammar_inst = m.grammar.instruction(tok.text)
         note = hover_note(m, line, folders) if inst is not None else ""
+        branch = _branch(m, line) if inst is not None and inst.opname in _BRANCHES else ""
         md = "\n\n---\n\n".join(
-            x for x in (note, instruction_md(grammar_inst) if grammar_inst else "", _enabled(m, grammar_inst)) if x
+            x
+            for x in (branch, note, instruction_md(grammar_inst) if grammar_inst else "", _enabled(m, grammar_inst))
+            if x
         )
         return (md, span) if md else None
     if tok.kind == "ID":
@@ -95,8 +99,47 @@ def _id(m: Module, id_: str) -> str:
             + (f" and {len(decorations) - 8} more" if len(decorations) > 8 else "")
         )
     parts.append(f"References: {len(m.uses.get(id_, ()))}")
+    uniformity = _uniformity(m, id_, d.line)
+    if uniformity:
+        parts.append(uniformity)
     resource = hover_md(m, id_) if d.opname == "OpVariable" and m.function_at(d.line) is None else ""
     return fenced(d.src.text.strip(), "spvasm") + "\n\n" + "  \n".join(parts) + (f"\n\n{resource}" if resource else "")
+
+
+_BRANCHES = ("OpBranchConditional", "OpSwitch")
+
+
+def _uniformity(m: Module, id_: str, line: int) -> str:
+    """A value's uniformity in one line, with the chain of ids back to its source ('' when uniform)."""
+    u = uni.at_line(m, line)
+    said = uni.describe_value(m, u, id_) if u is not None else None
+    if said is None:
+        return ""
+    text, links = said
+    return f"**Uniformity**: {text}" + _chain(m, links)
+
+
+def _branch(m: Module, line: int) -> str:
+    u = uni.at_line(m, line)
+    fn = u.fn if u is not None else None
+    block = next((b for b in fn.blocks if b.terminator is not None and b.terminator.line == line), None) if fn else None
+    said = uni.describe_branch(m, u, block.label) if u is not None and block is not None else None
+    if said is None:
+        return ""
+    text, links = said
+    return f"**Uniformity**: {text}" + _chain(m, links)
+
+
+def _chain(m: Module, links: list) -> str:
+    """← the ids a divergence came through, each a link to its line, ending with its source."""
+    if not links:
+        return ""
+    steps = [f"[`{id_}`]({_target(m, w.line)})" for id_, w in links]
+    return ": " + " ← ".join(steps) + f" ({links[-1][1].text})"
+
+
+def _target(m: Module, line: int) -> str:
+    return f"{m.doc.uri}#L{line + 1}" if m.doc.uri else f"#L{line + 1}"
 
 
 def _as_operand(m: Module, inst, tok) -> str:

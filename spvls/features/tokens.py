@@ -1,11 +1,13 @@
-"""Semantic tokens: what each token is, with a modifier for the four extensions' symbols."""
+"""Semantic tokens: what each token is, with a modifier for the four extensions' symbols and one for
+values that are divergent (model.uniformity)."""
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Sequence
 
-from ..model.module import Module
+from ..model import uniformity as uni
+from ..model.module import Function, Module
 from ..spec import extension_docs
 
 TOKEN_TYPES = [
@@ -20,7 +22,9 @@ TOKEN_TYPES = [
     "comment",
     "parameter",
 ]
-TOKEN_MODIFIERS = ["declaration", "extension"]  # extension: from one of the four documented extensions
+# extension: from one of the four documented extensions; divergent: a value not uniform across the
+# whole draw or dispatch
+TOKEN_MODIFIERS = ["declaration", "extension", "divergent"]
 _NUM = {"INT": "number", "FLOAT": "number", "RAW": "number", "STRING": "string", "COMMENT": "comment"}
 
 
@@ -41,7 +45,7 @@ def _id_type(m: Module, id_: str) -> str:
 
 
 TYPE_INDEX = {t: i for i, t in enumerate(TOKEN_TYPES)}
-DECLARATION, EXTENSION = 1, 2  # modifier bits, in TOKEN_MODIFIERS order
+DECLARATION, EXTENSION, DIVERGENT = 1, 2, 4  # modifier bits, in TOKEN_MODIFIERS order
 # (line, start, length, type index, modifier bits); columns in code points
 SemToken = tuple[int, int, int, int, int]
 
@@ -56,13 +60,18 @@ def iter_tokens(m: Module, first: int = 0, last: int | None = None) -> Iterator[
     all (or a cache of each line's) held ~35 MB that the encoded answer does not need."""
     lines = m.doc.lines
     last = len(lines) - 1 if last is None else min(last, len(lines) - 1)
+    fn: Function | None = None
+    divergent: dict[str, uni.Fact] = {}
     for n in range(max(first, 0), last + 1):
         line = lines[n]
         if line.opcode is not None or line.result is not None or line.comment is not None or line.operands:
-            yield from _line_tokens(m, n, line)
+            if fn is None or not fn.line <= n <= fn.end_line:
+                fn = m.function_at(n)
+                divergent = uni.analyse(m, fn).values if fn is not None else {}
+            yield from _line_tokens(m, n, line, divergent)
 
 
-def _line_tokens(m: Module, n: int, line) -> tuple[SemToken, ...]:
+def _line_tokens(m: Module, n: int, line, divergent: dict[str, uni.Fact]) -> tuple[SemToken, ...]:
     out = []
     for tok in line.tokens:
         mods = 0
@@ -74,6 +83,8 @@ def _line_tokens(m: Module, n: int, line) -> tuple[SemToken, ...]:
             kind = _id_type(m, tok.text)
             if line.result is tok:
                 mods = DECLARATION
+            if tok.text in divergent and divergent[tok.text][0] < uni.ALL:
+                mods |= DIVERGENT
         elif tok.kind == "WORD":
             kind = "enumMember"
             if any(extension_docs.extension_of(p) for p in tok.text.split("|")):
@@ -121,13 +132,16 @@ class Sent:
     of a list's size (2M integers at 100k lines: 2 MB). So are the counts (see narrow: 100 KB, not
     a list's 800 KB)."""
 
-    __slots__ = ("counts", "data", "generation", "module", "result_id")
+    __slots__ = ("counts", "data", "generation", "module", "result_id", "summaries")
 
     def __init__(self, result_id: str, data: Sequence[int], counts: Sequence[int], module: Module):
         self.result_id = result_id
         self.counts = counts if isinstance(counts, array) else narrow(array("i", counts))
         self.data = data if isinstance(data, array) else packed(array("B"), list(data))
         self.module, self.generation = module, module.doc.generation
+        # What each function's callers read of it: while that stays, an edit changes divergence
+        # only inside the edited function.
+        self.summaries = {f.id: uni.analyse(module, f).summary.key() for f in module.functions}
 
 
 _WIDER = {"B": "H", "H": "i"}
@@ -221,6 +235,14 @@ def splice(sent: Sent, m: Module, column) -> tuple[int, int, list[int]] | None:
     if changed is None:
         return None
     lo, old_n, new_n = changed
+    fn = m.function_at(lo) if old_n == new_n else None
+    if fn is not None and lo + old_n - 1 <= fn.end_line:
+        # Which values are divergent may change anywhere in the function, and in its callers when
+        # what they read of it changed.
+        key = uni.analyse(m, fn).summary.key()
+        if sent.summaries.get(fn.id) != key and any(u.opname == "OpFunctionCall" for u in m.uses.get(fn.id, ())):
+            return None
+        lo, old_n, new_n = fn.line, fn.end_line - fn.line + 1, fn.end_line - fn.line + 1
     counts, data = sent.counts, sent.data
     if lo + old_n > len(counts) or len(counts) - old_n + new_n != len(doc.lines):
         return None

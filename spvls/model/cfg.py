@@ -7,11 +7,13 @@ that is unreachable from the entry block has no dominators, so it belongs to no 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from ..syntax.parser import Token
 from .facts import module_fact
-from .module import Block, Function, Module
+from .module import Block, Function, Inst, Module
+from .operands import Operand
 
 # SPIR-V 2.11, the four kinds of structured construct.
 DEFINITIONS = {
@@ -63,7 +65,7 @@ class Cfg:
         self.succ: dict[str, list[str]] = {label: [] for label in self.blocks}
         self.preds: dict[str, list[str]] = {label: [] for label in self.blocks}
         for b in fn.blocks:  # a label defined twice (id.duplicate) keeps both blocks' branches
-            for e in _edges(b):
+            for e in targets(b):
                 self.edges.append(e)
                 if e.target in self.blocks and e.target not in self.succ[b.label]:
                     self.succ[b.label].append(e.target)
@@ -80,6 +82,8 @@ class Cfg:
         self._constructs: list[Construct] | None = None
         self._chains: dict[str, _Chain] = {}  # each reachable block's constructs, see _place
         self._children: dict[int, list[Construct]] | None = None
+        self._structural: set[str] | None = None
+        self._declared: set[str] | None = None
 
     @property
     def constructs(self) -> list[Construct]:
@@ -87,6 +91,29 @@ class Cfg:
         if self._constructs is None:
             self._constructs = self._find_constructs()
         return self._constructs
+
+    @property
+    def structurally_reachable(self) -> set[str]:
+        """The blocks reached from the entry through branches and through the merge blocks and
+        continue targets headers declare (spirv-val's "structurally reachable")."""
+        if self._structural is None:
+            seen = {self.entry} if self.entry is not None else set()
+            stack = list(seen)
+            while stack:
+                b = self.blocks[stack.pop()]
+                for t in [*self.succ[b.label], *(o.token.text for o in merge_targets(b))]:
+                    if t not in seen and t in self.blocks:
+                        seen.add(t)
+                        stack.append(t)
+            self._structural = seen
+        return self._structural
+
+    @property
+    def declared_merges(self) -> set[str]:
+        """The labels some header of the function declares as its merge block or continue target."""
+        if self._declared is None:
+            self._declared = {o.token.text for b in self.fn.blocks for o in merge_targets(b)}
+        return self._declared
 
     # -- graph facts --------------------------------------------------------
     def _dfs(self) -> list[str]:
@@ -211,10 +238,9 @@ class Cfg:
         for b in self.blocks.values():
             if b.merge is None or b.label not in self.reachable:
                 continue
-            ids = [o.token.text for o in b.merge.ids()]
-            merge = ids[0] if ids else None
+            merge = merge_block(b)
             if b.merge.opname == "OpLoopMerge":
-                cont = ids[1] if len(ids) > 1 else None
+                cont = continue_target(b)
                 loop = Construct("loop", b.label, merge)
                 out.append(loop)
                 if cont in self.reachable:
@@ -336,7 +362,9 @@ def _drop(chain: _Chain, c: Construct) -> _Chain:
     return chain
 
 
-def _edges(b: Block) -> list[Edge]:
+def targets(b: Block) -> list[Edge]:
+    """The edges a block's terminator branches along (none for returns, kills and a missing
+    terminator): the one reading of OpBranch, OpBranchConditional and OpSwitch operands."""
     t = b.terminator
     if t is None:
         return []
@@ -346,7 +374,7 @@ def _edges(b: Block) -> list[Edge]:
     return out
 
 
-def _targets(b: Block, t) -> list[Edge]:
+def _targets(b: Block, t: Inst) -> list[Edge]:
     ids = t.ids()
     if t.opname == "OpBranch":
         return [Edge(b.label, o.token.text, "branch", token=o.token) for o in ids[:1]]
@@ -361,6 +389,55 @@ def _targets(b: Block, t) -> list[Edge]:
             out.append(Edge(b.label, o.token.text, "case", lit, o.token))
         return out
     return []
+
+
+# The operands of a merge instruction that name blocks, by the grammar's operand names.
+_MERGE_OPERANDS = ("Merge Block", "Continue Target")
+
+
+def merge_targets(b: Block) -> list[Operand]:
+    """The block's declared merge block and (for OpLoopMerge) continue target operands."""
+    if b.merge is None:
+        return []
+    return [o for o in b.merge.operands if o.grammar_operand.name in _MERGE_OPERANDS and o.token.kind == "ID"]
+
+
+def merge_block(b: Block) -> str | None:
+    """The label of the block's declared merge block, if it is a header."""
+    for o in merge_targets(b):
+        if o.grammar_operand.name == "Merge Block":
+            return o.token.text
+    return None
+
+
+def continue_target(b: Block) -> str | None:
+    """The label of a loop header's declared continue target."""
+    for o in merge_targets(b):
+        if o.grammar_operand.name == "Continue Target":
+            return o.token.text
+    return None
+
+
+def _start(x: Function | Block) -> int:
+    return x.line
+
+
+def function_holding(m: Module, line: int) -> Function | None:
+    """The function a line lies in, counting one whose OpFunctionEnd is missing as reaching up to
+    the next OpFunction (its blocks go on until there)."""
+    fn = m.function_at(line)
+    if fn is not None:
+        return fn
+    k = bisect_right(m.functions, line, key=_start) - 1
+    if k >= 0 and m.functions[k].end_line == m.functions[k].line:
+        return m.functions[k]
+    return None
+
+
+def block_holding(fn: Function, line: int) -> Block | None:
+    """The block whose label is the last at or before `line` (None before the first label)."""
+    k = bisect_right(fn.blocks, line, key=_start) - 1
+    return fn.blocks[k] if k >= 0 else None
 
 
 def cfg_of(m: Module, fn: Function) -> Cfg:

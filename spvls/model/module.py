@@ -98,21 +98,6 @@ class Block:
     merge: Inst | None = None  # OpSelectionMerge / OpLoopMerge
     terminator: Inst | None = None
 
-    @property
-    def successors(self) -> list[tuple[str, Token]]:
-        t = self.terminator
-        if t is None:
-            return []
-        if t.opname == "OpBranch":
-            ids = t.ids()
-        elif t.opname == "OpBranchConditional":
-            ids = t.ids()[1:3]
-        elif t.opname == "OpSwitch":
-            ids = t.ids()[1:]
-        else:
-            return []
-        return [(o.token.text, o.token) for o in ids]
-
 
 @dataclass(slots=True)
 class Function:

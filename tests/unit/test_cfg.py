@@ -10,7 +10,15 @@ from shaders import build
 from spvls.checks import analyze
 from spvls.checks.diagnostic import ERROR, WARNING
 from spvls.features import cfg_dot as draw
-from spvls.model.cfg import cfg_of
+from spvls.model.cfg import (
+    block_holding,
+    cfg_of,
+    continue_target,
+    function_holding,
+    merge_block,
+    merge_targets,
+    targets,
+)
 from spvls.model.sourcemap import debug_op
 from spvls.syntax.document import Document
 
@@ -251,3 +259,19 @@ def test_broken_control_flow_is_drawn_not_crashed_on():
 def load_text(text: str):
     a = analyze(Document(text))
     return a.module, a.diagnostics
+
+
+def test_merges_and_where_a_line_is():
+    m, _ = load(NESTED)
+    fn = m.function_of["%main"]
+    c = cfg_of(m, fn)
+    assert c.declared_merges == {"%done", "%ocont", "%imerge", "%icont", "%smerge"}
+    assert c.structurally_reachable == set(c.blocks) - {"%dead"}
+    assert [(o.grammar_operand.name, o.token.text) for o in merge_targets(c.blocks["%outer"])] == [
+        ("Merge Block", "%done"), ("Continue Target", "%ocont")]
+    assert (merge_block(c.blocks["%body"]), continue_target(c.blocks["%body"])) == ("%smerge", None)
+    assert [(e.target, e.kind) for e in targets(c.blocks["%body"])] == [
+        (e.target, e.kind) for e in c.edges if e.source == "%body"]
+    line = c.blocks["%c3"].line + 1
+    assert function_holding(m, line) is fn and block_holding(fn, line).label == "%c3"
+    assert function_holding(m, 0) is None

@@ -18,6 +18,7 @@ from . import (
     structure,
     syntax,
     types,
+    uniformity,
 )
 
 FAMILIES: tuple[Family, ...] = (
@@ -35,4 +36,5 @@ FAMILIES: tuple[Family, ...] = (
     coopmat.FAMILY,
     rotate.FAMILY,
     ballot.FAMILY,
+    uniformity.FAMILY,
 )

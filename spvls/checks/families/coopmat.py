@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ...model import uniformity as uni
+from ...model.cfg import block_holding
 from ...model.facts import module_fact
 from ...model.module import Inst, Module
 from ...model.typeinfo import contains, describe, float_encoding, int_info, scalar_of
 from .. import fixes
-from ..diagnostic import WARNING, Diagnostic, related_at
+from ..diagnostic import WARNING, Diagnostic, Related, related_at
 from ..family import Family, Rule
 from ..scope import Lines, Scope, with_op
 
@@ -94,7 +96,7 @@ def _linewise(m: Module) -> bool:
 
 
 def _uniformity_applies(m: Module) -> bool:
-    return "CooperativeMatrixKHR" in m.declared_caps and bool(_per_invocation(m))
+    return "CooperativeMatrixKHR" in m.declared_caps
 
 
 @module_fact
@@ -493,122 +495,37 @@ def _constituents(m: Module, inst: Inst) -> list[Diagnostic]:
     return []
 
 
-# -- beyond the validator: cooperative-matrix work under per-invocation control flow ---
-_PER_INVOCATION = {
-    "LocalInvocationId",
-    "LocalInvocationIndex",
-    "GlobalInvocationId",
-    "SubgroupLocalInvocationId",
-    "FragCoord",
-    "VertexIndex",
-    "InstanceIndex",
-}
+# -- beyond the validator: cooperative-matrix work in control flow that is not uniform (model.uniformity) ---
 
 
 def _uniformity(m: Module, scope) -> list[Diagnostic]:
     if not _uniformity_applies(m):
         return []
-    tainted = _per_invocation(m)
     out = []
     for fn in m.functions if scope is None else [scope]:
-        local = dict(tainted)
-        for b in fn.blocks:
-            for inst in b.insts:
-                if inst.result and inst.result not in local:
-                    for o in inst.ids(skip_type=True):
-                        if o.token.text in local:
-                            local[inst.result] = local[o.token.text]
-                            break
-        out.extend(_guarded(m, fn, local))
-    return out
-
-
-@module_fact
-def _per_invocation(m: Module) -> dict[str, tuple[Inst, str]]:
-    """Variables decorated with a per-invocation builtin."""
-    tainted: dict[str, tuple[Inst, str]] = {}
-    for var, decos in m.decorations.items():
-        for d in decos:
-            if d.opname != "OpDecorate":
+        u = uni.analyse(m, fn)
+        for need, fact in u.unmet:
+            if need.kind != "coopmat":
                 continue
-            for op in d.operands:
-                for e in op.enumerants:
-                    if e.kind == "BuiltIn" and e.name in _PER_INVOCATION:
-                        tainted[var] = (d, e.name)
-    return tainted
-
-
-def _construct(fn, header, stop: str | None) -> list:
-    """Blocks reached from a header's successors before its merge block."""
-    seen, stack, order = {header.label}, [t for t, _ in header.successors], []
-    while stack:
-        label = stack.pop()
-        if label in seen or label == stop:
-            continue
-        seen.add(label)
-        b = fn.block(label)
-        if b is None:
-            continue
-        order.append(b)
-        stack.extend(t for t, _ in b.successors)
-    return order
-
-
-def _guarded(m: Module, fn, tainted) -> list[Diagnostic]:
-    out = []
-    reported: set[int] = set()
-    for k, b in enumerate(fn.blocks):
-        t = b.terminator
-        if t is None or t.opname not in ("OpBranchConditional", "OpSwitch"):
-            continue
-        cond = t.ids()[0] if t.ids() else None
-        if cond is None or cond.token.text not in tainted:
-            continue
-        header, stop = b, (b.merge.ids()[0].token.text if b.merge and b.merge.ids() else None)
-        if stop is None:
-            loop = next(
-                (
-                    h
-                    for h in (fn.blocks[i] for i in range(k, -1, -1))
-                    if h.merge is not None and h.merge.opname == "OpLoopMerge"
-                ),
-                None,
-            )
-            if loop is None:
-                continue
-            header, stop = loop, loop.merge.ids()[0].token.text
-        deco, builtin = tainted[cond.token.text]
-        for blk in _construct(fn, header, stop):
-            for inst in blk.insts:
-                if inst.line in reported or not _touches_coopmat(m, inst):
-                    continue
-                reported.add(inst.line)
-                out.append(
-                    FAMILY.cite(
-                        inst.line,
-                        inst.opcode,
-                        "coopmat.non-uniform",
-                        f"{inst.opname} on a cooperative matrix runs under a "
-                        f"condition that depends on {builtin}, so some invocations of the scope may "
-                        "be inactive",
-                        severity=WARNING,
-                        related=(
-                            related_at(t.line, cond.token, "the per-invocation condition"),
-                            related_at(deco.line, deco.opcode, f"{builtin} is decorated here"),
-                        ),
-                    )
+            inst = need.inst
+            block = block_holding(fn, inst.line)
+            links = uni.control_chain(u, m, block.label) if block is not None else []
+            branch = links[0][1] if links else None
+            source = links[-1][1].text if links else "the call into this function is not uniform"
+            cond = m.name_of(branch.next) if branch is not None and branch.next else "a divergent value"
+            out.append(
+                FAMILY.cite(
+                    inst.line,
+                    inst.opcode,
+                    "coopmat.non-uniform",
+                    f"{inst.opname} on a cooperative matrix of {uni.LEVELS[need.level]} runs under a condition "
+                    f"uniform only across {uni.LEVELS[fact[0]]} (the branch on {cond}: {source}), so some "
+                    "invocations of the scope may be inactive",
+                    severity=WARNING,
+                    related=tuple(Related(w.line, w.start, w.end, w.text) for _, w in links),
                 )
+            )
     return out
-
-
-def _touches_coopmat(m: Module, inst: Inst) -> bool:
-    if inst.result_type and _mat(m, inst.result_type) is not None:
-        return True
-    return any(
-        _mat(m, o.token.text) is not None
-        for o in inst.ids(skip_type=True)
-        if (d := m.definition(o.token.text)) is not None and not d.is_type
-    )
 
 
 def _spec_length(m: Module, inst: Inst) -> list[Diagnostic]:

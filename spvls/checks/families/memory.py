@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
+from ...model.cfg import function_holding
 from ...model.facts import module_fact
 from ...model.module import Inst, Module
 from ..diagnostic import Diagnostic
@@ -39,15 +38,6 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     return out
 
 
-def _inside(m: Module, line: int) -> bool:
-    """Whether a line is in a function's body, counting a function whose OpFunctionEnd is missing as
-    reaching the next function."""
-    if m.function_at(line) is not None:
-        return True
-    i = bisect_right(m.functions, line, key=lambda f: f.line) - 1
-    return i >= 0 and m.functions[i].end_line == m.functions[i].line
-
-
 def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
     ops = inst.operands
     storage = next((o for o in ops if o.enumerants), None)
@@ -75,7 +65,7 @@ def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
                         f"the variable's Storage Class is {sc}, its pointer type {rt.text} says {ptr[0]}",
                     )
                 )
-    inside = _inside(m, inst.line)
+    inside = function_holding(m, inst.line) is not None
     if inside and sc != "Function":
         out.append(
             FAMILY.cite(

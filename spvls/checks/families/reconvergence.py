@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
-from ...model.cfg import cfg_of
+from ...model.cfg import Cfg, block_holding, cfg_of, function_holding
 from ...model.facts import module_fact
 from ...model.module import EntryPoint, Function, Inst, Module
 from ...model.operands import Operand
@@ -27,16 +25,11 @@ def _reconverging(m: Module) -> list[tuple[EntryPoint, tuple[Inst, Operand]]]:
     return out
 
 
-def _allowed_joins(fn: Function) -> set[str]:
-    allowed: set[str] = set()
-    for b in fn.blocks:
-        if b.merge is not None:
-            ids = b.merge.ids()
-            allowed.update(o.token.text for o in ids[: 2 if b.merge.opname == "OpLoopMerge" else 1])
-            if b.merge.opname == "OpLoopMerge":
-                allowed.add(b.label)
-        if b.terminator is not None and b.terminator.opname == "OpSwitch":
-            allowed.update(o.token.text for o in b.terminator.ids()[1:])
+def _allowed_joins(cfg: Cfg) -> set[str]:
+    """Merge blocks, continue targets, loop headers and switch targets."""
+    allowed = set(cfg.declared_merges)
+    allowed.update(b.label for b in cfg.fn.blocks if b.merge is not None and b.merge.opname == "OpLoopMerge")
+    allowed.update(e.target for e in cfg.edges if e.kind in ("case", "default"))
     return allowed
 
 
@@ -102,18 +95,13 @@ def _same_labels_unreached(m: Module, scope: Function | None, reached: dict) -> 
             continue
         # The function it is in: the last to start before it (one missing its OpFunctionEnd
         # still holds its blocks), and the block it ends.
-        k = bisect_right(m.functions, t.line, key=_start) - 1
-        fn = m.functions[k] if k >= 0 else None
+        fn = function_holding(m, t.line)
         if fn is None or fn.id in reached or (scope is not None and fn is not scope):
             continue
-        j = bisect_right(fn.blocks, t.line, key=_start) - 1
-        if j >= 0 and fn.blocks[j].terminator is t:
-            out.extend(_same_labels(m, fn, None, [fn.blocks[j]]))
+        b = block_holding(fn, t.line)
+        if b is not None and b.terminator is t:
+            out.extend(_same_labels(m, fn, None, [b]))
     return out
-
-
-def _start(x) -> int:
-    return x.line
 
 
 def _same_labels(m: Module, fn: Function, why, blocks=None) -> list[Diagnostic]:
@@ -144,8 +132,8 @@ def _same_labels(m: Module, fn: Function, why, blocks=None) -> list[Diagnostic]:
 
 def _joins(m: Module, fn: Function, why) -> list[Diagnostic]:
     out = []
-    allowed = _allowed_joins(fn)
     cfg = cfg_of(m, fn)
+    allowed = _allowed_joins(cfg)
     for label, sources in cfg.preds.items():
         b = cfg.blocks[label]
         if len(sources) < 2 or label in allowed or b.label_inst is None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
-
-from ...model.facts import module_fact
+from ...model.cfg import Cfg, cfg_of
 from ...model.module import Block, Function, Inst, Module
 from ..diagnostic import Diagnostic, related_at
 from ..family import Family, Rule
@@ -62,7 +60,7 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
     if returns:
         out.extend(_returns(m, fn, returns))
     if suspects:
-        out.extend(_structured(fn, suspects))
+        out.extend(_structured(cfg_of(m, fn), suspects))
     if phis:
         out.extend(_phis(m, fn))
     return out
@@ -70,10 +68,6 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
 
 _RETURNS = {"OpReturn", "OpReturnValue"}
 _SELECTS = {"OpBranchConditional", "OpSwitch"}
-
-
-def _start(fn: Function) -> int:
-    return fn.line
 
 
 def _first(b: Block) -> Inst:
@@ -169,40 +163,13 @@ def _after(m: Module, b: Block, t: Inst, stop: int) -> list[Diagnostic]:
     return []
 
 
-def _reachable(fn: Function) -> set[str]:
-    """Blocks reached from the entry block through branches, merges and continues (spirv-val's
-    "structurally reachable")."""
-    if not fn.blocks:
-        return set()
-    by_label = {b.label: b for b in fn.blocks}
-    seen = {fn.blocks[0].label}
-    stack = [fn.blocks[0]]
-    while stack:
-        b = stack.pop()
-        targets = [t for t, _ in b.successors]
-        if b.merge is not None:
-            ids = b.merge.ids()
-            targets += [o.token.text for o in ids[: 2 if b.merge.opname == "OpLoopMerge" else 1]]
-        for t in targets:
-            if t not in seen and t in by_label:
-                seen.add(t)
-                stack.append(by_label[t])
-    return seen
-
-
-def _structured(fn: Function, suspects: list[Block]) -> list[Diagnostic]:
+def _structured(cfg: Cfg, suspects: list[Block]) -> list[Diagnostic]:
     """An OpBranchConditional or OpSwitch with no OpSelectionMerge before it. As lenient as spirv-val:
     a label counts as declared when any header of the function names it as merge or continue, or
     another conditional branch or switch targets it."""
-    merges = {
-        o.token.text
-        for b in fn.blocks
-        if b.merge is not None
-        for o in b.merge.operands[: 2 if b.merge.opname == "OpLoopMerge" else 1]
-    }
+    merges = cfg.declared_merges
     # Labels some conditional branch or switch targets, by how many of them do.
     targeted: dict[str, int] | None = None
-    reached = None
     out = []
     for b in suspects:
         t = b.terminator
@@ -220,28 +187,23 @@ def _structured(fn: Function, suspects: list[Block]) -> list[Diagnostic]:
             if a == c or a in merges or c in merges:
                 continue
             if targeted is None:
-                targeted = _targeted(fn)
+                targeted = _targeted(cfg)
             if targeted.get(a, 0) > 1 or targeted.get(c, 0) > 1:
                 continue  # another conditional branch or switch targets it
             lead = (
                 f"this OpBranchConditional goes to {a} or {c}, neither a declared merge block nor a "
                 "continue target, so it needs an OpSelectionMerge just before it"
             )
-        if reached is None:
-            reached = _reachable(fn)
-        if b.label in reached:
+        if b.label in cfg.structurally_reachable:
             out.append(FAMILY.cite(t.line, t.src.opcode, "structure.unstructured", lead))
     return out
 
 
-def _targeted(fn: Function) -> dict[str, int]:
+def _targeted(cfg: Cfg) -> dict[str, int]:
+    """Labels some conditional branch or switch targets, by how many blocks' do."""
     counts: dict[str, int] = {}
-    for b in fn.blocks:
-        t = b.terminator
-        if t is not None and t.opname in ("OpBranchConditional", "OpSwitch"):
-            ids = t.ids()
-            for label in {o.token.text for o in (ids[1:3] if t.opname == "OpBranchConditional" else ids[1:])}:
-                counts[label] = counts.get(label, 0) + 1
+    for _source, target in {(e.source, e.target) for e in cfg.edges if e.kind != "branch"}:
+        counts[target] = counts.get(target, 0) + 1
     return counts
 
 
@@ -291,20 +253,9 @@ def _returns(m: Module, fn: Function, returns: list[Inst]) -> list[Diagnostic]:
     return out
 
 
-@module_fact
-def _predecessors(m: Module, line: int) -> dict[str, list[Block]]:
-    """The predecessors of each block of the function starting on `line` (terminators: structure)."""
-    fn = m.functions[bisect_left(m.functions, line, key=_start)]
-    preds: dict[str, list[Block]] = {}
-    for b in fn.blocks:
-        for target in dict.fromkeys(t for t, _ in b.successors):
-            preds.setdefault(target, []).append(b)
-    return preds
-
-
 def _phis(m: Module, fn: Function) -> list[Diagnostic]:
     out = []
-    preds = _predecessors(m, fn.line)
+    preds = cfg_of(m, fn).preds
     for b in fn.blocks:
         for inst in b.insts:
             if inst.opname != "OpPhi":
@@ -313,8 +264,7 @@ def _phis(m: Module, fn: Function) -> list[Diagnostic]:
             if len(ids) % 2:
                 continue  # an incomplete pair: operand.missing says so
             rt = inst.result_type
-            parents = preds.get(b.label, [])
-            names = {p.label for p in parents}
+            names = set(preds.get(b.label, ()))
             seen: set[str] = set()
             for value, parent in zip(ids[::2], ids[1::2]):
                 d = m.definition(value.token.text)

@@ -174,6 +174,9 @@ function M.setup(opts)
     { desc = "spvls: open the control-flow graph of the function at the cursor" })
   -- :SpvlsOptimize, :SpvlsDiff and the entry points' code lenses.
   require("spvls.workbench").setup(group)
+  -- Divergent values (the `divergent` semantic-token modifier, Neovim 0.9+): italic unless the
+  -- colour scheme says otherwise.
+  pcall(vim.api.nvim_set_hl, 0, "@lsp.mod.divergent.spvasm", { italic = true, default = true })
 end
 
 return M

@@ -1,0 +1,1022 @@
+"""Uniformity: for every value, how widely the invocations that compute it agree on it, and for every
+block, how widely the invocations that run together reach it together — with the chain of ids that
+makes a value or a block divergent, back to its source.
+
+Levels, narrowest first: INVOCATION (divergent), GROUP (a derivative group: a quad, or in a fragment
+shader the primitive), SUBGROUP, WORKGROUP, ALL (uniform across the draw or
+dispatch). A fact is (level, deps): uniform at least to `level`, and, within that, only as uniform as
+the parameters (bit 1 << (i + 1)) and the call site's control flow (CALLER) named in `deps`. So each
+function is analysed once, alone, from its body and its callees' summaries; a call instantiates the
+callee's facts with its arguments and its own control, and an instruction that needs uniform control
+flow in a function reached only uniformly through its parameters or its caller becomes a requirement
+the function's callers check at the call (as WGSL's analysis does).
+
+The rules (ARCHITECTURE.md states them once; docs/uniformity.md says what a user sees):
+- Sources of divergence: Input variables (builtins as `BUILTINS` says), loads of memory other
+  invocations may write (Workgroup, writable StorageBuffer, Private and Output: any function may
+  store to them), atomics, OpGroupNonUniformElect and the subgroup operations that do not broadcast,
+  pointers the analysis cannot follow. Uniform: constants, spec constants, Uniform, UniformConstant
+  and PushConstant memory, read-only storage buffers, a Workgroup load between two workgroup barriers.
+- A result is as uniform as its operands; a subgroup or group operation that broadcasts is uniform
+  across its Execution scope; a Function variable is as uniform as every value stored to it, the
+  control flow of each store included; a call's result and the variables it writes through pointer
+  parameters are the callee's facts instantiated.
+- Control: a conditional branch or switch on a divergent condition makes divergent the blocks from
+  its targets up to the merge block of the construct it heads (or, without a merge instruction, its
+  loop's merge); a path out of that region to anywhere but that merge (a break, a continue, a return,
+  a kill) makes the blocks from the merge up to where that path rejoins divergent as well. Control
+  reconverges at merge blocks; at continue targets only under MaximallyReconvergesKHR (without it, a
+  divergent continue keeps the rest of the loop divergent). An OpPhi is divergent when a predecessor
+  is reached less uniformly than its block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cfg import Cfg, cfg_of, continue_target, merge_block
+from .facts import module_fact
+from .module import Function, Inst, Module
+
+INVOCATION, GROUP, SUBGROUP, WORKGROUP, ALL = 0, 1, 2, 3, 4
+LEVELS = (
+    "each invocation",
+    "the derivative group",
+    "the subgroup",
+    "the workgroup",
+    "the whole draw or dispatch",
+)
+# What a Scope enumerant spans, as a level.
+SCOPE_LEVEL = {
+    "Invocation": INVOCATION,
+    "Subgroup": SUBGROUP,
+    "Workgroup": WORKGROUP,
+    "QueueFamily": ALL,
+    "Device": ALL,
+    "CrossDevice": ALL,
+    "ShaderCallKHR": INVOCATION,
+}
+CALLER = 1
+Fact = tuple[int, int]  # (level, deps)
+UNIFORM: Fact = (ALL, 0)
+
+# Built-in inputs uniform across more than one invocation (the Vulkan built-in variables chapter says
+# what each holds); every other Input variable differs per invocation. A test keeps the names the
+# grammar's BuiltIn enumerants.
+BUILTINS = {
+    "WorkgroupId": WORKGROUP,
+    "NumWorkgroups": ALL,
+    "WorkgroupSize": ALL,
+    "EnqueuedWorkgroupSize": ALL,
+    "GlobalSize": ALL,
+    "SubgroupSize": ALL,
+    "SubgroupMaxSize": ALL,
+    "NumSubgroups": WORKGROUP,
+    "NumEnqueuedSubgroups": WORKGROUP,
+    "SubgroupId": SUBGROUP,
+    "SubgroupEqMask": INVOCATION,
+    "DrawIndex": ALL,
+    "BaseVertex": ALL,
+    "BaseInstance": ALL,
+    # One value for the primitive a fragment shader's derivative group processes.
+    "ViewIndex": GROUP,
+    "PrimitiveId": GROUP,
+    "Layer": GROUP,
+    "ViewportIndex": GROUP,
+    "FrontFacing": GROUP,
+    "DeviceIndex": ALL,
+}
+# Subgroup operations whose result every active invocation of the scope shares, whatever their
+# operands; the other OpGroupNonUniform* results are as uniform as their operands (Elect and the
+# scans and the inverse ballot: divergent).
+BROADCASTS = {
+    "OpGroupNonUniformAll",
+    "OpGroupNonUniformAny",
+    "OpGroupNonUniformAllEqual",
+    "OpGroupNonUniformBroadcast",
+    "OpGroupNonUniformBroadcastFirst",
+}
+# The same among the older group operations, and the subgroup operations that give one value across
+# the scope whatever their operands are (a ballot of the active invocations).
+_GROUP_BROADCASTS = {"OpGroupAll", "OpGroupAny", "OpGroupBroadcast"}
+_COLLECTIVE = {"OpGroupNonUniformBallot"}
+DIVERGING = {"OpGroupNonUniformElect", "OpGroupNonUniformInverseBallot"}
+_SCANS = {"InclusiveScan", "ExclusiveScan", "PartitionedInclusiveScanNV", "PartitionedExclusiveScanNV"}
+_POINTER_OPS = {
+    "OpAccessChain",
+    "OpInBoundsAccessChain",
+    "OpPtrAccessChain",
+    "OpInBoundsPtrAccessChain",
+    "OpCopyObject",
+    "OpBitcast",
+}
+_TRANSPARENT = {"OpLine", "OpNoLine", "OpNop", "OpExtInst"}
+_READ_ONLY = {"Uniform", "UniformConstant", "PushConstant"}
+_EXITS = {
+    "OpReturn",
+    "OpReturnValue",
+    "OpKill",
+    "OpTerminateInvocation",
+    "OpIgnoreIntersectionKHR",
+    "OpTerminateRayKHR",
+    "OpEmitMeshTasksEXT",
+}
+
+
+def meet(a: Fact, b: Fact) -> Fact:
+    return (a[0] if a[0] < b[0] else b[0], a[1] | b[1])
+
+
+@dataclass(frozen=True, slots=True)
+class Why:
+    """One link of a chain: where a value or block became less uniform, and the id it came from."""
+
+    line: int
+    start: int
+    end: int
+    text: str
+    next: str | None = None  # the id (or, for a block, the branch's condition) that made it so
+    block: str | None = None  # for a block: the block holding that branch
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """An instruction that must be reached in control flow uniform across `level`."""
+
+    kind: str  # barrier, derivative, coopmat
+    level: int
+    inst: Inst
+    deps: int = 0  # what the control flow reaching it depends on (in its function)
+    via: tuple[Inst, ...] = ()  # the calls that lead to it, outermost first
+
+
+@dataclass(eq=False, slots=True)
+class Summary:
+    """What callers read of a function: its return value's fact, the facts it stores through
+    pointer parameters, and the needs its callers must meet at the call."""
+
+    returns: Fact = UNIFORM
+    writes: dict[int, Fact] = field(default_factory=dict)
+    needs: tuple[Need, ...] = ()
+
+    def key(self) -> tuple:
+        return (
+            self.returns,
+            tuple(sorted(self.writes.items())),
+            tuple((n.kind, n.level, n.deps, n.inst.line, tuple(c.line for c in n.via)) for n in self.needs),
+        )
+
+
+@dataclass(eq=False, slots=True)
+class Uniformity:
+    """One function's facts: values and blocks less uniform than the function's entry (others are
+    uniform, up to the entry's own control), with why."""
+
+    fn: Function
+    values: dict[str, Fact] = field(default_factory=dict)
+    why: dict[str, Why] = field(default_factory=dict)
+    blocks: dict[str, Fact] = field(default_factory=dict)
+    block_why: dict[str, Why] = field(default_factory=dict)
+    params: dict[str, int] = field(default_factory=dict)  # parameter id -> its index
+    summary: Summary = field(default_factory=Summary)
+    diverges: dict[str, str] = field(default_factory=dict)  # header -> where it reconverges (merge)
+    leaves: set[str] = field(default_factory=set)  # headers some of whose invocations leave before it
+    contents: dict[str, Fact] = field(default_factory=dict)  # variable or pointer parameter -> what loads give
+    root: dict[str, str | None] = field(default_factory=dict)  # pointer -> the variable it points into
+    # Needs this function does not meet itself: (need, the control fact that fails it).
+    unmet: list[tuple[Need, Fact]] = field(default_factory=list)
+    # Calls whose callee's need the call fails: (call, need, the instantiated fact).
+    calls: list[tuple[Inst, Need, Fact]] = field(default_factory=list)
+
+    def value(self, id_: str) -> Fact:
+        return self.values.get(id_, UNIFORM)
+
+    def pointee(self, id_: str) -> str | None:
+        """The local variable or pointer parameter a pointer points into, if the analysis tracks it."""
+        root = self.root.get(id_)
+        return root if root is not None and root in self.contents else None
+
+    def control(self, label: str) -> Fact:
+        return self.blocks.get(label, (ALL, CALLER))
+
+
+def level_name(level: int) -> str:
+    return LEVELS[level]
+
+
+# -- module-wide facts (outside function bodies) --------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Globals:
+    contents: dict[str, Fact]  # module-level variable -> what a load of it gives
+    why: dict[str, Why]
+    storage: dict[str, str]  # variable -> storage class
+
+
+@module_fact
+def _globals(m: Module) -> _Globals:
+    contents: dict[str, Fact] = {}
+    why: dict[str, Why] = {}
+    storage: dict[str, str] = {}
+    for var in m.with_op(("OpVariable",)):
+        if m.function_at(var.line) is not None or var.result is None:
+            continue
+        sc = next((o.enumerants[0].name for o in var.operands if o.enumerants), None)
+        if sc is None:
+            continue
+        storage[var.result] = sc
+        tok = var.src.result
+        start, end = (tok.start, tok.end) if tok else (0, 0)
+        name = m.name_of(var.result)
+        if sc in _READ_ONLY or (sc == "StorageBuffer" and _read_only(m, var)):
+            continue
+        if sc == "Input":
+            builtin = _builtin(m, var)
+            level = BUILTINS.get(builtin, INVOCATION) if builtin else INVOCATION
+            if not builtin and m.has_decoration(var.result, "Flat"):
+                builtin, level = "a Flat input", GROUP  # one value per primitive
+            if level == ALL:
+                continue
+            contents[var.result] = (level, 0)
+            what = (builtin if builtin.startswith("a ") else f"built-in {builtin}") if builtin else "an Input variable"
+            why[var.result] = Why(
+                var.line,
+                start,
+                end,
+                f"{name}, {what}, uniform only across {LEVELS[level]}"
+                if level
+                else f"{name}, {what}, different in each invocation",
+            )
+        else:
+            contents[var.result] = (INVOCATION, 0)
+            why[var.result] = Why(
+                var.line,
+                start,
+                end,
+                f"{name}, {sc} memory "
+                + (
+                    "that other invocations may write"
+                    if sc in ("Workgroup", "StorageBuffer", "PhysicalStorageBuffer")
+                    else "each invocation has its own copy of"
+                ),
+            )
+    return _Globals(contents, why, storage)
+
+
+def _builtin(m: Module, var: Inst) -> str | None:
+    """The BuiltIn a variable, or its pointee struct's members, are decorated with."""
+    for d in m.decorations.get(var.result or "", ()):
+        for op in d.operands:
+            for e in op.enumerants:
+                if e.kind == "BuiltIn":
+                    return e.name
+    pointee = m.strip_pointer(m.definition(var.result_type))
+    if pointee is not None and pointee.opname == "OpTypeStruct" and pointee.result:
+        for d in m.decorations.get(pointee.result, ()):
+            for op in d.operands:
+                for e in op.enumerants:
+                    if e.kind == "BuiltIn":
+                        return "a per-vertex block"
+    return None
+
+
+def _read_only(m: Module, var: Inst) -> bool:
+    """NonWritable on the variable, or on every member of the struct it holds."""
+    if m.has_decoration(var.result or "", "NonWritable"):
+        return True
+    pointee = m.strip_pointer(m.definition(var.result_type))
+    if pointee is None or pointee.opname != "OpTypeStruct" or not pointee.result:
+        return False
+    members = len(pointee.ids(skip_type=True))
+    marked = {
+        d.operands[1].token.text
+        for d in m.decorations.get(pointee.result, ())
+        if d.opname == "OpMemberDecorate"
+        and len(d.operands) > 2
+        and any(e.name == "NonWritable" for o in d.operands for e in o.enumerants)
+    }
+    return members > 0 and len(marked) >= members
+
+
+@module_fact
+def _reconverging(m: Module) -> frozenset[str]:
+    """Functions every entry point reaching them declares MaximallyReconvergesKHR for."""
+    modes: dict[str, bool] = {}
+    for ep in m.entry_points.values():
+        maximal = any(
+            e.name == "MaximallyReconvergesKHR" for mode in ep.modes for o in mode.operands for e in o.enumerants
+        )
+        for fid in m.call_tree(ep.id):
+            modes[fid] = modes.get(fid, True) and maximal
+    return frozenset(f for f, yes in modes.items() if yes)
+
+
+@module_fact
+def _derivative_ops(m: Module) -> frozenset[str]:
+    """Derivatives and the instructions that take an implicit one, from the grammar's classes."""
+    return frozenset(
+        name
+        for name, i in m.grammar.instructions.items()
+        if name == i.name and (i.cls == "Derivative" or name.endswith("ImplicitLod") or name == "OpImageQueryLod")
+    )
+
+
+def needs_of(m: Module, fn: Function, inst: Inst) -> Need | None:
+    """What control flow the instruction needs, if any."""
+    op = inst.opname
+    if op in _needing_ops(m):
+        if op in _derivative_ops(m):
+            return Need("derivative", GROUP, inst)
+        ex = inst.operand("Execution")
+        spelled = m.spelled(ex) if ex is not None else None
+        level = SCOPE_LEVEL.get(spelled[2], INVOCATION) if spelled else INVOCATION
+        if op == "OpControlBarrier" and level < WORKGROUP:
+            return None  # Subgroup or Invocation: the client API defines it in non-uniform control flow
+        return Need("barrier", level, inst) if level > INVOCATION else None
+    matrices = _matrix_types(m)
+    if matrices:
+        scope = _coopmat_scope(m, inst, matrices)
+        if scope is not None and scope > INVOCATION:
+            return Need("coopmat", scope, inst)
+    return None
+
+
+@module_fact
+def _needing_ops(m: Module) -> frozenset[str]:
+    """Barriers, the older group operations (all need their Execution scope uniform) and derivatives."""
+    return frozenset(("OpControlBarrier", *_group_ops(m), *_derivative_ops(m)))
+
+
+@module_fact
+def _matrix_types(m: Module) -> dict[str, int]:
+    """Each OpTypeCooperativeMatrixKHR, with the level its Scope operand spans."""
+    out: dict[str, int] = {}
+    for t in m.with_op(("OpTypeCooperativeMatrixKHR",)):
+        ids = t.ids()
+        if t.result and len(ids) > 1:
+            v = m.int_value(ids[1].token.text)
+            name = m.grammar.spell("Scope", v) if v is not None else None
+            out[t.result] = SCOPE_LEVEL.get(name or "", SUBGROUP)
+    return out
+
+
+def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int]) -> int | None:
+    """The level of the cooperative matrix the instruction takes or makes (a pointer to one is not one)."""
+    rt = inst.result_type
+    if rt in matrices:
+        return matrices[rt]
+    defs = m.defs
+    for o in inst.operands:
+        tok = o.token
+        if tok.kind == "ID" and (d := defs.get(tok.text)) is not None and (t := d.result_type) in matrices:
+            return matrices[t]
+    return None
+
+
+# -- per function -----------------------------------------------------------------------------------
+
+
+@module_fact
+def _cache(m: Module) -> dict[str, tuple[tuple, Uniformity]]:
+    """Each function's analysis with what it was computed from (its blocks' instruction lists and its
+    callees' summaries), checked by identity and value at each use: an in-place edit gives the edited
+    block a new list, so only that function is analysed again, and its callers only when its summary
+    changed."""
+    return {}
+
+
+def analyse(m: Module, fn: Function, _busy: frozenset[str] = frozenset()) -> Uniformity:
+    """The function's uniformity (callees first, each once per change)."""
+    cache = _cache(m)
+    callees: dict[str, Summary | None] = {}
+    for callee, _site in fn.calls:
+        if callee in callees:
+            continue
+        f = m.function_of.get(callee)
+        callees[callee] = analyse(m, f, _busy | {fn.id}).summary if f is not None and callee not in _busy else None
+    stamp = (tuple(b.insts for b in fn.blocks), tuple((k, s.key() if s else None) for k, s in callees.items()))
+    hit = cache.get(fn.id)
+    if hit is not None and hit[1].fn is fn and _same(hit[0], stamp):
+        return hit[1]
+    u = _Analysis(m, fn, callees).run()
+    cache[fn.id] = (stamp, u)
+    return u
+
+
+def cached(m: Module, fn: Function) -> Uniformity | None:
+    """The function's last analysis, current or not (what it was before an in-place edit)."""
+    hit = _cache(m).get(fn.id)
+    return hit[1] if hit is not None and hit[1].fn is fn else None
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return len(a[0]) == len(b[0]) and all(x is y for x, y in zip(a[0], b[0])) and a[1] == b[1]
+
+
+def of_module(m: Module) -> dict[str, Uniformity]:
+    return {fn.id: analyse(m, fn) for fn in m.functions}
+
+
+def has_needs(m: Module) -> bool:
+    """Whether any instruction of the module needs uniform control flow (else there is nothing to check)."""
+    return bool(_needing(m))
+
+
+@module_fact
+def _needing(m: Module) -> bool:
+    if m.with_op(("OpControlBarrier",)) or m.with_op(tuple(_derivative_ops(m))):
+        return True
+    if m.with_op(("OpTypeCooperativeMatrixKHR",)):
+        return True
+    return bool(m.with_op(_group_ops(m)))
+
+
+@module_fact
+def _group_ops(m: Module) -> tuple[str, ...]:
+    """The group operations of before subgroups (OpGroupAll, OpGroupIAdd, ...): Execution scoped, and
+    to be reached uniformly across it."""
+    return tuple(
+        n
+        for n, i in m.grammar.instructions.items()
+        if n == i.name
+        and n.startswith("OpGroup")
+        and not n.startswith("OpGroupNonUniform")
+        and any(o.name == "Execution" for o in i.operands)
+    )
+
+
+class _Analysis:
+    def __init__(self, m: Module, fn: Function, callees: dict[str, Summary | None]):
+        self.m, self.fn, self.callees = m, fn, callees
+        self.cfg: Cfg = cfg_of(m, fn)
+        self.g = _globals(m)
+        self.u = Uniformity(fn)
+        self.root: dict[str, str | None] = {}  # pointer -> the variable or parameter it points into
+        self.contents: dict[str, Fact] = {}  # local variable or pointer parameter -> what loads give
+        self.contents_why: dict[str, Why] = {}
+        self.maximal = fn.id in _reconverging(m)
+        self._enclosed: dict[str, list[tuple[str, str]]] = {}
+
+    def run(self) -> Uniformity:
+        u, m, fn = self.u, self.m, self.fn
+        for i, p in enumerate(m.with_op(("OpFunctionParameter",), fn)):
+            if p.result:
+                u.params[p.result] = i
+                u.values[p.result] = (ALL, 1 << (i + 1))
+                self.root[p.result] = p.result
+                self.contents[p.result] = (ALL, 1 << (i + 1))
+        for _ in range(64):  # facts only go down; a few rounds settle any function
+            before = (dict(u.values), dict(u.blocks), dict(self.contents))
+            self._values()
+            self._control()
+            if (u.values, u.blocks, self.contents) == before:
+                break
+        self._summarise()
+        u.contents, u.root = self.contents, self.root
+        return u
+
+    # -- values ---------------------------------------------------------------------------------
+    def _lower(self, id_: str, f: Fact, why: Why) -> None:
+        u = self.u
+        old = u.values.get(id_, UNIFORM)
+        new = meet(old, f)
+        if new != old:
+            u.values[id_] = new
+            if new[0] < old[0] or id_ not in u.why:
+                u.why[id_] = why
+
+    def _fact(self, id_: str) -> Fact:
+        return self.u.values.get(id_, UNIFORM)
+
+    def _values(self) -> None:
+        for label in self.cfg.order:
+            b = self.cfg.blocks[label]
+            for inst in b.insts:
+                self._value(inst, label)
+
+    def _value(self, inst: Inst, label: str) -> None:
+        op, res = inst.opname, inst.result
+        if op == "OpStore":
+            self._store(inst, label)
+            return
+        if op == "OpFunctionCall":
+            self._call(inst, label)
+            return
+        if res is None or op == "OpLabel":
+            return
+        tok = inst.src.result
+        start, end = (tok.start, tok.end) if tok else (0, 0)
+        line = inst.line
+        if op == "OpVariable":
+            self.root[res] = res
+            init = inst.ids(skip_type=True)
+            f = self._fact(init[0].token.text) if init else UNIFORM
+            if f != UNIFORM:
+                self._contents(
+                    res, f, Why(line, start, end, f"{res} starts as {init[0].token.text}", init[0].token.text)
+                )
+            return
+        if op in _POINTER_OPS or op == "OpLoad" or op.startswith("OpAtomic") or op == "OpCooperativeMatrixLoadKHR":
+            base = self._pointer_operand(inst)
+            if base is not None and op != "OpLoad" and op in _POINTER_OPS:
+                self.root[res] = self._root(base)
+        if op in ("OpLoad", "OpCooperativeMatrixLoadKHR"):
+            ptr = self._pointer_operand(inst)
+            if ptr is None:
+                return
+            f = self._fact(ptr)
+            if f != UNIFORM:
+                self._lower(res, f, Why(line, start, end, f"loads through {ptr}", ptr))
+            root = self._root(ptr)
+            c, cwhy = self._loaded(root, inst, label)
+            if c != UNIFORM:
+                self._lower(res, c, cwhy)
+            return
+        if op.startswith("OpAtomic"):
+            self._lower(
+                res, (INVOCATION, 0), Why(line, start, end, f"the result of {op}, different in each invocation")
+            )
+            return
+        if op in DIVERGING:
+            self._lower(
+                res, (INVOCATION, 0), Why(line, start, end, f"the result of {op}, different in each invocation")
+            )
+            return
+        if op == "OpPhi":
+            self._phi(inst, label, start, end)
+            return
+        if op.startswith("OpGroup") and inst.operand("Execution") is not None:
+            self._group(inst, start, end)
+            return
+        values = self.u.values
+        for o in inst.operands:
+            tok = o.token
+            if tok.kind != "ID" or o.grammar_operand.kind == "IdResultType":
+                continue
+            g = values.get(tok.text)
+            if g is not None:
+                self._lower(res, g, Why(line, start, end, f"{op} of {tok.text}", tok.text))
+
+    def _pointer_operand(self, inst: Inst) -> str | None:
+        for o in inst.operands:
+            if o.token.kind == "ID" and o.grammar_operand.kind == "IdRef":
+                return o.token.text
+        return None
+
+    def _root(self, ptr: str) -> str | None:
+        if ptr in self.root:
+            return self.root[ptr]
+        if ptr in self.g.storage:
+            return ptr
+        d = self.m.definition(ptr)
+        if d is not None and d.opname == "OpVariable":
+            return ptr
+        return None
+
+    def _loaded(self, root: str | None, inst: Inst, label: str) -> tuple[Fact, Why]:
+        tok = inst.src.result
+        start, end = (tok.start, tok.end) if tok else (0, 0)
+        if root is None and self.m.definition(self._pointer_operand(inst) or "") is None:
+            return UNIFORM, Why(inst.line, start, end, "")  # an undefined pointer: id.undefined says so
+        if root is None:
+            return (INVOCATION, 0), Why(inst.line, start, end, "a load through a pointer the analysis cannot follow")
+        if root in self.g.storage:
+            sc = self.g.storage[root]
+            f = self.g.contents.get(root, UNIFORM)
+            if sc == "Workgroup" and self._between_barriers(inst, label):
+                f = (WORKGROUP, 0)
+            return f, Why(inst.line, start, end, f"loads {root}", root)
+        f = self.contents.get(root, UNIFORM)
+        return f, Why(inst.line, start, end, f"loads {root}", root)
+
+    def _between_barriers(self, inst: Inst, label: str) -> bool:
+        """A Workgroup load right between two workgroup barriers (WGSL's workgroupUniformLoad): every
+        invocation of the workgroup reads what the last barrier made visible to all."""
+        insts = self.cfg.blocks[label].insts
+        k = next((n for n, i in enumerate(insts) if i is inst), -1)
+        before = next((i for i in reversed(insts[:k]) if i.opname not in _TRANSPARENT), None)
+        after = next((i for i in insts[k + 1 :] if i.opname not in _TRANSPARENT), None)
+        return (
+            k >= 0 and before is not None and after is not None and all(map(self._workgroup_barrier, (before, after)))
+        )
+
+    def _workgroup_barrier(self, inst: Inst) -> bool:
+        if inst.opname != "OpControlBarrier":
+            return False
+        ex = inst.operand("Execution")
+        spelled = self.m.spelled(ex) if ex is not None else None
+        return bool(spelled) and SCOPE_LEVEL.get(spelled[2], 0) >= WORKGROUP  # type: ignore[index]
+
+    def _contents(self, root: str, f: Fact, why: Why) -> None:
+        old = self.contents.get(root, UNIFORM)
+        new = meet(old, f)
+        if new != old:
+            self.contents[root] = new
+            if new[0] < old[0] or root not in self.u.why:
+                self.u.why[root] = why
+
+    def _store(self, inst: Inst, label: str) -> None:
+        ids = inst.ids()
+        if len(ids) < 2:
+            return
+        ptr, val = ids[0].token.text, ids[1].token.text
+        root = self._root(ptr)
+        if root is None or root in self.g.storage:
+            return  # module-level memory: what loads of it give is the storage class's
+        ctl = self.u.control(label)
+        ctl = (ctl[0], ctl[1] & ~CALLER)
+        line, start, end = inst.line, ids[1].token.start, ids[1].token.end
+        f = self._fact(val)
+        if f != UNIFORM:
+            self._contents(root, f, Why(line, start, end, f"stores {val}", val))
+        a = self._fact(ptr)
+        if a != UNIFORM:
+            self._contents(root, a, Why(line, start, end, f"stores through {ptr}", ptr))
+        if ctl != UNIFORM:
+            why = self.u.block_why.get(label)
+            self._contents(
+                root,
+                ctl,
+                Why(
+                    line, start, end, f"stored in block {label}, reached divergently", why.next if why else None, label
+                ),
+            )
+
+    def _call(self, inst: Inst, label: str) -> None:
+        ids = inst.ids(skip_type=True)
+        if not ids:
+            return
+        callee = ids[0].token.text
+        args = [o.token.text for o in ids[1:]]
+        s = self.callees.get(callee)
+        res = inst.result
+        tok = inst.src.result
+        start, end = (tok.start, tok.end) if tok else (inst.opcode.start, inst.opcode.end)
+        if s is None:
+            if res:
+                self._lower(
+                    res,
+                    (INVOCATION, 0),
+                    Why(inst.line, start, end, f"the result of {callee}, a function the analysis cannot see"),
+                )
+            for a in args:
+                root = self._root(a)
+                if root is not None and root not in self.g.storage:
+                    self._contents(
+                        root,
+                        (INVOCATION, 0),
+                        Why(
+                            inst.line, start, end, f"a variable passed to {callee}, a function the analysis cannot see"
+                        ),
+                    )
+            return
+        if res and s.returns != UNIFORM:
+            f = self.instantiate(s.returns, args, label)
+            if f != UNIFORM:
+                self._lower(
+                    res, f, Why(inst.line, start, end, f"returned by {callee}", _culprit(self, s.returns, args))
+                )
+        for i, w in s.writes.items():
+            if i < len(args):
+                root = self._root(args[i])
+                if root is not None and root not in self.g.storage:
+                    f = self.instantiate(w, args, label)
+                    if f != UNIFORM:
+                        self._contents(
+                            root,
+                            (f[0], f[1] & ~CALLER),
+                            Why(inst.line, start, end, f"{callee} stores through {args[i]}", args[i]),
+                        )
+
+    def instantiate(self, f: Fact, args: list[str], label: str) -> Fact:
+        """A callee's fact at this call: its parameters' bits replaced by the arguments' facts, and
+        CALLER by the call's own control flow."""
+        level, deps = f[0], 0
+        if f[1] & CALLER:
+            c = self.u.control(label)
+            level, deps = min(level, c[0]), deps | c[1]
+        for i, a in enumerate(args):
+            if f[1] & (1 << (i + 1)):
+                af = self._arg(a)
+                level, deps = min(level, af[0]), deps | af[1]
+        return (level, deps)
+
+    def _arg(self, a: str) -> Fact:
+        """An argument as the callee sees it: the value, or for a pointer also what it points to."""
+        f = self._fact(a)
+        root = self._root(a)
+        if root is not None:
+            c = self.g.contents.get(root, UNIFORM) if root in self.g.storage else self.contents.get(root, UNIFORM)
+            f = meet(f, c)
+        return f
+
+    def _phi(self, inst: Inst, label: str, start: int, end: int) -> None:
+        ids = inst.ids(skip_type=True)
+        here = self.u.control(label)
+        for value, parent in zip(ids[::2], ids[1::2]):
+            v, p = value.token.text, parent.token.text
+            f = self._fact(v)
+            if f != UNIFORM:
+                self._lower(
+                    inst.result or "", f, Why(inst.line, value.token.start, value.token.end, f"OpPhi takes {v}", v)
+                )
+            c = self.u.control(p) if p in self.cfg.blocks else here
+            if c[0] < here[0] or (c[1] & ~here[1]):
+                why = self.u.block_why.get(p)
+                self._lower(
+                    inst.result or "",
+                    (c[0], c[1] & ~CALLER),
+                    Why(
+                        inst.line,
+                        parent.token.start,
+                        parent.token.end,
+                        f"OpPhi picks by which way control came, and {p} is reached divergently",
+                        why.next if why else None,
+                        why.block if why else p,
+                    ),
+                )
+
+    def _group(self, inst: Inst, start: int, end: int) -> None:
+        op, res = inst.opname, inst.result or ""
+        ex = inst.operand("Execution")
+        spelled = self.m.spelled(ex) if ex is not None else None
+        scope = SCOPE_LEVEL.get(spelled[2], INVOCATION) if spelled else INVOCATION
+        group_op = next(
+            (e.name for o in inst.operands if o.grammar_operand.kind == "GroupOperation" for e in o.enumerants), None
+        )
+        operands: Fact = UNIFORM
+        culprit = None
+        for o in inst.ids(skip_type=True)[1:]:
+            f = self._fact(o.token.text)
+            if f != UNIFORM and culprit is None:
+                culprit = o.token.text
+            operands = meet(operands, f)
+        line = inst.line
+        if group_op in _SCANS:
+            self._lower(
+                res,
+                (INVOCATION, 0),
+                Why(line, start, end, f"the result of {op} {group_op}, different in each invocation"),
+            )
+            return
+        if op in BROADCASTS or op in _GROUP_BROADCASTS:
+            f = (max(operands[0], scope), operands[1])
+        elif group_op == "Reduce" or op in _COLLECTIVE or not op.startswith("OpGroupNonUniform"):
+            f = (scope, 0)
+        else:
+            f = operands
+        if f == UNIFORM:
+            return
+        why = (
+            Why(line, start, end, f"{op} of {culprit}", culprit)
+            if f == operands
+            else Why(line, start, end, f"the result of {op}, one value across {LEVELS[scope]} only")
+        )
+        self._lower(res, f, why)
+
+    # -- control --------------------------------------------------------------------------------
+    def _control(self) -> None:
+        cfg, u = self.cfg, self.u
+        blocks: dict[str, Fact] = {}
+        why: dict[str, Why] = {}
+        diverges: dict[str, str] = {}
+        leaves: set[str] = set()
+        for label in cfg.order:
+            b = cfg.blocks[label]
+            t = b.terminator
+            if t is None or t.opname not in ("OpBranchConditional", "OpSwitch"):
+                continue
+            ids = t.ids()
+            if not ids:
+                continue
+            cond = ids[0].token.text
+            f = self._fact(cond)
+            if f == UNIFORM:
+                continue
+            merge = merge_block(b)
+            loop = self._loop_of(label)
+            stop = merge if merge is not None else (loop[0] if loop else None)
+            link = Why(t.line, ids[0].token.start, ids[0].token.end, f"branch on {cond}", cond, label)
+            region, exits = self._region(label, stop)
+            diverges[label] = stop or ""
+            for r in region:
+                _lower_block(blocks, why, r, f, link)
+            if exits:
+                leaves.add(label)
+            if exits and stop is not None:
+                for r in self._after(stop, exits):
+                    _lower_block(blocks, why, r, f, link)
+        # What the entry gives every block: the caller's control.
+        u.blocks = {k: meet((ALL, CALLER), v) for k, v in blocks.items()}
+        u.block_why = why
+        u.diverges = diverges
+        u.leaves = leaves
+
+    def _enclosing(self, label: str) -> list[tuple[str, str]]:
+        """The headers whose constructs hold the block, innermost first, with their merge blocks: its
+        dominators that declare a merge block not dominating it (the spec's constructs by dominance
+        would count a loop's merge into a selection that holds its only break)."""
+        out = self._enclosed.get(label)
+        if out is None:
+            cfg = self.cfg
+            out = []
+            a: str | None = label
+            while a is not None:
+                blk = cfg.blocks[a]
+                m = merge_block(blk)
+                if m is not None and m in cfg.blocks and not cfg.dominates(m, label):
+                    out.append((a, m))
+                up = cfg.idom.get(a)
+                a = up if up != a else None
+            self._enclosed[label] = out
+        return out
+
+    def _loop_of(self, label: str) -> tuple[str, str | None] | None:
+        """The innermost loop holding the block: its merge block and continue target."""
+        for h, m in self._enclosing(label):
+            blk = self.cfg.blocks[h]
+            if blk.merge is not None and blk.merge.opname == "OpLoopMerge":
+                return m, continue_target(blk)
+        return None
+
+    def _stops(self, label: str) -> set[str]:
+        """The merge blocks of the constructs around a block (where what diverged inside rejoins)."""
+        return {m for _, m in self._enclosing(label)}
+
+    def _region(self, label: str, stop: str | None) -> tuple[set[str], set[str]]:
+        """The blocks reached from the branch's targets before `stop` or an enclosing merge, and the
+        places control leaves that region for other than `stop` ("" for the function's exit)."""
+        cfg = self.cfg
+        stops = self._stops(label)
+        if stop is not None:
+            stops.add(stop)
+        if self.maximal:
+            loop = self._loop_of(label)
+            if loop and loop[1]:
+                stops.add(loop[1])
+        region: set[str] = set()
+        exits: set[str] = set()
+        todo = list(cfg.succ[label])
+        while todo:
+            x = todo.pop()
+            if x in stops:
+                if x != stop:
+                    exits.add(x)
+                continue
+            if x in region:
+                continue
+            region.add(x)
+            t = cfg.blocks[x].terminator
+            if t is not None and t.opname in _EXITS:
+                exits.add("")
+            todo.extend(cfg.succ[x])
+        return region, exits
+
+    def _after(self, start: str, exits: set[str]) -> set[str]:
+        """The blocks from `start` until the places the exits lead to (all of them for a return)."""
+        cfg = self.cfg
+        stop = {e for e in exits if e}
+        if "" in exits:
+            stop = set()
+        out: set[str] = set()
+        todo = [start]
+        while todo:
+            x = todo.pop()
+            if x in out or x in stop:
+                continue
+            out.add(x)
+            todo.extend(cfg.succ.get(x, ()))
+        return out
+
+    # -- summary --------------------------------------------------------------------------------
+    def _summarise(self) -> None:
+        u, m, fn = self.u, self.m, self.fn
+        s = Summary()
+        for label in self.cfg.order:
+            b = self.cfg.blocks[label]
+            t = b.terminator
+            if t is not None and t.opname == "OpReturnValue":
+                ids = t.ids()
+                if ids:
+                    s.returns = meet(s.returns, self._fact(ids[0].token.text))
+                c = u.control(label)
+                if c[0] < ALL or c[1] & ~CALLER:
+                    s.returns = meet(s.returns, (c[0], c[1] & ~CALLER))
+            for inst in b.insts:
+                if inst.opname == "OpFunctionCall":
+                    self._call_needs(inst, label, s)
+                    continue
+                need = needs_of(m, fn, inst)
+                if need is None:
+                    continue
+                c = u.control(label)
+                if c[0] < need.level:
+                    u.unmet.append((need, c))
+                elif c[1]:
+                    s.needs = (*s.needs, Need(need.kind, need.level, inst, c[1]))
+        for p, i in u.params.items():
+            c = self.contents.get(p, UNIFORM)
+            own = (c[0], c[1] & ~(1 << (i + 1)))
+            if own != (ALL, 0):
+                s.writes[i] = own
+        u.summary = s
+
+    def _call_needs(self, inst: Inst, label: str, s: Summary) -> None:
+        ids = inst.ids(skip_type=True)
+        callee = self.callees.get(ids[0].token.text) if ids else None
+        if callee is None:
+            return
+        args = [o.token.text for o in ids[1:]]
+        for need in callee.needs:
+            f = self.instantiate((ALL, need.deps), args, label)
+            if f[0] < need.level:
+                self.u.calls.append((inst, need, f))
+            elif f[1]:
+                s.needs = (*s.needs, Need(need.kind, need.level, need.inst, f[1], (inst, *need.via)))
+
+
+def _culprit(a: _Analysis, f: Fact, args: list[str]) -> str | None:
+    """The argument that made an instantiated fact divergent, if one did."""
+    for i, x in enumerate(args):
+        if f[1] & (1 << (i + 1)) and a._arg(x) != UNIFORM:
+            return x
+    return None
+
+
+def _lower_block(blocks: dict[str, Fact], why: dict[str, Why], label: str, f: Fact, link: Why) -> None:
+    old = blocks.get(label, UNIFORM)
+    new = meet(old, f)
+    if new != old:
+        blocks[label] = new
+        if new[0] < old[0] or label not in why:
+            why[label] = link
+
+
+# -- explaining -----------------------------------------------------------------------------------
+
+
+def chain(u: Uniformity, m: Module, id_: str, limit: int = 12) -> list[tuple[str, Why]]:
+    """The links from a value back to its source: (id, why) pairs, the value first."""
+    out: list[tuple[str, Why]] = []
+    seen: set[str] = set()
+    g = _globals(m)
+    cur: str | None = id_
+    while cur is not None and cur not in seen and len(out) < limit:
+        seen.add(cur)
+        w = u.why.get(cur) or g.why.get(cur)
+        if w is None:
+            if cur in u.params:
+                d = m.definition(cur)
+                tok = d.src.result if d is not None else None
+                text = f"parameter {m.name_of(cur)}, as uniform as what each call passes"
+                out.append((cur, Why(d.line if d else 0, tok.start if tok else 0, tok.end if tok else 0, text)))
+            break
+        out.append((cur, w))
+        cur = w.next
+    return out
+
+
+def control_chain(u: Uniformity, m: Module, label: str) -> list[tuple[str, Why]]:
+    """Why a block is reached divergently: the branch, then its condition's chain."""
+    w = u.block_why.get(label)
+    if w is None:
+        return []
+    return [(label, w), *chain(u, m, w.next or "")] if w.next else [(label, w)]
+
+
+def at_line(m: Module, line: int) -> Uniformity | None:
+    """The analysis of the function holding a line (None outside functions)."""
+    fn = m.function_at(line)
+    return analyse(m, fn) if fn is not None else None
+
+
+def describe_value(m: Module, u: Uniformity, id_: str) -> tuple[str, list[tuple[str, Why]]] | None:
+    """How uniform a value is, in words, and the chain behind it; None when it is uniform."""
+    f = u.value(id_)
+    if f[0] == ALL:
+        params = [p for p, i in u.params.items() if f[1] & (1 << (i + 1))]
+        if not params:
+            return None
+        names = ", ".join(params)
+        return f"as uniform as what each call passes for {names}", chain(u, m, id_)
+    links = chain(u, m, id_)
+    if f[0] == INVOCATION:
+        return "divergent: different in each invocation", links
+    return f"divergent beyond {LEVELS[f[0]]}: uniform only across it", links
+
+
+def describe_branch(m: Module, u: Uniformity, label: str) -> tuple[str, list[tuple[str, Why]]] | None:
+    """Whether the branch ending a block diverges, and where its invocations meet again."""
+    if label not in u.diverges:
+        return None
+    w = u.block_why.get(label)
+    merge = u.diverges[label]
+    cond = next((b for b in [u.fn.block(label)] if b is not None and b.terminator is not None), None)
+    ids = cond.terminator.ids() if cond is not None and cond.terminator is not None else []
+    c = ids[0].token.text if ids else ""
+    f = u.value(c)
+    where = f"reconverge at {m.name_of(merge)}" if merge else "do not reconverge in this function"
+    head = f"divergent branch: its condition is uniform only across {LEVELS[f[0]]}; the invocations {where}"
+    del w
+    return head, chain(u, m, c)

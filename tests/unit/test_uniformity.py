@@ -1,0 +1,140 @@
+"""The uniformity analysis (model/uniformity.py) and its rules, on real compiler output: WGSL that
+Tint's uniformity analysis accepted gets no warning; spirv-lint's derivative warnings land where ours do;
+an in-place edit re-checks the callers of a function whose summary changed."""
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import tool
+
+from spvls.checks import analyze
+from spvls.model import uniformity as uni
+from spvls.syntax.document import Document
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES = ROOT / "tests" / "data" / "rules"
+TINT = sorted((ROOT / "tests" / "data" / "uniformity" / "tint").glob("*.spvasm"))
+SHARED = ROOT.parent / "shared" / "uniformity" / "tint"
+CODES = ("uniformity.", "coopmat.non-uniform")
+
+
+def uniformity_warnings(text: str, env: str = "vulkan1.1") -> list:
+    a = analyze(Document(text), env)
+    return [d for d in a.diagnostics if d.code.startswith(CODES)]
+
+
+@pytest.mark.parametrize("path", TINT, ids=lambda p: p.name.split(".")[0])
+def test_tint_output_gets_no_uniformity_warning(path):
+    assert uniformity_warnings(path.read_text()) == []
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/uniformity/tint is not here")
+def test_every_shared_tint_module_gets_no_uniformity_warning():
+    paths = sorted(SHARED.glob("*.spvasm"))
+    assert len(paths) > 100
+    warned = {p.name: [d.message for d in uniformity_warnings(p.read_text())] for p in paths}
+    assert {k: v for k, v in warned.items() if v} == {}
+
+
+def _lint_blocks(spv: Path) -> set[str]:
+    """The blocks spirv-lint says hold a derivative in divergent control flow."""
+    r = subprocess.run([tool("spirv-lint"), str(spv)], capture_output=True, text=True)
+    return set(re.findall(r"derivative with divergent control flow located in block (%\d+)", r.stdout + r.stderr))
+
+
+@pytest.mark.parametrize("stem", ["uniformity-derivative-fail", "uniformity-derivative-pass"])
+def test_derivative_warnings_agree_with_spirv_lint(tmp_path, stem):
+    """spirv-lint names a block at "line 0"; spvls puts its warning on the derivative in that block."""
+    spv = tmp_path / f"{stem}.spv"
+    subprocess.run(["glslangValidator", "-V", "--target-env", "vulkan1.1", str(RULES / f"{stem}.frag"), "-o", str(spv)],
+                   check=True, capture_output=True)
+    text = subprocess.run([tool("spirv-dis"), "--raw-id", str(spv)], check=True, capture_output=True, text=True).stdout
+    a = analyze(Document(text), "vulkan1.1")
+    m = a.module
+    ours = {}
+    for d in a.diagnostics:
+        if d.code == "uniformity.derivative":
+            fn = m.function_at(d.line)
+            label = [b.label for b in fn.blocks if b.line <= d.line][-1]
+            ours[label] = m.inst_at[d.line].opname
+    assert set(ours) == _lint_blocks(spv)
+    if stem.endswith("fail"):
+        assert sorted(ours.values()) == ["OpDPdx", "OpImageSampleImplicitLod", "OpImageSampleImplicitLod"]
+
+
+def test_builtin_and_subgroup_tables_name_the_grammars_own():
+    m = analyze(Document((RULES / "uniformity-pass.spvasm").read_text()), "vulkan1.1").module
+    builtins = m.grammar.kinds["BuiltIn"].enumerants
+    assert set(uni.BUILTINS) <= set(builtins)
+    scopes = m.grammar.kinds["Scope"].enumerants
+    assert set(uni.SCOPE_LEVEL) == {e.name for e in scopes.values()}
+    for op in uni.BROADCASTS | uni.DIVERGING:
+        assert m.grammar.instruction(op) is not None, op
+
+
+CALLER = """               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %lid
+               OpExecutionMode %main LocalSize 64 1 1
+               OpDecorate %lid BuiltIn LocalInvocationIndex
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+     %fn_u32 = OpTypeFunction %void %uint
+      %ptr_u = OpTypePointer Input %uint
+        %lid = OpVariable %ptr_u Input
+     %uint_2 = OpConstant %uint 2
+     %uint_8 = OpConstant %uint 8
+   %uint_264 = OpConstant %uint 264
+       %sync = OpFunction %void None %fn_u32
+          %n = OpFunctionParameter %uint
+         %s0 = OpLabel
+          %c = OpUGreaterThan %bool %uint_8 %uint_2
+               OpSelectionMerge %s2 None
+               OpBranchConditional %c %s1 %s2
+         %s1 = OpLabel
+               OpControlBarrier %uint_2 %uint_2 %uint_264
+               OpBranch %s2
+         %s2 = OpLabel
+               OpReturn
+               OpFunctionEnd
+       %main = OpFunction %void None %fn
+         %m0 = OpLabel
+          %i = OpLoad %uint %lid
+         %r1 = OpFunctionCall %void %sync %i
+               OpReturn
+               OpFunctionEnd
+"""
+
+
+def test_an_edit_that_changes_a_summary_rechecks_the_callers():
+    """Making %sync's branch depend on its parameter moves a warning onto the call in %main, a
+    function the edit did not touch; the in-place analysis says what a fresh one does."""
+    doc = Document(CALLER)
+    a = analyze(doc, "vulkan1.1")
+    assert [d.code for d in a.diagnostics if d.code.startswith("uniformity")] == []
+    n = CALLER.split("\n").index("          %c = OpUGreaterThan %bool %uint_8 %uint_2")
+    doc.replace((n, 0), (n, len(doc.texts[n])), "          %c = OpUGreaterThan %bool %n %uint_2")
+    b = analyze(doc, "vulkan1.1", a)
+    assert b.rechecked is not None and b.rechecked.id == "%sync"
+    got = [(d.line, d.code) for d in b.diagnostics if d.code.startswith("uniformity")]
+    fresh = [(d.line, d.code) for d in uniformity_warnings(doc.text)]
+    assert got == fresh == [(CALLER.split("\n").index("         %r1 = OpFunctionCall %void %sync %i"), "uniformity.call")]
+
+
+def test_cfg_view_shades_divergent_blocks_whole_answer():
+    """The CFG of the barrier rule module: the four divergent regions shaded, each diverging branch
+    and the merge where its invocations meet again labelled (SPVLS_UPDATE_EXPECTED=1 rewrites it)."""
+    import os
+
+    from spvls.features import cfg_dot as draw
+
+    path = RULES / "uniformity-barrier-fail.spvasm"
+    a = analyze(Document(path.read_text(), uri=str(path)), "vulkan1.1")
+    dot = draw.to_dot(draw.pictures(a.module, a.diagnostics, None))
+    expected = ROOT / "tests" / "data" / "cfg" / "uniformity-barrier-fail.expected.dot"
+    if os.environ.get("SPVLS_UPDATE_EXPECTED"):
+        expected.write_text(dot)
+    assert dot == expected.read_text()
