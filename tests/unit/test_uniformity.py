@@ -138,3 +138,38 @@ def test_cfg_view_shades_divergent_blocks_whole_answer():
     if os.environ.get("SPVLS_UPDATE_EXPECTED"):
         expected.write_text(dot)
     assert dot == expected.read_text()
+
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not here")
+def test_derivative_warnings_agree_with_spirv_lint_over_the_corpus(tmp_path):
+    """Every corpus module that takes a derivative and assembles: spvls warns in exactly the blocks
+    spirv-lint names (read back from its binary with raw ids, so the labels are spirv-lint's)."""
+    import csv
+
+    rows = list(csv.DictReader((CORPUS / "MANIFEST.tsv").open(), delimiter="\t"))
+    checked, disagree = 0, {}
+    for row in rows:
+        path = CORPUS / row["path"]
+        text = path.read_text(errors="replace")
+        if row["assembles"] != "yes" or not re.search(r"ImplicitLod|OpDPd|OpFwidth", text):
+            continue
+        spv = tmp_path / "m.spv"
+        env = row["env"] or "spv1.0"
+        if subprocess.run([tool("spirv-as"), "--target-env", env, str(path), "-o", str(spv)]).returncode:
+            continue
+        raw = subprocess.run([tool("spirv-dis"), "--raw-id", str(spv)], capture_output=True, text=True).stdout
+        a = analyze(Document(raw), env)
+        ours = set()
+        for d in a.diagnostics:
+            if d.code == "uniformity.derivative":
+                fn = a.module.function_at(d.line)
+                ours.add([b.label for b in fn.blocks if b.line <= d.line][-1])
+        theirs = _lint_blocks(spv)
+        checked += 1
+        if ours != theirs:
+            disagree[row["path"]] = (sorted(ours), sorted(theirs))
+    assert checked > 20
+    assert disagree == {}
