@@ -1010,13 +1010,12 @@ def describe_branch(m: Module, u: Uniformity, label: str) -> tuple[str, list[tup
     """Whether the branch ending a block diverges, and where its invocations meet again."""
     if label not in u.diverges:
         return None
-    w = u.block_why.get(label)
+    b = u.fn.block(label)
+    ids = b.terminator.ids() if b is not None and b.terminator is not None else []
+    cond = ids[0].token.text if ids else ""
     merge = u.diverges[label]
-    cond = next((b for b in [u.fn.block(label)] if b is not None and b.terminator is not None), None)
-    ids = cond.terminator.ids() if cond is not None and cond.terminator is not None else []
-    c = ids[0].token.text if ids else ""
-    f = u.value(c)
-    where = f"reconverge at {m.name_of(merge)}" if merge else "do not reconverge in this function"
-    head = f"divergent branch: its condition is uniform only across {LEVELS[f[0]]}; the invocations {where}"
-    del w
-    return head, chain(u, m, c)
+    where = f"meet again at {m.name_of(merge)}" if merge else "do not meet again in this function"
+    if label in u.leaves:
+        where = "that stay " + where
+    level = LEVELS[u.value(cond)[0]]
+    return f"divergent branch: its condition is uniform only across {level}; the invocations {where}", chain(u, m, cond)
