@@ -35,7 +35,7 @@ def hover(m: Module, line: int, col: int, folders: Sequence[Path] = ()) -> tuple
         branch = _branch(m, line) if inst is not None and inst.opname in _BRANCHES else ""
         md = "\n\n---\n\n".join(
             x
-            for x in (branch, note, instruction_md(grammar_inst) if grammar_inst else "", _enabled(m, grammar_inst))
+            for x in (note, branch, instruction_md(grammar_inst) if grammar_inst else "", _enabled(m, grammar_inst))
             if x
         )
         return (md, span) if md else None
