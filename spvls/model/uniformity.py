@@ -26,8 +26,9 @@ The rules (ARCHITECTURE.md states them once; docs/uniformity.md says what a user
   loop's merge); a path out of that region to anywhere but that merge (a break, a continue, a return,
   a kill) makes the blocks from the merge up to where that path rejoins divergent as well. Control
   reconverges at merge blocks; at continue targets only under MaximallyReconvergesKHR (without it, a
-  divergent continue keeps the rest of the loop divergent). An OpPhi is divergent when a predecessor
-  is reached less uniformly than its block.
+  divergent continue keeps the rest of the loop divergent). After a call of a function that may end
+  some invocations (OpKill, OpTerminateInvocation in divergent flow), the rest is divergent. An OpPhi
+  is divergent when a predecessor is reached less uniformly than its block.
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ _POINTER_OPS = {
     "OpBitcast",
 }
 _TRANSPARENT = {"OpLine", "OpNoLine", "OpNop", "OpExtInst"}
+_KILLS = {"OpKill", "OpTerminateInvocation", "OpTerminateRayKHR", "OpIgnoreIntersectionKHR"}
 _READ_ONLY = {"Uniform", "UniformConstant", "PushConstant"}
 _EXITS = {
     "OpReturn",
@@ -153,15 +155,18 @@ class Need:
 @dataclass(eq=False, slots=True)
 class Summary:
     """What callers read of a function: its return value's fact, the facts it stores through
-    pointer parameters, and the needs its callers must meet at the call."""
+    pointer parameters, the needs its callers must meet at the call, and how uniformly it may end
+    the invocations that call it (after a call that ends some, the caller's flow is divergent)."""
 
     returns: Fact = UNIFORM
     writes: dict[int, Fact] = field(default_factory=dict)
     needs: tuple[Need, ...] = ()
+    kills: Fact = UNIFORM  # how uniformly it may end invocations (OpKill, OpTerminateInvocation...)
 
     def key(self) -> tuple:
         return (
             self.returns,
+            self.kills,
             tuple(sorted(self.writes.items())),
             tuple((n.kind, n.level, n.deps, n.inst.line, tuple(c.line for c in n.via)) for n in self.needs),
         )
@@ -457,6 +462,7 @@ class _Analysis:
         self.contents_why: dict[str, Why] = {}
         self.maximal = fn.id in _reconverging(m)
         self._enclosed: dict[str, list[tuple[str, str]]] = {}
+        self.killed: dict[str, tuple[Fact, Why]] = {}  # block -> a call in it that may end some invocations
 
     def run(self) -> Uniformity:
         u, m, fn = self.u, self.m, self.fn
@@ -677,6 +683,13 @@ class _Analysis:
                 self._lower(
                     res, f, Why(inst.line, start, end, f"returned by {callee}", _culprit(self, s.returns, args))
                 )
+        if s.kills != UNIFORM:
+            f = self.instantiate(s.kills, args, label)
+            if f != UNIFORM:
+                self.killed[label] = (
+                    f,
+                    Why(inst.line, start, end, f"calls {callee}, which ends some invocations", None),
+                )
         for i, w in s.writes.items():
             if i < len(args):
                 root = self._root(args[i])
@@ -807,6 +820,10 @@ class _Analysis:
             if exits and stop is not None:
                 for r in self._after(stop, exits):
                     _lower_block(blocks, why, r, f, link)
+        for label, (f, link) in self.killed.items():
+            # The invocations a call ended are gone from everything after it.
+            for r in self._after(label, {""}):
+                _lower_block(blocks, why, r, (f[0], f[1] & ~CALLER), link)
         # What the entry gives every block: the caller's control.
         u.blocks = {k: meet((ALL, CALLER), v) for k, v in blocks.items()}
         u.block_why = why
@@ -903,6 +920,12 @@ class _Analysis:
                 c = u.control(label)
                 if c[0] < ALL or c[1] & ~CALLER:
                     s.returns = meet(s.returns, (c[0], c[1] & ~CALLER))
+            if t is not None and t.opname in _KILLS:
+                c = u.control(label)
+                s.kills = meet(s.kills, (c[0], c[1] & ~CALLER))
+            if label in self.killed:
+                f = self.killed[label][0]
+                s.kills = meet(s.kills, (f[0], f[1] & ~CALLER))
             for inst in b.insts:
                 if inst.opname == "OpFunctionCall":
                     self._call_needs(inst, label, s)

@@ -58,9 +58,15 @@ def test_derivative_warnings_agree_with_spirv_lint(tmp_path, stem):
             fn = m.function_at(d.line)
             label = [b.label for b in fn.blocks if b.line <= d.line][-1]
             ours[label] = m.inst_at[d.line].opname
-    assert set(ours) == _lint_blocks(spv)
+    theirs = _lint_blocks(spv)
+    assert theirs <= set(ours)
     if stem.endswith("fail"):
-        assert sorted(ours.values()) == ["OpDPdx", "OpImageSampleImplicitLod", "OpImageSampleImplicitLod"]
+        assert sorted(ours.values()) == ["OpDPdx", "OpImageSampleImplicitLod", "OpImageSampleImplicitLod",
+                                         "OpImageSampleImplicitLod"]
+        # The one spirv-lint does not see: after a call of a function that discards some fragments.
+        [extra] = set(ours) - theirs
+        block = next(b for f in a.module.functions for b in f.blocks if b.label == extra)
+        assert any(i.opname == "OpFunctionCall" for i in block.insts)
 
 
 def test_builtin_and_subgroup_tables_name_the_grammars_own():

@@ -108,9 +108,10 @@ def explain_block(m: Module, u: uni.Uniformity, label: str) -> tuple[str, tuple[
     if not links:
         return "it is reached from a call that is not uniform", ()
     branch = links[0][1]
-    cond = branch.next or "?"
+    if branch.next is None:  # not a branch: a call that ended some invocations
+        return f"it follows a call that ends some invocations (line {branch.line + 1})", _related(links)
     source = _source(m, links)
-    text = f"the branch on {m.name_of(cond)} (line {branch.line + 1}) depends on {source}"
+    text = f"the branch on {m.name_of(branch.next)} (line {branch.line + 1}) depends on {source}"
     return text, _related(links)
 
 
