@@ -205,10 +205,6 @@ class Uniformity:
         return self.blocks.get(label, (ALL, CALLER))
 
 
-def level_name(level: int) -> str:
-    return LEVELS[level]
-
-
 # -- module-wide facts (outside function bodies) --------------------------------------------------
 
 
@@ -420,6 +416,7 @@ def _same(a: tuple, b: tuple) -> bool:
 
 
 def of_module(m: Module) -> dict[str, Uniformity]:
+    """Every function's analysis."""
     return {fn.id: analyse(m, fn) for fn in m.functions}
 
 
