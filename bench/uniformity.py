@@ -35,7 +35,7 @@ def measure(lines: int, runs: int) -> dict[str, float]:
     m = a.module
     cold = []
     for _ in range(runs):
-        uni._cache(m).clear()  # noqa: SLF001 - a cold analysis each run
+        uni._cache(m).clear()
         gc.collect()
         t = time.process_time()
         uni.of_module(m)
@@ -53,7 +53,7 @@ def measure(lines: int, runs: int) -> dict[str, float]:
         a = analyze(doc, "vulkan1.3", a)
         assert a.rechecked is not None, "the edit was not taken in place"
         # What uniformity adds to that keystroke: its function analysed again and checked.
-        uni._cache(m).pop(fn.id, None)  # noqa: SLF001
+        uni._cache(m).pop(fn.id, None)
         u0 = time.process_time()
         family.widen(m, fn)
         family.check(m, fn)
