@@ -15,7 +15,10 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="assembly text or a binary module, or - for standard input")
     p.add_argument("--entry", metavar="NAME", help="whose interface (default: the first entry point's)")
     p.add_argument(
-        "--stage", metavar="STAGE", help="of the entry points named so, the one of this stage (vert, frag, …)"
+        "--stage",
+        choices=reflect.STAGES,
+        metavar="STAGE",
+        help="of the entry points named so, the one of this stage (" + ", ".join(reflect.STAGES) + ")",
     )
     p.add_argument(
         "--target-env", choices=envs.NAMES, metavar="ENV", help="assemble text for this env (default: its header's)"

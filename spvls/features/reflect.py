@@ -33,7 +33,12 @@ _MODES = {
     "ClosestHitKHR": "rchit",
     "MissKHR": "rmiss",
     "CallableKHR": "rcall",
+    "TaskNV": "task",
+    "MeshNV": "mesh",
+    "TaskEXT": "task",
+    "MeshEXT": "mesh",
 }
+STAGES = tuple(dict.fromkeys(_MODES.values()))
 
 # GLSL's image format qualifiers, by ImageFormat enumerant (the ones GLSL has).
 _FORMATS = {
