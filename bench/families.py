@@ -70,7 +70,7 @@ def corpus() -> list[tuple[Document, str | None]]:
     manifest = root / "MANIFEST.tsv"
     if not manifest.exists():
         return []
-    rows = list(csv.DictReader(open(manifest, encoding="utf-8"), delimiter="\t"))
+    rows = list(csv.DictReader(manifest.read_text(encoding="utf-8").splitlines(), delimiter="\t"))
     return [
         (Document((root / r["path"]).read_text(encoding="utf-8", errors="replace")), r["env"] or None) for r in rows
     ]
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     for k in columns[0][1]:
         cells = " | ".join(f"{r[k] * 1000:.0f}" for _, r in columns)
         print(f"| {'**all**' if k == 'all' else k} | {cells} |")
-    print("(CPU ms, best of %d)" % a.runs)
+    print(f"(CPU ms, best of {a.runs})")
     return 0
 
 

@@ -46,10 +46,10 @@ def serve() -> None:
     ls = app.create()
     features = ls.protocol.fm.features
     handler = features[T.TEXT_DOCUMENT_DID_CHANGE]
-    out = open(os.environ[TIMES], "a", buffering=1)
+    out = open(os.environ[TIMES], "a", buffering=1)  # noqa: SIM115 - open for the server process's life
 
     def timed(params):
-        busy = bool(ls.session.validation._running)  # noqa: SLF001 - a run in flight as the key came
+        busy = bool(ls.session.validation._running)
         wall, cpu = time.perf_counter(), time.thread_time()
         try:
             return handler(params)
@@ -71,7 +71,7 @@ async def session(text: str, keys: int, mode: str) -> dict:
 
     await client.start_io(sys.executable, str(Path(__file__).resolve()), "--serve",
                           env={**os.environ, TIMES: str(times_file)})
-    pid = client._server.pid  # noqa: SLF001 - the benchmark reads the server's RSS
+    pid = client._server.pid
     await client.initialize_async(T.InitializeParams(capabilities=T.ClientCapabilities(),
                                                      initialization_options={"validate": mode}))
     client.initialized(T.InitializedParams())

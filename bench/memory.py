@@ -74,7 +74,7 @@ async def session(text: str) -> dict[str, float]:
     validated = validations(client, published)
 
     await client.start_io(sys.executable, "-m", "spvls")
-    pid = client._server.pid  # noqa: SLF001 - the benchmark reads the server's memory
+    pid = client._server.pid  # the benchmark reads the server's memory
     out: dict[str, float] = {}
     sampler = asyncio.ensure_future(sample_together(pid, out))
     peaks: dict[str, float] = {}

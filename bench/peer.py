@@ -11,9 +11,9 @@ import statistics
 import time
 from pathlib import Path
 
+from common import quiet
 from lsprotocol import types as T
 from pygls.lsp.client import LanguageClient
-from common import quiet
 
 SHARED = Path(os.environ.get("SPVLS_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 GO_SERVER = Path(os.environ.get("SPVLS_GO_SERVER", SHARED / "peers" / "go-spirvls"))
@@ -45,7 +45,7 @@ async def go_session(path: Path, edits: int, requests: int, edit_lines: list[int
         return time.perf_counter()
 
     await client.start_io(str(GO_SERVER))
-    pid = client._server.pid  # noqa: SLF001 - the benchmark reads the server's RSS
+    pid = client._server.pid  # the benchmark reads the server's RSS
     await client.initialize_async(T.InitializeParams(capabilities=T.ClientCapabilities()))
     client.initialized(T.InitializedParams())
     uri = path.resolve().as_uri()
@@ -72,9 +72,9 @@ async def go_session(path: Path, edits: int, requests: int, edit_lines: list[int
     client.exit(None)
     # It does not always exit on 'exit'; the figures are taken, so end it.
     try:
-        await asyncio.wait_for(client._server.wait(), 2)  # noqa: SLF001
+        await asyncio.wait_for(client._server.wait(), 2)
     except asyncio.TimeoutError:
-        client._server.kill()  # noqa: SLF001
+        client._server.kill()
     await client.stop()
     return {"open": open_s, "key_p50": statistics.median(keystrokes), "hover_p50": statistics.median(hovers),
             "rss_mb": rss}

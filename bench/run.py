@@ -24,9 +24,9 @@ from pygls.lsp.client import LanguageClient
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+import peer  # noqa: E402
 from common import Publications, children, pct, quiet, role  # noqa: E402
 from generate import module  # noqa: E402
-import peer  # noqa: E402
 
 SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
 ENV = "vulkan1.3"
@@ -93,7 +93,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
 
     t_start = time.perf_counter()
     await client.start_io(sys.executable, "-m", "spvls")
-    pid = client._server.pid  # noqa: SLF001 - the benchmark reads the server's RSS
+    pid = client._server.pid  # the benchmark reads the server's RSS
     await client.initialize_async(T.InitializeParams(capabilities=T.ClientCapabilities(),
                                                      initialization_options={"targetEnv": ENV}))
     start_s = time.perf_counter() - t_start  # cold start: spawn to initialize answered (the warm-up is in it)
@@ -191,7 +191,7 @@ def corpus_files(n: int) -> list[Path]:
     manifest = root / "MANIFEST.tsv"
     if not manifest.exists():
         return []
-    rows = [r for r in csv.DictReader(open(manifest, encoding="utf-8"), delimiter="\t")
+    rows = [r for r in csv.DictReader(manifest.read_text(encoding="utf-8").splitlines(), delimiter="\t")
             if r["validates"] == "yes"]
     rows.sort(key=lambda r: -int(r["lines"]))
     return [root / r["path"] for r in rows[:n]]
@@ -205,7 +205,7 @@ def corpus_throughput() -> None:
     if not manifest.exists():
         print(f"\ncorpus: not found at {root}; throughput left out")
         return
-    paths = [root / r["path"] for r in csv.DictReader(open(manifest, encoding="utf-8"), delimiter="\t")]
+    paths = [root / r["path"] for r in csv.DictReader(manifest.read_text(encoding="utf-8").splitlines(), delimiter="\t")]
     lines = sum(p.read_text(errors="replace").count("\n") for p in paths)
     out = Path(tempfile.mkdtemp()) / "m.spv"
 

@@ -52,7 +52,7 @@ def stops_at(text: str, env: str) -> tuple[str, int] | None:
 def agreement() -> None:
     for kind in ("corpus", "cases"):
         root = SHARED / kind
-        rows = list(csv.DictReader(open(root / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t"))
+        rows = list(csv.DictReader((root / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines(), delimiter="\t"))
         n = agree = invalid = same = native_alone = assembled = native_assembled = 0
         for r in rows:
             path = root / r["path"]

@@ -8,6 +8,7 @@ can: a body whose length was a few bytes off, or that came without a valid heade
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -175,10 +176,8 @@ class Framer:
         quote and no raw newline but the one that ends it, so a header not in buf[:searched]
         ends after it and starts after its last quote or newline."""
         buf, seen = self.buf, max(start, self.searched)
-        if seen > start and buf.find(b"\n", seen) < 0:
-            found = None  # no newline has come: no header has ended
-        else:
-            found = _HEADER.search(buf, max(start, self.resume))
+        no_newline = seen > start and buf.find(b"\n", seen) < 0  # then no header has ended
+        found = None if no_newline else _HEADER.search(buf, max(start, self.resume))
         if found is None:
             last = max(buf.rfind(b"\n", seen), buf.rfind(b'"', seen))
             self.resume = max(self.resume, start, last + 1)
@@ -403,9 +402,7 @@ def serve_tcp(
 
         listener = await asyncio.start_server(client, host, port)
         async with listener:
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await listener.serve_forever()
-            except asyncio.CancelledError:
-                pass
 
     asyncio.run(main())

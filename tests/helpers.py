@@ -22,14 +22,14 @@ def tool(name: str) -> str | None:
     return str(here) if here.exists() else shutil.which(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cmeel_program(wrapper: Path) -> Path | None:
     """The program a cmeel wrapper script at `wrapper` runs, when it needs none of cmeel's libraries."""
     try:
         if b"cmeel_run" not in wrapper.read_bytes()[:200]:
             return None
-        from cmeel.consts import CMEEL_PREFIX
         import cmeel
+        from cmeel.consts import CMEEL_PREFIX
     except (OSError, ImportError):
         return None
     prefix = Path(cmeel.__file__).resolve().parent.parent / CMEEL_PREFIX
@@ -55,7 +55,7 @@ def required_program(name: str, why: str) -> str:
 def vscode_build_lock(where: Path):
     """Held while a test module builds and uses the VS Code extension at `where` (npm ci replaces its
     node_modules): test files running in parallel (pytest -n) take turns."""
-    name = "spvls-vscode-%s.lock" % hashlib.sha1(str(where.resolve()).encode()).hexdigest()[:12]
+    name = f"spvls-vscode-{hashlib.sha1(str(where.resolve()).encode()).hexdigest()[:12]}.lock"
     with open(Path(tempfile.gettempdir()) / name, "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:

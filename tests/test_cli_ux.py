@@ -6,6 +6,7 @@ import pty
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from helpers import tool
 from test_cli import VALID, run, run_process
@@ -88,7 +89,7 @@ def test_color_always_in_a_pipe_and_related_notes(tmp_path):
     sev = {"information": "info"}.get(first["severity"], first["severity"])
     head = f"{path}:{first['line']}:{first['column']}: {sev}: {first['message']} [{first['code']}]"
     i = plain.index(head)
-    lines = open(path).read().splitlines()
+    lines = Path(path).read_text().splitlines()
     assert plain[i + 1] == f"{first['line']} | {lines[first['line'] - 1]}"
     rel = first["related"][0]
     assert plain[i + 3] == f"{path}:{rel['line']}:{rel['column']}: note: {rel['message']}"
@@ -227,7 +228,7 @@ def test_sarif(tmp_path):
         "helpUri": "https://github.khronos.org/SPIRV-Registry/extensions/KHR/SPV_KHR_shader_ballot.html",
     }
     assert len(r["results"]) == len(records)
-    for res, rec in zip(r["results"], records):
+    for res, rec in zip(r["results"], records, strict=True):
         assert rules[res["ruleIndex"]] == res["ruleId"] == rec["code"]
         assert res["level"] == {"error": "error", "warning": "warning"}.get(rec["severity"], "note")
         region = res["locations"][0]["physicalLocation"]["region"]

@@ -9,7 +9,7 @@ GRAMMAR_FAMILIES = {"syntax", "operand", "id"}
 
 def test_corpus_agrees_with_spirv_as_and_spirv_val(shared):
     root = shared / "corpus"
-    rows = list(csv.DictReader(open(root / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t"))
+    rows = list(csv.DictReader((root / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines(), delimiter="\t"))
     disagree = []
     counts = dict(files=0, assembled=0, clean=0, rejected=0, rejected_by_us=0, valid=0)
     for r in rows:

@@ -43,7 +43,7 @@ def test_quick_fix(path, index):
     inserted = after_text.count("\n") - text.count("\n")
     old_lines, new_lines = text.split("\n"), after_text.split("\n")
     if inserted == 0:
-        assert all(a == b for n, (a, b) in enumerate(zip(old_lines, new_lines)) if n not in touched)
+        assert all(a == b for n, (a, b) in enumerate(zip(old_lines, new_lines, strict=False)) if n not in touched)
     else:  # an inserted line: the old lines are all there, in order, unchanged
         at = min(touched)
         assert new_lines[:at] + new_lines[at + inserted:] == old_lines
@@ -67,6 +67,6 @@ def test_rename_every_id(path):
         new_text, touched = apply(text, [(ln, s, e, new) for (ln, s, e), new in edits])
         old_lines, new_lines = text.split("\n"), new_text.split("\n")
         assert len(old_lines) == len(new_lines)
-        assert all(x == y for n, (x, y) in enumerate(zip(old_lines, new_lines)) if n not in touched)
+        assert all(x == y for n, (x, y) in enumerate(zip(old_lines, new_lines, strict=False)) if n not in touched)
         after = analyze(Document(new_text))
         assert sorted((x.line, x.code) for x in after.diagnostics) == codes, f"renaming {id_}"

@@ -3,8 +3,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers import tool
+
 from spvls.cli import check_file
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -11,7 +11,7 @@ from spvls.syntax import heap
 from spvls.syntax.document import Document
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from generate import module  # noqa: E402
+from generate import module
 
 
 def test_a_rebuilt_model_frees_the_frozen_one(monkeypatch):

@@ -1,7 +1,8 @@
 """The wheel carries every package under spvls/ and the top-level grammar/ (pyproject.toml lists them by
 hand, because grammar/ lies outside spvls/ and setuptools' package finder would not see it)."""
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -108,6 +108,7 @@ def test_inlined_code_names_its_inlining_chain(tmp_path):
             sourcemap.Inlining("main", sourcemap.SourceLoc("sum.comp", call_line, 0))]
         md, _ = hover.hover(m, inst.line, col(inst))
         loc = sourcemap.location_of(m, line_inst)
+        assert needle in source_text(file, loc.line)
         assert md.startswith(f"Source: `{loc}` in `{fn}`\n\n```glsl\n{source_text(file, loc.line)}\n```\n\n"
                              f"inlined into `main` at `sum.comp:{call_line}`\n\n---\n\n"), md
 
@@ -123,7 +124,10 @@ def test_source_hints_mark_each_run(tmp_path):
     m = module(build(tmp_path, "sum.comp", "g"))
     main = function(m, "main")
     hints = source.source_hints(m, main.line, main.end_line)
-    L = lambda s: f"sum.comp:{line_of('sum.comp', s)}"
+
+    def L(s: str) -> str:
+        return f"sum.comp:{line_of('sum.comp', s)}"
+
     # A block's label has no location (OpLine ends with its block), so each block starts a run.
     assert [h[2] for h in hints] == [L("void main()"), L("uint id ="), L("float acc"), L("for (uint"),
                                      L("for (uint"), L("for (uint"), L("acc += square"), L("for (uint"),

@@ -84,14 +84,14 @@ def test_id_numbering_is_the_assemblers_on_the_corpus(shared: Path) -> None:
     """Writing each id as the number IdNames gives it assembles to the very same binary."""
     root = shared / "corpus"
     checked = 0
-    for r in csv.DictReader(open(root / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t"):
+    for r in csv.DictReader((root / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines(), delimiter="\t"):
         if r["assembles"] != "yes":
             continue
         text = (root / r["path"]).read_text(encoding="utf-8", errors="replace")
         doc = Document(text)
         number = {name: n for n, name in validator.numbering(doc.lines).items()}
         out = []
-        for line, span in zip(doc.lines, doc.span):
+        for line, span in zip(doc.lines, doc.span, strict=False):
             if span == 0:  # a continuation of a string: part of the line above's text
                 continue
             toks = ([line.result] if line.result else []) + [t for t in line.operands if t.kind == "ID"]
@@ -253,7 +253,7 @@ def test_corpus_and_cases_get_spirv_vals_verdict_on_its_instruction(shared: Path
     wrong = []
     for kind in ("cases", "corpus"):
         root = shared / kind
-        for r in csv.DictReader(open(root / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t"):
+        for r in csv.DictReader((root / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines(), delimiter="\t"):
             path = root / r["path"]
             where = _stops_at(path, r["env"])
             # The manifests hold the real spirv-as / spirv-val's verdicts (and, for cases, its line).

@@ -34,7 +34,7 @@ def pair(friendly: str, raw: str) -> dict[str, int]:
     b = [t[1:] for t in TOKEN.findall(raw) if t[0] == "%"]
     if len(a) != len(b):
         raise Ambiguous("the friendly and raw disassemblies differ in their ids")
-    pairs = set(zip(a, b))
+    pairs = set(zip(a, b, strict=True))
     names = {name: int(num) for name, num in pairs}
     if len(names) != len(pairs) or len(set(names.values())) != len(pairs):
         raise Ambiguous("a friendly name stands for two ids, or an id has two names")

@@ -20,6 +20,7 @@ the text's bytes in chunks, each a 4-byte length and its bytes, then an empty ch
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import struct
@@ -394,10 +395,8 @@ def _lower(pid: int, nice: int) -> None:
     """Run the child at `nice` above us from its first instruction on (its start, imports and
     library load, is CPU the server's keystrokes should get first)."""
     if nice and hasattr(os, "setpriority"):
-        try:
+        with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice))
-        except OSError:
-            pass
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -406,10 +405,8 @@ def _stop(proc: subprocess.Popen) -> None:
     proc.wait()
     for f in (proc.stdin, proc.stdout):
         if f is not None:
-            try:
+            with contextlib.suppress(OSError):
                 f.close()
-            except OSError:
-                pass
 
 
 _shared: Worker | None = None

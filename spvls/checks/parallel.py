@@ -18,6 +18,7 @@ pipe to the validator process, the stdin reader's buffer, stdout, the event loop
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import pickle
@@ -172,17 +173,14 @@ def _finish(child: _Forked, m: Module, names: list[str], run: Run, prime: Prime 
 
 
 def _kill(pid: int, sig: int = signal.SIGKILL) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
 
 
 def _reap(pid: int) -> None:
-    try:
-        os.waitpid(pid, 0)  # reaped whatever happens here
-    except ChildProcessError:
-        pass  # reaped by someone else: its answer (complete or not) is all that counts
+    # Reaped by someone else (ChildProcessError): its answer, complete or not, is all that counts.
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 def _answer(r: int, pid: int, deadline: float) -> bytes:

@@ -258,7 +258,7 @@ def run(args) -> int:
     progress = jobs.Progress(len(files))
     results = jobs.run_all(work, files, jobs.workers(args.jobs, len(files)))
     # The bar first: zip asks it for one more result, which draws the end and clears it.
-    for (text, problems, diags, word_offset, binary), name in zip(progress.over(results), files):
+    for (text, problems, diags, word_offset, binary), name in zip(progress.over(results), files, strict=True):
         path = Path(name)
         if args.fix and text and diags and not binary:
 

@@ -379,7 +379,10 @@ def _targets(b: Block, t: Inst) -> list[Edge]:
     if t.opname == "OpBranch":
         return [Edge(b.label, o.token.text, "branch", token=o.token) for o in ids[:1]]
     if t.opname == "OpBranchConditional":
-        return [Edge(b.label, o.token.text, kind, token=o.token) for o, kind in zip(ids[1:3], ("true", "false"))]
+        return [
+            Edge(b.label, o.token.text, kind, token=o.token)
+            for o, kind in zip(ids[1:3], ("true", "false"), strict=False)
+        ]
     if t.opname == "OpSwitch":
         out = [Edge(b.label, o.token.text, "default", token=o.token) for o in ids[1:2]]
         lits = [o for o in t.match.operands if not o.is_id]

@@ -286,7 +286,7 @@ class Module:
                 m = inst = Inst(
                     gi,
                     # operands_of, inline where the template has no enum slot
-                    tuple(map(new, as_operand, zip(line.operands, t[1])))
+                    tuple(map(new, as_operand, zip(line.operands, t[1], strict=False)))
                     if t[2] is None
                     else operands_of(line, t[1], t[2]),
                     clean,

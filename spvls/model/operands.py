@@ -376,9 +376,9 @@ def operands_of(line: Line, kinds: tuple[GrammarOperand, ...], enums: EnumSlots 
     """A template's operands over the line's own tokens, as a tuple: no list's spare room (3.7 MB
     at 100k lines), and made without a Python-level call per operand."""
     if enums is None:
-        return tuple(map(_new, repeat(Operand), zip(line.operands, kinds)))
+        return tuple(map(_new, repeat(Operand), zip(line.operands, kinds, strict=False)))
     classes, extra = enums
-    return tuple(map(_new, classes, map(add, zip(line.operands, kinds), extra)))
+    return tuple(map(_new, classes, map(add, zip(line.operands, kinds, strict=False), extra)))
 
 
 ENUM_POOL, EXT_POOL, SPEC_OP_POOL = "enum:", "extinst:", "specop"
@@ -435,7 +435,7 @@ def _match(grammar: Grammar, line: Line, opcode: Token, ext_imports: dict[str, s
         and all(t.kind == "ID" for t in ops)
     ):
         # The common case (OpIAdd %t %a %b, OpLoad %t %p, ...): every operand an <id>, all present.
-        return Match(inst, [Operand(t, s) for t, s in zip(ops, plain)], _CLEAN)
+        return Match(inst, [Operand(t, s) for t, s in zip(ops, plain, strict=True)], _CLEAN)
     matcher = _Matcher(grammar, line, ext_imports or {}, inst)
     if inst.has_result and line.result is None:
         matcher.problem(

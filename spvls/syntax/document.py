@@ -97,7 +97,7 @@ class Document:
 
     @property
     def text(self) -> str:
-        return "".join(t + b for t, b in zip(self.texts, self.breaks))
+        return "".join(t + b for t, b in zip(self.texts, self.breaks, strict=False))
 
     def line(self, n: int) -> Line | None:
         return self.lines[n] if 0 <= n < len(self.lines) else None

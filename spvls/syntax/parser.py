@@ -73,7 +73,7 @@ class Line(_LineFields):
         return (*self[:5], self.error, self.shape)
 
     def _replace(self, **changes):
-        return Line(**{**dict(zip(_LineFields._fields, self)), "error": self.error, **changes})
+        return Line(**{**dict(zip(_LineFields._fields, self, strict=False)), "error": self.error, **changes})
 
     @property
     def tokens(self) -> list[Token]:
@@ -97,7 +97,9 @@ class ErrorLine(Line):
     error = property(itemgetter(6))  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"ErrorLine({', '.join(f'{k}={v!r}' for k, v in zip((*_LineFields._fields, 'error'), self))})"
+        return (
+            f"ErrorLine({', '.join(f'{k}={v!r}' for k, v in zip((*_LineFields._fields, 'error'), self, strict=True))})"
+        )
 
 
 def _tok(t) -> Token:
@@ -353,7 +355,7 @@ def _placed(shape: str) -> list[tuple[bool, str, str, int]] | None:
     if len(parts) == 1:
         return _direct(shape)
     words = parts[1::2]
-    plan = _plan("".join([p + _stand_in(w) for p, w in zip(parts[::2], words)]) + parts[-1])
+    plan = _plan("".join([p + _stand_in(w) for p, w in zip(parts[::2], words, strict=False)]) + parts[-1])
     if plan is None:
         return None
     if not plan:
@@ -387,7 +389,7 @@ def _plan(abstract: str) -> tuple[tuple[bool, str, str, int, int], ...] | None:
     parts = _WORD.split(abstract)
     cols = set()  # the column of each stand-in, and the stand-in
     col = 0
-    for lit, stand_in in zip(parts[::2], parts[1::2]):
+    for lit, stand_in in zip(parts[::2], parts[1::2], strict=False):
         col += len(lit)
         cols.add((col, stand_in))
         col += len(stand_in)
@@ -452,7 +454,7 @@ def _reshape(template: _Shape, text: str, ids: list[str]) -> Line:
     fixed, slots = layout if layout is not None else _layout(template, lengths)
     out = fixed.copy()
     last, id_at = _last_id, _id_at
-    for (i, start), tok_text in zip(slots, ids):
+    for (i, start), tok_text in zip(slots, ids, strict=False):
         try:
             here = id_at[start]
         except IndexError:

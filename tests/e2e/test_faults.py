@@ -8,6 +8,7 @@ import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+
 def _server_with_fault(where: str, name: str):
     """A session with a server whose `where` (a feature's name, or "analysis") always fails."""
     config = ClientServerConfig(server_command=[sys.executable, "-m", "spvls"],

@@ -8,9 +8,9 @@ from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from generate import module  # noqa: E402
+from generate import module
 
-from spvls.session import progress  # noqa: E402
+from spvls.session import progress
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "spvls"]))

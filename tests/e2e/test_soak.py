@@ -171,7 +171,7 @@ def test_soak(tmp_path):
                 rss["middle"] = c.rss_mb()
             assert c.proc.poll() is None, c.stderr.decode()[-2000:]
         answers = c.wait(pending)
-        for rid, msg in answers.items():
+        for msg in answers.values():
             assert "result" in msg or ("error" in msg and "code" in msg["error"]), msg
         internal = [m for m in answers.values() if "error" in m and m["error"]["code"] == -32603]
         assert not internal, f"internal errors: {internal[:3]}\n{c.stderr.decode()[-3000:]}"

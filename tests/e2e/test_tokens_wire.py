@@ -7,12 +7,12 @@ from pathlib import Path
 from lsprotocol import types as T
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from generate import module  # noqa: E402
+from generate import module
 
-from spvls import transport  # noqa: E402
-from spvls.checks import analyze  # noqa: E402
-from spvls.features import tokens  # noqa: E402
-from spvls.syntax.document import Document  # noqa: E402
+from spvls import transport
+from spvls.checks import analyze
+from spvls.features import tokens
+from spvls.syntax.document import Document
 
 URI = "file:///tokens-wire.spvasm"
 

@@ -10,10 +10,10 @@ from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from generate import module  # noqa: E402
+from generate import module
 
-from spvls.checks import analyze, parallel  # noqa: E402
-from spvls.syntax.document import Document  # noqa: E402
+from spvls.checks import analyze, parallel
+from spvls.syntax.document import Document
 
 URI = "file:///two-cores.spvasm"
 

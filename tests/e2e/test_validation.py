@@ -10,9 +10,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from shaders import build, line_of, mistyped
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from generate import module  # noqa: E402
+from generate import module
 
-from tests.scale.inputs import slow_cfg  # noqa: E402
+from tests.scale.inputs import slow_cfg
 
 BAD = """; SPIR-V
                OpCapability Shader

@@ -1,6 +1,7 @@
 """The VS Code extension: it builds and bundles (esbuild) into a small .vsix with its docs, licence
 and icon; its grammar passes its tests; its file types, language id and targetEnv choices are
 spvls's own; and it finds spvls in a virtual environment, or says plainly that it is missing."""
+import filecmp
 import fnmatch
 import json
 import os
@@ -9,7 +10,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-import filecmp
 import pytest
 from helpers import required_program, vscode_build_lock
 
@@ -117,5 +117,5 @@ def test_binary_modules_open_as_assembly(built, tmp_path):
     node = required_program("node", "to run the extension's binary detection")
     r = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert dict(zip(sorted(files), json.loads(r.stdout))) == {"be.bin": True, "le.bin": True, "short.spv": False,
+    assert dict(zip(sorted(files), json.loads(r.stdout), strict=True)) == {"be.bin": True, "le.bin": True, "short.spv": False,
                                                               "text.spv": False}

@@ -82,7 +82,7 @@ def run(seed: int, minutes: float | None = None, inputs: int | None = None, sess
                 stats.edits += len(edits)
                 try:
                     found = sessions[enc].run(doc, edits)
-                except Exception as e:  # noqa: BLE001 - a dead or silent server is a finding too
+                except Exception as e:  # a dead or silent server is a finding too
                     found = [f"LSP session failed ({enc}): {e!r}"]
                     sessions.pop(enc).close()
                 for f in found:

@@ -131,10 +131,7 @@ class Mutator:
         r = self.rng
         text = "\n".join(lines)
         i = r.randint(0, len(text))
-        if r.random() < 0.7:
-            text = text[:i] + r.choice(NASTY) + text[i:]
-        else:
-            text = text[:i] + text[i + r.randint(1, 30):]
+        text = text[:i] + r.choice(NASTY) + text[i:] if r.random() < 0.7 else text[:i] + text[i + r.randint(1, 30) :]
         return text.split("\n")
 
     def move_op(self, lines: list[str]) -> list[str]:

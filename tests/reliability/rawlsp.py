@@ -124,7 +124,7 @@ class Server:
                 self.request("shutdown", None, timeout=10)
                 self.notify("exit", None)
                 self.proc.wait(timeout=10)
-        except Exception:  # noqa: BLE001 - a test already failed; just make sure it is gone
+        except Exception:  # a test already failed; just make sure it is gone
             pass
         finally:
             if self.sock is not None:

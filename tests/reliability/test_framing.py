@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,7 +55,7 @@ def test_any_cut_reads_what_one_read_reads(messages, cuts) -> None:
     )
     whole = _read([stream])
     points = sorted({c % (len(stream) + 1) for c in cuts})
-    pieces = [stream[a:b] for a, b in zip([0, *points], [*points, len(stream)])]
+    pieces = [stream[a:b] for a, b in zip([0, *points], [*points, len(stream)], strict=True)]
     assert _read(pieces) == whole
     assert _read([stream[i : i + 1] for i in range(len(stream))]) == whole  # a byte at a time
     # Every well-framed message is read, whatever came before it.

@@ -11,8 +11,8 @@ from spvls.binding.text import utf8
 from spvls.checks import analyze
 from spvls.checks.validator import run as validate_text
 from spvls.syntax.document import Document
-from tests.reliability.rawlsp import Server
 from tests.helpers import tool
+from tests.reliability.rawlsp import Server
 
 HEAD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
 

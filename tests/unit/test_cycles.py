@@ -16,10 +16,10 @@ JUNK = '\n%x = OpFoo "unterminated\n junk!!! \x00 \xff\n%y = OpIAdd %u32 %undefi
 
 
 def _clear_caches():
-    parser._parse_whole.cache_clear()  # noqa: SLF001 - cached lines would keep objects alive
-    parser._template.cache_clear()  # noqa: SLF001
-    parser._lark_template.cache_clear()  # noqa: SLF001
-    parser._plan.cache_clear()  # noqa: SLF001
+    parser._parse_whole.cache_clear()  # cached lines would keep objects alive
+    parser._template.cache_clear()
+    parser._lark_template.cache_clear()
+    parser._plan.cache_clear()
 
 
 @pytest.fixture

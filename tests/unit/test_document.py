@@ -96,9 +96,9 @@ def test_an_id_at_the_same_column_shares_one_token_and_its_text_one_string():
     assert doc.lines[3].operands[1].text is doc.lines[0].result.text  # one string for %a
     # Back at column 9 after %a was written at another column: still the one token of column 9.
     assert doc.lines[4].operands[0] is first and doc.lines[5].operands[0] == ("ID", "%a", 11, 13)
-    assert not parser._last_id and not parser._id_at  # noqa: SLF001
+    assert not parser._last_id and not parser._id_at
     doc.replace((2, 0), (2, 11), "OpBranch %a")
-    assert doc.lines[2] == doc.lines[1] and not parser._last_id and not parser._id_at  # noqa: SLF001
+    assert doc.lines[2] == doc.lines[1] and not parser._last_id and not parser._id_at
 
 
 @pytest.mark.parametrize(

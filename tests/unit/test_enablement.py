@@ -72,7 +72,7 @@ def test_opcode_completion_follows_each_modules_enablement_and_shares_equal_ones
     again = analyze(Document(typing.replace("%x = \n", "%uint = OpTypeInt 32 0\n%x = \n"))).module
     ballot = analyze(Document(typing.replace("OpCapability Shader", "OpCapability Shader\nOpCapability SubgroupBallotKHR"))).module
     assert again is not plain and again.declared_caps == plain.declared_caps
-    assert completion._opcode_rows(again) is completion._opcode_rows(plain)  # noqa: SLF001
+    assert completion._opcode_rows(again) is completion._opcode_rows(plain)
     assert _completion_detail(plain, *at, "OpSubgroupBallotKHR") == "Group (SPV_KHR_shader_ballot) — needs OpCapability SubgroupBallotKHR"
     assert _completion_detail(again, at[0] + 1, at[1], "OpSubgroupBallotKHR") == _completion_detail(plain, *at, "OpSubgroupBallotKHR")
     assert _completion_detail(ballot, at[0] + 1, at[1], "OpSubgroupBallotKHR") == "Group (SPV_KHR_shader_ballot)"

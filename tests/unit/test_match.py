@@ -42,6 +42,6 @@ def test_templates_match_as_the_matcher_does(shared):
                 continue
             if line.opcode.text == "OpExtInstImport" and line.result and line.operands:
                 imports[line.result.text] = line.operands[0].text.strip('"')
-            a, b = operands.match(g, line, imports), operands._match(g, line, line.opcode, imports)  # noqa: SLF001
+            a, b = operands.match(g, line, imports), operands._match(g, line, line.opcode, imports)
             assert (a.inst, list(a.operands), a.problems, tuple(a.pending), a.ext_inst) == \
                 (b.inst, list(b.operands), b.problems, tuple(b.pending), b.ext_inst), line.text

@@ -74,7 +74,7 @@ def _texts() -> list[str]:
     out = [MIXED] + [p.read_text(encoding="utf-8") for p in sorted((ROOT / "tests/data/rules").glob("*.spvasm"))]
     manifest = SHARED / "corpus" / "MANIFEST.tsv"
     if manifest.exists():
-        rows = list(csv.DictReader(open(manifest, encoding="utf-8"), delimiter="\t"))[::20]
+        rows = list(csv.DictReader(manifest.read_text(encoding="utf-8").splitlines(), delimiter="\t"))[::20]
         out += [(SHARED / "corpus" / r["path"]).read_text(encoding="utf-8", errors="replace") for r in rows]
     return out
 

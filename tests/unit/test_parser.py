@@ -86,7 +86,7 @@ def test_lines_of_one_shape_parse_as_lark_parses_each(words, other_ids):
     text = "".join(w + sp for w, sp in words)
     for k in range(len(other_ids)):
         swapped = iter(other_ids[k:] + other_ids[:k])
-        line = parser._ID.sub(lambda m: next(swapped, m.group()), text)  # noqa: SLF001
+        line = parser._ID.sub(lambda m, swapped=swapped: next(swapped, m.group()), text)
         assert parser.parse_line(line)._replace(shape=None) == parser._parse(line)._replace(shape=None), line
 
 
@@ -109,11 +109,11 @@ def test_lines_differing_in_their_words_parse_as_lark_parses_each(words, other_w
     for k in range(len(other_words)):
         swapped = iter(other_words[k:] + other_words[:k])
 
-        def respell(m):
+        def respell(m, swapped=swapped):
             word = next(swapped, m.group())
-            return word if parser._stand_in(word) == parser._stand_in(m.group()) else m.group()  # noqa: SLF001
+            return word if parser._stand_in(word) == parser._stand_in(m.group()) else m.group()
 
-        lines.append(parser._WORD.sub(respell, text))  # noqa: SLF001
+        lines.append(parser._WORD.sub(respell, text))
     for line in lines:
         assert parser.parse_line(line)._replace(shape=None) == parser._parse(line)._replace(shape=None), line
         assert parser.parse_line(line).shape == (parser._ID.sub("%", line) if parser.parse_line(line).shape else None)
@@ -128,11 +128,11 @@ def test_a_shape_of_abstracted_words_is_the_shape_lark_parses(shared):
     for path in sorted((shared / "corpus").rglob("*.asm.*")):
         for text in path.read_text(encoding="utf-8", errors="replace").split("\n"):
             if '"' not in text and ";" not in text:
-                shapes.add(parser._ID.sub("%", text))  # noqa: SLF001
+                shapes.add(parser._ID.sub("%", text))
     abstracted = 0
     for shape in sorted(shapes):
-        direct = parser._lark_template(shape)  # noqa: SLF001
-        derived = parser._template(shape)  # noqa: SLF001
+        direct = parser._lark_template(shape)
+        derived = parser._template(shape)
         assert (derived and derived.toks) == (direct and direct.toks), shape
-        abstracted += len(parser._WORD.split(shape)) > 1  # noqa: SLF001
+        abstracted += len(parser._WORD.split(shape)) > 1
     assert abstracted > 0.9 * len(shapes)

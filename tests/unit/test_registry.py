@@ -4,8 +4,8 @@ import gzip
 import pytest
 
 from spvls.spec import registry
-from tools import registry_gen
 from spvls.spec.grammar import load
+from tools import registry_gen
 
 
 def test_index_is_rebuilt_identically(shared):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-
 from spvls.binding import renaming
 from spvls.binding import spirv_tools as st
 from spvls.checks.validator import _drop_instruction, name_ops

@@ -172,7 +172,7 @@ def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
         if e.value == 0 and m.grammar.kinds[e.kind].category == "BitEnum":
             continue
         tok = op.token
-        d = lambda code, msg, found=(): at(inst.line, tok, ERROR, code, msg, fixes=found)  # noqa: E731
+        d = lambda code, msg, found=(): at(inst.line, tok, ERROR, code, msg, fixes=found)  # noqa: E731, B023 - called in this iteration
         # OpCapability declares its operand: only version and extension apply to it.
         need = lacks(m, e, declaring=inst.opname == "OpCapability")
         if need is None:

@@ -449,7 +449,7 @@ def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
         if enc and op != "OpMatrixTimesScalar":
             out.append(FAMILY.cite(inst.line, inst.opcode, "coopmat.encoding", f"{op} does not take {enc} components"))
     if op in _BINARY:
-        for o, mat in mats:
+        for o, _ in mats:
             if (
                 o.token.text
                 and m.type_of(o.token.text) is not None

@@ -122,7 +122,7 @@ class _DidYouMean:
             keep += 1
             spans = ranges(name[:keep])
         pool = []
-        for (names, places), (lo, hi) in zip(lengths, spans):
+        for (names, places), (lo, hi) in zip(lengths, spans, strict=False):
             pool += [names[j] for j in sorted(range(lo, hi), key=places.__getitem__)]
         return pool
 

@@ -266,7 +266,7 @@ def _phis(m: Module, fn: Function) -> list[Diagnostic]:
             rt = inst.result_type
             names = set(preds.get(b.label, ()))
             seen: set[str] = set()
-            for value, parent in zip(ids[::2], ids[1::2]):
+            for value, parent in zip(ids[::2], ids[1::2], strict=True):
                 d = m.definition(value.token.text)
                 if (
                     d is not None
