@@ -81,8 +81,8 @@ class Framer:
         self.pending = b""  # a body that did not parse: bytes after it may complete it
         self.problems: list[str] = []  # what went wrong, for the log
         # While a body is on its way, buf[:searched] holds no next header, and one that arrives
-        # cannot start before resume: only what arrived since is searched (a 4 MB body comes in
-        # 64 reads of 64 KB; searching it all after each read cost 0.6 s).
+        # cannot start before resume: only what arrived since is searched (a large body comes in many
+        # reads, and searching all of it after each read is quadratic).
         self.searched = self.resume = 0
 
     def _drop(self, n: int) -> None:
@@ -233,7 +233,7 @@ def _header_prefix(data: bytes | bytearray, whole_rest: bool = False) -> int | b
 STALL = 0.5  # seconds without bytes before a short body is taken as it is
 # dispatch(messages) handles the last message of the list, popped off it first: the message is then
 # held by its handler alone, which may let a large part of it go (an opened document's text, once
-# its Document is built: 4.4 MB at 100k lines, not held through the analysis).
+# its Document is built, so a large text is not held through the analysis).
 Dispatch = Callable[[list[object]], None]
 
 
@@ -289,7 +289,7 @@ _LOW = 0 if sys.byteorder == "little" else 1  # where a 16-bit integer's low byt
 def _text_len(values: Sequence[int]) -> int:
     """len(str(list(values))) - 2 (the integers and their ", " as JSON), without that text for an
     8- or 16-bit array: the (low) bytes' digit counts by one bytes.translate, the few integers of
-    256 or more counted one by one (23 times faster at 100k lines: 4 ms, not 85)."""
+    256 or more counted one by one (no text made for the millions of integers of a large answer)."""
     if not isinstance(values, array) or values.typecode not in "BH" or not values:
         return max(len(str(list(values))) - 2, 0)
     if values.typecode == "B":
@@ -317,8 +317,8 @@ def response_with_ints(msg_id: object, result: dict[str, object], key: str, valu
     many integers under `key` (a 100k-line module's semantic tokens are 2M). The integers are
     written as text a slice at a time, their length counted before (_text_len) so the header goes
     first: json.dumps would want them as a list, which the converter copies, then the body, the
-    header joined to it and their bytes, ~45 MB at once at 100k lines, where this holds one
-    slice's text (~170 KB), not the message's 5.4 MB."""
+    header joined to it and their bytes, several copies of a large answer at once, where this
+    holds one slice's text."""
     fields = "".join(f"{json.dumps(k)}: {json.dumps(v)}, " for k, v in result.items())
     head = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": {{{fields}{json.dumps(key)}: ['.encode()
     slices = range(0, len(values), INT_SLICE)

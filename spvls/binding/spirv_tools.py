@@ -39,7 +39,8 @@ HOW_TO_GET = (
     "spirv-val on PATH, or set SPVLS_SPIRV_TOOLS_LIB to libSPIRV-Tools-shared.so"
 )
 
-# Seconds of CPU time a validation may take (worker.py); a valid 100k-line module takes ~0.3 s.
+# Seconds of CPU time a validation may take (worker.py): far more than a large valid module needs,
+# so only a pathological one is stopped.
 DEFAULT_TIMEOUT = 5.0
 _TEXT_PRESERVE_NUMERIC_IDS = 1 << 1
 _DIS = {
@@ -111,7 +112,7 @@ class ValidatorOptions:
 
     def to_dict(self) -> dict:
         """The options as JSON takes them (`dataclasses.asdict` would copy the opcode tables of
-        `names` at every validation: 1.4 ms, a third of a small module's whole run)."""
+        `names` at every validation, a large part of a small module's whole run)."""
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["limits"] = dict(self.limits)
         d["names"] = _names_dict(self.names) if self.names is not None else None
@@ -325,7 +326,7 @@ def assemble_bytes(data: bytes, env: str = "spv1.6", preserve_numeric_ids: bool 
 def spec_constant_ops(names: Sequence[str]) -> list[str]:
     """Those of `names` (opcodes without their 'Op') the assembler takes as OpSpecConstantOp's
     opcode. SPIR-V lists them in OpSpecConstantOp's prose, which no grammar JSON holds; the
-    assembler's answer is the one spirv-as gives (~25 ms for 700 names)."""
+    assembler's answer is the one spirv-as gives."""
     out = []
     for name in names:
         found = assemble(f"%t = OpTypeInt 32 0\n%c = OpConstant %t 1\n%x = OpSpecConstantOp %t {name} %c %c\n")
@@ -354,8 +355,8 @@ _trim_fn = _malloc_trim()
 
 
 def trim() -> None:
-    """Give the C heap's free pages back to the system. The validator's peak (~60 MB at 100k
-    lines) is freed into the arena of the thread it ran on, which glibc otherwise keeps for the
+    """Give the C heap's free pages back to the system. The validator's peak (tens of MB on a
+    large module) is freed into the arena of the thread it ran on, which glibc otherwise keeps for the
     process's life. A no-op where malloc_trim is absent."""
     if _trim_fn is not None:
         _trim_fn(0)

@@ -1,15 +1,14 @@
 """SPIRV-Tools' assembler + validator in a long-lived child process, so that a run can be stopped.
 
 A validation running in a thread of our own process cannot be stopped, and its memory peak
-(tens of MB at 100k lines, inside the library: the validator's ~45 MB, the assembler's ~17 MB)
-would be ours. So the parent sends the text's bytes over a pipe, a slice at a time, to a child
+(tens of MB on a large module, inside the library) would be ours. So the parent sends the text's bytes over a pipe, a slice at a time, to a child
 that assembles and validates them through the same binding (`spirv_tools`) and answers with the
 first Failure (or None). The text goes rather than the words so that the assembler's peak and CPU
 are the child's too, and a superseded run is stopped wherever it is. The child is started on first
 use and kept. It is killed when its CPU-time budget is spent (`Stopped("timeout")`), when the caller
 cancels the job (`Stopped("cancelled")`), and if it dies otherwise it is restarted and the job
 tried once more before the death is reported (`Stopped("crashed")`). Where no child can start,
-validation runs in process, as before.
+validation runs in this process.
 
 Messages, both ways: a 4-byte little-endian length, then that much JSON. A request is followed by
 the text's bytes in chunks, each a 4-byte length and its bytes, then an empty chunk.
@@ -128,7 +127,7 @@ class _Deadline:
 def check(data: bytes | list[bytes], env: str, options: st.ValidatorOptions) -> tuple[str, st.Failure | None]:
     """Assemble, then validate: ("as", the assembler's Failure) or ("val", the validator's or None).
     data: the text's bytes, or a list holding them that is emptied as they are read, so that the
-    text is not held through the validation, the peak (the child's: 4.4 MB at 100k lines)."""
+    text is not held through the validation, the child's peak."""
     text = data if isinstance(data, bytes) else data.pop()
     words = st.assemble_bytes(text, env)
     if isinstance(words, st.Failure):
@@ -235,7 +234,7 @@ class Worker:
         budget: seconds of CPU time (None or 0: no limit). tag: what `cancel` names the job by.
         Parts that can be iterated again (a list, or an object whose iter() starts afresh, as the
         validation session's Job) go to the child one at a time, encoded as they go: the text's bytes
-        are never held whole (4.4 MB at 100k lines). A one-shot iterator is read into a list first,
+        are never held whole. A one-shot iterator is read into a list first,
         so that a restarted child can be fed again."""
         options = options or st.ValidatorOptions()
         st.env_value(env)  # an unknown env raises ValueError here, as in process

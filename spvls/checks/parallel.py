@@ -1,9 +1,9 @@
 """A whole-module check on two cores: another process runs some families (CHILD) while this one
 runs the others, and sends back their diagnostics (plain data, a few bytes for a valid module).
 
-A child is forked on the model just built (`run_split`) and shares its pages. (Session 8 also kept
-a helper process, forked at the server's start, that parsed and built each opened document a second
-time: it saved ~4% of a 100k-line open and ~8% at 10k, for 20 MB idle and ~150 MB at work. Removed.)
+A child is forked on the model just built (`run_split`) and shares its pages. (A helper process that
+parsed and built each opened document a second time saved too little of an open for the memory it
+held: see bench/README.md.)
 
 Only where `os.fork` exists, with more than one core and the load average leaving about one idle,
 for modules of at least FROM_INSTRUCTIONS instructions (below that, what the other process saves does not pay for the fork, the copies and
@@ -86,8 +86,8 @@ def usable_cores() -> int:
 
 def _load() -> float:
     """The 1-minute load average (0 where the system gives none). With every core busy the child
-    only takes turns with this process, and its page copies make the check slower: at 100k lines
-    under a load of ~2.8 on 2 cores, 890 ms forked against 735 ms serial (wall, model included)."""
+    only takes turns with this process, and its page copies make the check slower than a serial
+    one."""
     try:
         return os.getloadavg()[0]
     except (AttributeError, OSError):

@@ -23,7 +23,7 @@ class Item:
     detail: str
     # What completionItem/resolve needs, with the label, to document the item ({"kind": ...}; "name"
     # where the label is not the name, as OpSpecConstantOp's "IAdd"); the list itself
-    # carries no documentation (277 capabilities with theirs were 200 KB on every request).
+    # carries no documentation (all the capabilities with theirs would be a large answer each time).
     data: dict
     insert_text: str | None = None
     snippet: bool = False
@@ -194,8 +194,8 @@ def _entry_place(m: Module, c, kind: str):
 
 
 # Per grammar: what each opcode's item says whatever the module (detail, snippet with and without
-# '%result =', rank after the enablement digit). Built once: made on every request, the snippets were
-# most of an opcode completion's 17 ms.
+# '%result =', rank after the enablement digit). Built once: made on every request, the snippets
+# would be most of an opcode completion's time.
 _OPCODE_STEMS: dict[int, tuple[object, list[tuple[Instruction, str, str, str, str]]]] = {}
 
 

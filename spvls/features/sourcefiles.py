@@ -128,7 +128,7 @@ def _evict(root: Path) -> None:
 # Where each source file of a document was found, for a moment: the diagnostics published on a
 # keystroke may name the same file thousands of times, and each look-up touches the disk.
 # Keyed by the embedded text itself, not the id() of a module's texts: a new module's dict can
-# reuse a dropped one's id, which named the old text's copy for up to 2 s.
+# reuse a dropped one's id, which would name the old text's copy for up to _FOUND_FOR.
 _FOUND: dict[tuple[str, str, str | None, tuple[Path, ...]], tuple[float, Path | None]] = {}
 _FOUND_FOR = 2.0  # seconds
 

@@ -56,8 +56,8 @@ def semantic_tokens(m: Module, first: int = 0, last: int | None = None) -> list[
 
 
 def iter_tokens(m: Module, first: int = 0, last: int | None = None) -> Iterator[SemToken]:
-    """semantic_tokens one line at a time: a 100k-line module has ~400k tokens, and a list of them
-    all (or a cache of each line's) held ~35 MB that the encoded answer does not need."""
+    """semantic_tokens one line at a time: a large module has hundreds of thousands of tokens, and a
+    list of them all (or a cache of each line's) would hold memory the encoded answer does not need."""
     lines = m.doc.lines
     last = len(lines) - 1 if last is None else min(last, len(lines) - 1)
     fn: Function | None = None
@@ -129,8 +129,7 @@ class Sent:
     """Tokens as last sent for a document, LSP-encoded, with each line's token count: after an edit
     the model took in place, only the edited lines are encoded again and spliced in. The data is
     kept as an array of 8-bit integers while every value fits, else 16-bit (see packed): an eighth
-    of a list's size (2M integers at 100k lines: 2 MB). So are the counts (see narrow: 100 KB, not
-    a list's 800 KB)."""
+    of a list's size. So are the counts (see narrow)."""
 
     __slots__ = ("counts", "data", "generation", "module", "result_id", "summaries")
 
@@ -191,7 +190,7 @@ def encode(
     array too, see narrow).
     `column(text, col)` turns a code-point column into the negotiated units; it is called only on
     lines that are not ASCII. The integers pass through a short list on their way to the array: a
-    list of them all was 16 MB more at the server's peak at 100k lines."""
+    list of them all would raise the server's peak on a large module."""
     hi = len(texts) if hi is None else hi
     out = array("B")
     data: list[int] = []

@@ -23,7 +23,7 @@ from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, match, operands_of, te
 @dataclass(slots=True)
 class Inst(Match):
     """One instruction line with its operands matched to the grammar: the line's Match itself, with
-    where it is (one object per instruction, not two: 94k fewer, 6.6 MB, at 100k lines)."""
+    where it is (one object per instruction, not two)."""
 
     line: int = 0
     src: Line = None  # type: ignore[assignment]  # always given (make_inst, Module._build)
@@ -92,8 +92,8 @@ class Block:
     label: str
     line: int
     label_inst: Inst | None = None
-    # A tuple once the build reached the block's terminator (no list's header and spare room:
-    # 23,500 blocks at 100k lines, 0.7 MB); an in-place edit makes a new one.
+    # A tuple once the build reached the block's terminator (no list's header and spare room, for
+    # every block of a large module); an in-place edit makes a new one.
     insts: Sequence[Inst] = field(default_factory=list)
     merge: Inst | None = None  # OpSelectionMerge / OpLoopMerge
     terminator: Inst | None = None
@@ -129,7 +129,7 @@ class EntryPoint:
 
 class ByLine(list["Inst | None"]):
     """The instruction on each line (None on the others), read as a dict by line number: a list of
-    the document's length, not a dict (5 MB -> 0.8 MB at 100k lines). The line count is fixed for
+    the document's length, not a dict (a sixth of its size). The line count is fixed for
     the module's life (an edit that changes it rebuilds the model)."""
 
     def get(self, n: int, default: Inst | None = None) -> Inst | None:
@@ -220,12 +220,13 @@ def _declares(opname: str, grammar_inst: Instruction | None) -> bool:
 
 
 # Past this many distinct unknown opcodes in a module, their diagnostics name no closest opcode (each
-# costs ~0.15 ms to find: 70,000 in a 1 MB file took 10 s); a quick fix still finds it on request.
+# is a search of the whole grammar, so a file of them would take seconds); a quick fix still finds it
+# on request.
 # All or none, so a re-check of one function says what a fresh check would (see Module.update).
 SUGGEST_OPCODES_UP_TO = 1000
 SUGGEST_IDS_UP_TO = 1000  # the same for undefined ids (each compared with the ids visible there)
 # The same for the other unknown names: enumerants, extended instructions, OpSpecConstantOp's
-# opcodes (48,000 distinct unknown capabilities in 1 MB took 4 s).
+# opcodes.
 SUGGEST_NAMES_UP_TO = 1000
 
 
@@ -240,8 +241,8 @@ class Module:
         self.defs: dict[str, Inst] = {}  # first definition of each id
         self.duplicates: list[Inst] = []
         # The instruction naming each id, once per operand that names it, in line order (see references)
-        # An id used once (29,000 of 50,000 at 100k lines) has a 1-tuple, not a list (48 bytes, not
-        # 96: 1.4 MB); an edit that adds to it makes it a list (see _index, _unindex).
+        # An id used once (most ids) has a 1-tuple, half a list's size; an edit that adds to it makes
+        # it a list (see _index, _unindex).
         self.uses: dict[str, list[Inst] | tuple[Inst, ...]] = {}
         self.names: dict[str, str] = {}  # OpName
         self.decorations: dict[str, list[Inst]] = {}

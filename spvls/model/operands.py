@@ -27,7 +27,7 @@ class _Filled(NamedTuple):
 class Operand(_Filled):
     """A token and the grammar operand it fills. A tuple of two items (64 bytes): an enum slot's
     operand, which also holds what its word names, is an EnumOperand (a third item). Most operands
-    are ids and literals (100k lines: 182,000 operands, 2.6 MB less than with a third item each)."""
+    are ids and literals, so the third item is paid for only where it is used."""
 
     __slots__ = ()
     enumerants: tuple[Enumerant, ...] = ()  # for enum slots: what the word names
@@ -69,7 +69,7 @@ class Problem:
 @dataclass(slots=True)
 class Match:
     inst: Instruction | None
-    # A tuple when matched from a shape's template (no list's spare room, 3.7 MB at 100k lines)
+    # A tuple when matched from a shape's template (no list's spare room, on every line of a module)
     operands: Sequence[Operand] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     pending: Sequence[GrammarOperand] = ()  # expected after the last token
@@ -373,8 +373,8 @@ def _enum_slots(operands: Sequence[Operand]) -> EnumSlots | None:
 
 
 def operands_of(line: Line, kinds: tuple[GrammarOperand, ...], enums: EnumSlots | None):
-    """A template's operands over the line's own tokens, as a tuple: no list's spare room (3.7 MB
-    at 100k lines), and made without a Python-level call per operand."""
+    """A template's operands over the line's own tokens, as a tuple: no list's spare room, and made
+    without a Python-level call per operand."""
     if enums is None:
         return tuple(map(_new, repeat(Operand), zip(line.operands, kinds, strict=False)))
     classes, extra = enums

@@ -37,7 +37,7 @@ def suggest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     return (starts[:n] + [c for c in close if c not in starts[:n]])[:n]
 
 
-# difflib scores a word against every candidate in Python (5 ms against the ~900 opcodes): past
+# difflib scores a word against every candidate in Python (slow against the grammar's opcodes): past
 # this many candidates, an index finds the same answers from a shortlist of those that share the
 # most letter pairs with the word.
 _MANY, _SHORTLIST = 60, 40

@@ -59,7 +59,7 @@ def paired(text: str) -> str:
 def _split(text: str) -> tuple[list[str], list[str]]:
     """Lines split on \\n, \\r\\n and lone \\r, as LSP splits them, and the terminator after each
     ('' after the last)."""
-    if "\r" not in text:  # the common case: str.split, 8x faster than the regex on an open
+    if "\r" not in text:  # the common case: str.split, far faster than the regex on an open
         lines = text.split("\n")
         return lines, ["\n"] * (len(lines) - 1) + [""]
     parts = _BREAK.split(text)
@@ -81,7 +81,7 @@ class Document:
         self.texts: list[str] = []
         self.lines: list[Line] = []
         # span[i]: physical lines in the instruction that starts at i; 0 on a continuation. 16-bit
-        # (a string joins at most _MAX_JOIN lines): 0.2 MB at 100k lines, where a list is 0.8.
+        # (a string joins at most _MAX_JOIN lines): a quarter of a list's size.
         self.span = _ones(0)
         # Each line's terminator: a lone CR typed before an LF makes one CRLF break with it.
         self.breaks: list[str] = []

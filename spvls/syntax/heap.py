@@ -8,7 +8,7 @@ paused while they are built, and what was built is then frozen, so later collect
 gc.freeze() freezes every live object, not only the build's: a cycle something else held at that
 moment (a request's task, the validator thread's ctypes buffer) would never be collected once it
 died, and a server's memory grew with each rebuild. So every FULL_EVERY builds the frozen objects go
-back to the collector for one full collection (0.5 s CPU with a 100k-line model, one build costs 1.4 s).
+back to the collector for one full collection (a fraction of what a build costs).
 
 A build of fewer than BIG lines is left to the collector as it is: pausing and freezing pay off only
 for big builds, while a full collection every FULL_EVERY small ones cost more than the builds (a

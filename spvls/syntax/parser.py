@@ -49,8 +49,8 @@ class _LineFields(NamedTuple):
 
 class Line(_LineFields):
     """A parsed line: a tuple of six items (96 bytes). A line with a syntax error is an ErrorLine,
-    which adds it as a seventh (a tuple subclass of 7 items takes 112 bytes: 94k lines at 100k
-    lines, 1.5 MB). Made as Line(text, result, opcode, operands, comment, error, shape)."""
+    which adds it as a seventh (a tuple subclass of 7 items takes 112 bytes, paid only by the lines
+    with an error). Made as Line(text, result, opcode, operands, comment, error, shape)."""
 
     __slots__ = ()
     error: SyntaxProblem | None = None
@@ -414,9 +414,8 @@ _MAX_LAYOUTS = 64
 
 # The token made for each id at each column (a dict per column): an id written again at a column
 # where it was before (a type, a label in the branches to it, a right-aligned result) shares that
-# token, as tokens are immutable, and every token of an id shares one string (100k generated lines:
-# 135,000 tokens for 229,000 ids; keeping only each id's last token, 179,000: 3.5 MB more). Two
-# lookups per id. Emptied after each document build or edit (forget_ids), so it keeps no
+# token, as tokens are immutable, and every token of an id shares one string (keeping only each
+# id's last token would make a third more tokens in a generated module). Two lookups per id. Emptied after each document build or edit (forget_ids), so it keeps no
 # document's tokens alive; held only while a Document is parsed, before any model is built.
 _id_at: list[dict[str, Token]] = []  # by column
 _last_id: dict[str, Token] = {}  # a token of each id: the string the others share
