@@ -3,6 +3,7 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import DATA_ROOT
 from hypothesis import settings
 
 # CI replays the same examples every run, so a red build is a regression, not a lucky draw;
@@ -14,7 +15,6 @@ if os.environ.get("CI"):
 # The diagnostics cache on disk (spvls/session/cache.py) stays out of every test but its own, which
 # clears this: a server the tests start would otherwise fill the user's cache and answer from it.
 os.environ["SPVLS_NO_CACHE"] = "1"
-
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -38,18 +38,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     terminalreporter.write_line(f"seed: SPVLS_SEED={os.environ['SPVLS_SEED']}")
 
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
-DATA = Path(__file__).resolve().parent / "data"
-
-
 @pytest.fixture(scope="session")
-def shared() -> Path:
-    if not SHARED.is_dir():
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs the shared data at {SHARED}")
-        pytest.skip(f"no shared data at {SHARED}")
-    return SHARED
+def data_root() -> Path:
+    return DATA_ROOT
 
 
 @pytest.fixture

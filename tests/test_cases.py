@@ -1,4 +1,4 @@
-"""Agreement with spirv-val on ../shared/cases: same verdict, error on the offending line.
+"""Agreement with spirv-val on the cases (tests/data/cases): same verdict, error on the offending line.
 
 spirv-val's "line N" counts instructions; we map it to the text line of the N-th instruction.
 """
@@ -24,14 +24,14 @@ OUR_LINE = {
 }
 
 
-def _cases(shared):
-    return list(csv.DictReader(open(shared / "cases" / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t"))
+def _cases(data_root):
+    return list(csv.DictReader(open(data_root / "cases" / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t"))
 
 
-def test_agreement_table(shared):
+def test_agreement_table(data_root):
     table = []
-    for r in _cases(shared):
-        path = shared / "cases" / r["path"]
+    for r in _cases(data_root):
+        path = data_root / "cases" / r["path"]
         errors = [d for d in check_file(path, r["env"]) if d.severity == "error"]
         ours = "invalid" if errors else "valid"
         expected = SPEC_DECIDES.get(r["path"], (r["spirv_val"], ""))[0]
@@ -48,6 +48,6 @@ def test_agreement_table(shared):
 
 
 @pytest.mark.parametrize("name", sorted(SPEC_DECIDES))
-def test_documented_disagreements_still_hold(shared, name):
-    row = next(r for r in _cases(shared) if r["path"] == name)
+def test_documented_disagreements_still_hold(data_root, name):
+    row = next(r for r in _cases(data_root) if r["path"] == name)
     assert row["spirv_val"] != SPEC_DECIDES[name][0], "spirv-val now agrees: drop the exception"

@@ -4,37 +4,32 @@ in its source."""
 
 import ast
 import csv
-import os
 import re
 from pathlib import Path
 
 import pytest
+from helpers import DATA, DATA_ROOT
 
 from spvls.checks import FAMILIES, analyze, codes
 from spvls.syntax.document import Document
 from tools import codes_table
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
 _ENV = re.compile(r"; target-env: (\S+)")
 
 
 def _modules() -> list[tuple[Path, str | None]]:
     """Every module the tests have, with its target env (None: the header's): tests/data, examples/,
-    and ../shared's corpus and cases when present."""
+    the corpus and the cases (the full sets in ../shared when present, else tests/data's)."""
     out: list[tuple[Path, str | None]] = []
-    for path in sorted([*(ROOT / "tests" / "data").rglob("*.spvasm"), *(ROOT / "examples").glob("*.spvasm")]):
+    ours = [p for p in DATA.rglob("*.spvasm") if not p.is_relative_to(DATA / "cases")]
+    cases = sorted((DATA_ROOT / "cases").glob("*.spvasm"))
+    for path in sorted([*ours, *(ROOT / "examples").glob("*.spvasm")]) + cases:
         found = _ENV.search(path.read_text(encoding="utf-8", errors="replace"))
         out.append((path, found.group(1) if found else None))
-    corpus = SHARED / "corpus" / "MANIFEST.tsv"
-    if corpus.is_file():
-        with open(corpus, encoding="utf-8") as f:
-            out += [(corpus.parent / r["path"], r["env"]) for r in csv.DictReader(f, delimiter="\t")]
-    cases = SHARED / "cases"
-    if cases.is_dir():
-        for path in sorted(cases.glob("*.spvasm")):
-            found = _ENV.search(path.read_text(encoding="utf-8", errors="replace"))
-            out.append((path, found.group(1) if found else None))
+    corpus = DATA_ROOT / "corpus" / "MANIFEST.tsv"
+    rows = csv.DictReader(corpus.read_text(encoding="utf-8").splitlines(), delimiter="\t")
+    out += [(corpus.parent / r["path"], r["env"]) for r in rows]
     return out
 
 

@@ -272,10 +272,10 @@ def test_edits_keep_locations_and_names_equal_to_a_fresh_analysis(tmp_path):
     assert any(d.source is not None for d in a.diagnostics)
 
 
-def test_corpus_files_with_opline(shared, tmp_path):
+def test_corpus_files_with_opline(data_root, tmp_path):
     """Every corpus file carrying OpLine: locations, hover and definition on each instruction, nothing
     raises; an id made undefined on a located instruction gets the location in `spvls check`'s note."""
-    files = sorted(p for p in (shared / "corpus").rglob("*") if p.is_file() and "OpLine " in p.read_text(errors="replace"))
+    files = sorted(p for p in (data_root / "corpus").rglob("*") if p.is_file() and "OpLine " in p.read_text(errors="replace"))
     assert len(files) >= 4
     located = targets = 0
     for path in files:

@@ -31,8 +31,9 @@ EOLS = ("\n", "\r\n", "\r")
 def seeds(shared: Path | None = None) -> list[str]:
     files = sorted((ROOT / "examples").glob("*.spvasm")) + sorted((ROOT / "tests" / "data").rglob("*.spvasm"))
     shared = shared or Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
-    if (shared / "corpus").is_dir():
-        files += sorted(p for p in (shared / "corpus").rglob("*") if p.is_file() and ".asm" in p.name)
+    # The full corpus when it is beside the repository, else the subset in tests/data.
+    corpus = shared / "corpus" if (shared / "corpus").is_dir() else ROOT / "tests" / "data" / "corpus"
+    files += sorted(p for p in corpus.rglob("*") if p.is_file() and ".asm" in p.name)
     return [p.read_text(encoding="utf-8", errors="replace") for p in files]
 
 

@@ -51,8 +51,8 @@ def _tokens(doc: Document):
     return [(n, t.kind, t.text) for n, line in enumerate(doc.lines) for t in line.tokens]
 
 
-def test_corpus_formatting_keeps_every_token_and_is_idempotent(shared):
-    files = sorted((shared / "corpus").rglob("*"))
+def test_corpus_formatting_keeps_every_token_and_is_idempotent(data_root):
+    files = sorted((data_root / "corpus").rglob("*"))
     changed = 0
     for path in files:
         if not path.is_file() or path.suffix in (".tsv", ".md", ".txt"):

@@ -28,13 +28,13 @@ def test_lines_of_one_shape_match_alike():
     assert [p.code for p in short.problems] == ["operand.missing"]
 
 
-def test_templates_match_as_the_matcher_does(shared):
+def test_templates_match_as_the_matcher_does(data_root):
     """Every corpus instruction: the shape template's match equals matching the line itself."""
     from spvls.model import operands
     from spvls.spec.grammar import load
 
     g = load()
-    for path in sorted((shared / "corpus").rglob("*.asm.*"))[:300]:
+    for path in sorted((data_root / "corpus").rglob("*.asm.*"))[:300]:
         doc = Document(path.read_text(encoding="utf-8", errors="replace"))
         imports = {}
         for line in doc.lines:

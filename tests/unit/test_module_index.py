@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import copy
 import csv
-import os
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import DATA_ROOT
 
 from spvls.model.module import Module
 from spvls.spec.grammar import load
 from spvls.syntax.document import Document
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
 
 MIXED = """\
                OpCapability Shader
@@ -72,10 +71,9 @@ def _replayed(m: Module) -> Module:
 
 def _texts() -> list[str]:
     out = [MIXED] + [p.read_text(encoding="utf-8") for p in sorted((ROOT / "tests/data/rules").glob("*.spvasm"))]
-    manifest = SHARED / "corpus" / "MANIFEST.tsv"
-    if manifest.exists():
-        rows = list(csv.DictReader(manifest.read_text(encoding="utf-8").splitlines(), delimiter="\t"))[::20]
-        out += [(SHARED / "corpus" / r["path"]).read_text(encoding="utf-8", errors="replace") for r in rows]
+    manifest = DATA_ROOT / "corpus" / "MANIFEST.tsv"
+    rows = list(csv.DictReader(manifest.read_text(encoding="utf-8").splitlines(), delimiter="\t"))[::20]
+    out += [(DATA_ROOT / "corpus" / r["path"]).read_text(encoding="utf-8", errors="replace") for r in rows]
     return out
 
 

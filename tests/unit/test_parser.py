@@ -52,7 +52,7 @@ def test_hostile_lines_do_not_raise():
         parse_line(text)
 
 
-def test_shape_cache_parses_as_lark_does(shared):
+def test_shape_cache_parses_as_lark_does(data_root):
     """parse_line parses a line's shape (ids written '%') once and moves the tokens over the real
     ids: it must give what parsing the line itself gives, on real lines and on mangled ones."""
     import random
@@ -60,7 +60,7 @@ def test_shape_cache_parses_as_lark_does(shared):
     from spvls.syntax import parser
 
     lines = []
-    for path in sorted((shared / "corpus").rglob("*.asm.*")):
+    for path in sorted((data_root / "corpus").rglob("*.asm.*")):
         lines += path.read_text(encoding="utf-8", errors="replace").split("\n")
     rng = random.Random(7)
     for text in rng.sample(lines, 3000):
@@ -119,13 +119,13 @@ def test_lines_differing_in_their_words_parse_as_lark_parses_each(words, other_w
         assert parser.parse_line(line).shape == (parser._ID.sub("%", line) if parser.parse_line(line).shape else None)
 
 
-def test_a_shape_of_abstracted_words_is_the_shape_lark_parses(shared):
+def test_a_shape_of_abstracted_words_is_the_shape_lark_parses(data_root):
     """Every corpus line's shape: the template built from its words' stand-ins equals Lark's own
     parse of the shape, token for token (kind, text, column)."""
     from spvls.syntax import parser
 
     shapes = set()
-    for path in sorted((shared / "corpus").rglob("*.asm.*")):
+    for path in sorted((data_root / "corpus").rglob("*.asm.*")):
         for text in path.read_text(encoding="utf-8", errors="replace").split("\n"):
             if '"' not in text and ";" not in text:
                 shapes.add(parser._ID.sub("%", text))
