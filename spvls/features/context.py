@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..model.module import Inst, Module
+from ..model.module import Module
 from ..model.operands import match
 from ..spec.grammar import GrammarOperand, Instruction
 from ..syntax.parser import Line, Token, parse_line
@@ -60,10 +60,6 @@ def cursor(m: Module, line_no: int, col: int) -> Cursor | None:
     if mt.inst and mt.inst.name == "OpExtInst" and len(ops) >= 2:
         ext = m.ext_imports.get(ops[1].text)
     return Cursor(line_no, col, word, start, False, has_result, mt.inst, expected, ops, ext, end, more, mt.ext_inst)
-
-
-def instruction_at(m: Module, line_no: int) -> Inst | None:
-    return m.inst_at.get(line_no)
 
 
 # (line, start, end)

@@ -9,8 +9,6 @@ from ..diagnostic import Diagnostic
 from ..family import Family, Rule
 from ..scope import Scope, with_op
 
-_CHAINS = {"OpAccessChain", "OpInBoundsAccessChain"}
-
 
 @module_fact
 def _pointers(m: Module) -> dict[str, tuple[str, str | None]]:
