@@ -9,13 +9,14 @@ can be numbered as the binary was.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # Strings first (they may hold `;`, `%` and newlines: spirv-dis prints OpSource text as is),
 # then comments, then ids as spirv-as reads them.
 TOKEN = re.compile(r'"(?:\\[\s\S]|[^"\\])*"|;[^\n]*|%[^\s;="]*')
 
 
-def ids_in(text: str):
+def ids_in(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, name) of every id token outside strings and comments; name without `%`."""
     for m in TOKEN.finditer(text):
         if m.group()[0] == "%":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..spec import grammar as spec
@@ -63,7 +64,7 @@ class Module:
         return self.words[4]
 
 
-def to_bytes(words, big_endian: bool = False) -> bytes:
+def to_bytes(words: Iterable[int], big_endian: bool = False) -> bytes:
     a = array("I", words)
     if big_endian != (sys.byteorder == "big"):
         a.byteswap()
@@ -163,7 +164,7 @@ def _plan(g: spec.Grammar, inst: spec.Instruction) -> _Plan | None:
     return plan
 
 
-def _ids(g: spec.Grammar, inst: spec.Instruction, ops) -> list[int]:
+def _ids(g: spec.Grammar, inst: spec.Instruction, ops: Sequence[int]) -> list[int]:
     """The <id> operands of one instruction, as far as the grammar determines them. When the
     decoded layout does not use up the word count exactly, only the result <id> is trusted."""
     plan = _plan(g, inst)
@@ -213,7 +214,7 @@ def _ids(g: spec.Grammar, inst: spec.Instruction, ops) -> list[int]:
         else:
             pos += 1
 
-    def operands(specs) -> None:
+    def operands(specs: Iterable[spec.GrammarOperand]) -> None:
         for s in specs:
             if s.quantifier == "":
                 one(s.kind)
@@ -233,6 +234,6 @@ def _ids(g: spec.Grammar, inst: spec.Instruction, ops) -> list[int]:
     return ids if pos == len(ops) else _result_only(inst, ops)
 
 
-def _result_only(inst: spec.Instruction, ops) -> list[int]:
+def _result_only(inst: spec.Instruction, ops: Sequence[int]) -> list[int]:
     at = int(inst.has_result_type)
     return [ops[at]] if inst.has_result and at < len(ops) else []

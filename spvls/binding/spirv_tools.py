@@ -84,7 +84,7 @@ def _names_dict(names: NameOps) -> dict:
     return asdict(names)
 
 
-def _tuple(v):
+def _tuple(v: object) -> object:
     return tuple(v) if isinstance(v, list) else v
 
 

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..model.sourcemap import SourceLoc
 
 ERROR, WARNING, INFO, HINT = "error", "warning", "information", "hint"
+
+# What a diagnostic is put on: a token, an operand problem, anything with .start and .end columns.
+# Any, not a Protocol: the families hand in a line's optional tokens (src.opcode, src.result), which
+# an instruction always has.
+Spanned = Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +60,7 @@ class Diagnostic:
 
 def at(
     line: int,
-    tok,
+    tok: Spanned,
     severity: str,
     code: str,
     message: str,
@@ -65,5 +71,5 @@ def at(
     return Diagnostic(line, tok.start, tok.end, severity, code, message, related, fixes)
 
 
-def related_at(line: int, tok, message: str) -> Related:
+def related_at(line: int, tok: Spanned, message: str) -> Related:
     return Related(line, tok.start, tok.end, message)

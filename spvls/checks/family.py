@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from ..model.module import Function, Module
 from ..spec.registry import CORE_SPEC
-from .diagnostic import ERROR, Diagnostic, Fix, Related, at
+from .diagnostic import ERROR, Diagnostic, Fix, Related, Spanned, at
 from .scope import Scope
 
 EXTENSION_PAGE = "https://github.khronos.org/SPIRV-Registry/extensions/KHR/{}.html"
@@ -105,7 +105,7 @@ class Family:
     def cite(
         self,
         line: int,
-        tok,
+        tok: Spanned,
         code: str,
         lead: str,
         *,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..model.module import Inst, Module
-from ..model.operands import name_suggestions, named_value, opcode_suggestions
+from ..model.operands import Operand, name_suggestions, named_value, opcode_suggestions
 from ..model.typeinfo import int_info
 from .diagnostic import Diagnostic, Edit, Fix
 
@@ -64,12 +64,12 @@ def add_extension(m: Module, ext: str, safe: bool = False) -> Fix:
     return Fix(f"Add 'OpExtension \"{ext}\"'", (Edit(line, 0, 0, f'{indent}OpExtension "{ext}"\n'),), safe)
 
 
-def add_capabilities(m: Module, caps) -> tuple[Fix, ...]:
+def add_capabilities(m: Module, caps: Sequence[str]) -> tuple[Fix, ...]:
     """One fix per capability that would do (the first three); safe when there is only one."""
     return tuple(add_capability(m, c, safe=len(caps) == 1) for c in caps[:3])
 
 
-def add_extensions(m: Module, exts, safe: bool = True) -> tuple[Fix, ...]:
+def add_extensions(m: Module, exts: Sequence[str], safe: bool = True) -> tuple[Fix, ...]:
     return tuple(add_extension(m, e, safe=safe and len(exts) == 1) for e in exts[:3])
 
 
@@ -83,11 +83,11 @@ def made_safe(found: tuple[Fix, ...]) -> tuple[Fix, ...]:
     return tuple(Fix(f.title, f.edits, True) for f in found)
 
 
-def constant_for(m: Module, inst: Inst, op) -> tuple[Fix, ...]:
+def constant_for(m: Module, inst: Inst, op: Operand | None) -> tuple[Fix, ...]:
     """A Scope or Memory Semantics written by name where its <id> belongs: use a constant that holds
     the value, or define one after the 32-bit unsigned integer type."""
     value = named_value(m.grammar, op.grammar_operand.kind, op.token.text) if op else None
-    if value is None:
+    if op is None or value is None:
         return ()
     tok = op.token
     same = [

@@ -15,6 +15,7 @@ Type (a rule reading that type would read a line further away).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -55,7 +56,7 @@ def insts(m: Module, scope: Scope) -> list[Inst]:
     return m.scoped(scope)
 
 
-def with_op(m: Module, opnames, scope: Scope) -> list[Inst]:
+def with_op(m: Module, opnames: Collection[str], scope: Scope) -> list[Inst]:
     """`Module.with_op` for any scope: the instructions with one of these opnames, in line order."""
     if isinstance(scope, Lines):
         names = set(opnames)
@@ -63,7 +64,7 @@ def with_op(m: Module, opnames, scope: Scope) -> list[Inst]:
     return m.with_op(opnames, scope)
 
 
-def line_range(m: Module, scope: Scope):
+def line_range(m: Module, scope: Scope) -> Sequence[int]:
     """The line numbers a check of text lines looks at."""
     if isinstance(scope, Lines):
         return scope.lines

@@ -10,6 +10,7 @@ nothing is itself reported (`suppression.unused`), so stale ones do not pile up.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..syntax.parser import parse_line
@@ -18,7 +19,7 @@ from .diagnostic import WARNING, Diagnostic
 _MARK = re.compile(r"spvls:\s*(ignore|ignore-file)\s*\[([^\]]*)\]")
 
 
-def matches(code: str, names) -> bool:
+def matches(code: str, names: Iterable[str]) -> bool:
     """Whether `code` is one of `names` or in one of their families."""
     return any(code == n or code.startswith(n + ".") for n in names)
 

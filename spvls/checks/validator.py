@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
+from types import ModuleType
 from typing import Any
 
 from ..binding import cli_tools
@@ -55,7 +56,7 @@ def options(
     return tools.ValidatorOptions(**chosen, limits=dict(limits or {}), timeout=timeout)
 
 
-def backend():
+def backend() -> ModuleType | None:
     """The library, else spirv-as/spirv-val on PATH, else None."""
     if tools.available():
         return tools

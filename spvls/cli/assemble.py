@@ -37,7 +37,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Nothing is written unless the text assembles; a file is replaced atomically."""
     out = args.output or (
         files.STDIO

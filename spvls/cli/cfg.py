@@ -33,7 +33,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     text, problems = read_source(Path(args.file))
     if not text:
         for d in problems:

@@ -96,7 +96,7 @@ def register(p: argparse.ArgumentParser) -> None:
 _last_analysis = None
 
 
-def validator_options(args) -> tools.ValidatorOptions:
+def validator_options(args: argparse.Namespace) -> tools.ValidatorOptions:
     limits = {
         n: getattr(args, n.replace("-", "_"))
         for n in tools.LIMITS
@@ -199,7 +199,7 @@ class _Work:
     def __init__(self, choose: Chooser, target_env: str | None, tools_args: tuple):
         self.choose, self.target_env, self.tools_args = choose, target_env, tools_args
 
-    def __call__(self, name: str):
+    def __call__(self, name: str) -> tuple[str, list[Diagnostic], list[Diagnostic], dict[int, int | None] | None, bool]:
         binary = check_binary(name, self.target_env, *self.tools_args)
         if binary is not None:  # its disassembly stands for the text (no --fix: that writes text)
             text, diags, word_offset = binary
@@ -232,7 +232,7 @@ def unknown_names(names: list[str]) -> list[str]:
     return [n for n in names if n not in known and n not in families and codes.rule(n) is None]
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     choose = Chooser(args.select, args.ignore)
     for option, names in (("--select", choose.select), ("--ignore", choose.ignore)):
         for name in unknown_names(names):

@@ -18,7 +18,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """`path: error: …` and exit 1 on a binary it cannot read."""
     opts = convert.Options(
         raw_id=args.raw_id, no_header=args.no_header, comment=args.comment, nested_indent=args.nested_indent

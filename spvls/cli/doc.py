@@ -20,7 +20,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     found, missing = [], []
     for name in args.names:
         docs = lookup.find(name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,7 +57,7 @@ def _choose(diags: list[Diagnostic]) -> tuple[list[tuple[Diagnostic, Fix]], list
     return taken, edits
 
 
-def fix_file(path: Path, text: str, diags: list[Diagnostic], recheck) -> Result:
+def fix_file(path: Path, text: str, diags: list[Diagnostic], recheck: Callable[[str], list[Diagnostic]]) -> Result:
     """Fix rounds until nothing safe is left; the file is written only when it has fewer errors and
     no new syntax error."""
     raw = raw_text(path)  # keeps bytes that are not UTF-8 as they were

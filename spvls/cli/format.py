@@ -46,7 +46,7 @@ def formatted(path: Path, text: str) -> tuple[str, str, int, int]:
     return raw, "".join(lines), len(changed), (changed[0] if changed else -1)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Rewrite files in spirv-dis's layout (whitespace only); with --check or --diff, change nothing."""
     unformatted = failed = 0
     for name in expand(args.files):

@@ -29,7 +29,7 @@ def read_source(path: Path) -> tuple[str, list[Diagnostic]]:
     return decode_source(data)
 
 
-def unreadable(path, e: OSError) -> Diagnostic:
+def unreadable(path: str | os.PathLike[str], e: OSError) -> Diagnostic:
     return Diagnostic(0, 0, 0, ERROR, "io.unreadable", f"cannot read {path}: {e.strerror or e}")
 
 

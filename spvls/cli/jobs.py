@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from typing import TextIO
 
 from ..checks.parallel import usable_cores
 
@@ -34,7 +35,7 @@ class Progress:
 
     WIDTH = 30
 
-    def __init__(self, total: int, stream=None):
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
         self.total = total
         self.on = total > 1 and self.stream.isatty() and os.environ.get("TERM") != "dumb"

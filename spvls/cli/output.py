@@ -182,5 +182,5 @@ def _sarif_rule(code: str) -> dict:
     return out
 
 
-def dump_json(data) -> str:
+def dump_json(data: object) -> str:
     return json.dumps(data, indent=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model.module import Function, Module
+from ..model.module import Function, Inst, Module
 from ..model.typeinfo import type_text
 from .context import Span, id_at
 
@@ -57,7 +57,7 @@ def outgoing(m: Module, fn_id: str) -> list[tuple[CallItem, list[Span]]]:
     return [(_item(m, m.function_of[c]), sites) for c, sites in by_callee.items()]
 
 
-def _callee_span(inst) -> Span:
+def _callee_span(inst: Inst) -> Span:
     op = inst.operand("Function")
     tok = op.token if op is not None else inst.opcode
     return inst.line, tok.start, tok.end

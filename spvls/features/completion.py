@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..binding import spirv_tools
 from ..model.enablement import lacks
 from ..model.facts import module_fact
-from ..model.module import Module
+from ..model.module import Inst, Module
 from ..model.typeinfo import describe
 from ..spec import execution_models, extension_docs
-from ..spec.grammar import Instruction
-from .context import cursor
+from ..spec.grammar import Enumerant, Grammar, GrammarOperand, Instruction
+from .context import Cursor, cursor
 from .docs import enumerant_md, extension_md, instruction_md
 
 
@@ -38,13 +39,13 @@ def _rank(name: str, allowed: bool = True) -> str:
     return ("0" if allowed else "1") + ("0" if extension_docs.extension_of(name) else "1") + name
 
 
-def _needs(m: Module, item) -> str:
+def _needs(m: Module, item: Instruction | Enumerant) -> str:
     """Why the module does not enable an instruction or enumerant yet: the detail a user reads."""
     need = lacks(m, item)
     return "" if need is None else f" — {need.text()}"
 
 
-def _ext_note(item) -> str:
+def _ext_note(item: Instruction | Enumerant) -> str:
     """The extension an item comes from: one of the four's, else the first the grammar lists."""
     ext = extension_docs.extension_of(item.name) or (item.extensions[0] if item.extensions else None)
     return f" ({ext})" if ext else ""
@@ -97,7 +98,7 @@ def complete(m: Module, line: int, col: int) -> list[Item]:
     return found
 
 
-def _complete(m: Module, c) -> list[Item]:
+def _complete(m: Module, c: Cursor) -> list[Item]:
     if c.opcode_slot:
         return _opcodes(m, c)
     expected = c.expected
@@ -157,7 +158,7 @@ def _complete(m: Module, c) -> list[Item]:
     return []
 
 
-def _entry_place(m: Module, c, kind: str):
+def _entry_place(m: Module, c: Cursor, kind: str) -> Callable[[str], tuple[str, str]] | None:
     """For an execution mode or builtin: a function giving each name its group (modes and builtins
     for the entry point's execution model first, modes already declared on it last) and a note."""
     if not c.before or c.inst is None:
@@ -199,7 +200,7 @@ def _entry_place(m: Module, c, kind: str):
 _OPCODE_STEMS: dict[int, tuple[object, list[tuple[Instruction, str, str, str, str]]]] = {}
 
 
-def _opcode_stems(g) -> list[tuple[Instruction, str, str, str, str]]:
+def _opcode_stems(g: Grammar) -> list[tuple[Instruction, str, str, str, str]]:
     hit = _OPCODE_STEMS.get(id(g))
     if hit is None or hit[0] is not g:
         stems = [
@@ -219,7 +220,7 @@ def _opcode_stems(g) -> list[tuple[Instruction, str, str, str, str]]:
 _SPEC_CONSTANT_OPS: dict[int, tuple[object, list[str]]] = {}
 
 
-def _spec_constant_ops(g) -> list[str]:
+def _spec_constant_ops(g: Grammar) -> list[str]:
     """The opcodes OpSpecConstantOp takes, as spirv-as takes them (asked of SPIRV-Tools' library
     once); without the library, every opcode with a result and its type."""
     hit = _SPEC_CONSTANT_OPS.get(id(g))
@@ -262,7 +263,7 @@ def _opcode_rows(m: Module) -> list[tuple[Instruction, str, str, str, str]]:
     return out
 
 
-def _opcodes(m: Module, c) -> list[Item]:
+def _opcodes(m: Module, c: Cursor) -> list[Item]:
     # Operands already written after the word: the name alone replaces it (a snippet's placeholders
     # would be inserted before them).
     return [
@@ -296,7 +297,7 @@ def _pools(m: Module) -> dict[str, list[str]]:
     return pools
 
 
-def _candidates(m: Module, c, want: str) -> list[str]:
+def _candidates(m: Module, c: Cursor, want: str) -> list[str]:
     pools = _pools(m)
     fn = m.function_at(c.line)
     if want in ("type", "function", "constant"):
@@ -325,7 +326,7 @@ def capped(items: list[Item]) -> bool:
     return len(items) >= MAX_IDS and items[-1].data.get("kind") == "id"
 
 
-def _want(m: Module, c, expected) -> tuple[str, str | None]:
+def _want(m: Module, c: Cursor, expected: GrammarOperand) -> tuple[str, str | None]:
     """What an id operand takes: type, label, function, constant, any or value; and for a type,
     the one type opcode it must be (None: any type)."""
     name, kind, inst = expected.name or "", expected.kind, c.inst
@@ -359,7 +360,7 @@ def _want(m: Module, c, expected) -> tuple[str, str | None]:
     return "value", None
 
 
-def _ids(m: Module, c, expected) -> list[Item]:
+def _ids(m: Module, c: Cursor, expected: GrammarOperand) -> list[Item]:
     inst = c.inst
     want, only = _want(m, c, expected)
     if want == "none":
@@ -404,7 +405,7 @@ def _ids(m: Module, c, expected) -> list[Item]:
     return out
 
 
-def _type_op(m: Module, d) -> str | None:
+def _type_op(m: Module, d: Inst) -> str | None:
     t = m.definition(d.result_type)
     return t.opname if t is not None else None
 

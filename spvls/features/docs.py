@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -49,6 +50,9 @@ class Doc:
 
 GRAMMAR = "SPIR-V grammar"
 
+# A hover's answer: markdown and the (start, end) columns it describes, or None.
+Found = tuple[str, tuple[int, int]] | None
+
 
 def _blockquote(text: str) -> str:
     return "\n".join(f"> {ln}" if ln else ">" for ln in text.split("\n"))
@@ -71,7 +75,7 @@ def about(doc: registry.Document) -> str:
     return " · ".join(parts)
 
 
-def _quote(g: Grammar, item) -> tuple[str, str, str]:
+def _quote(g: Grammar, item: Instruction | Enumerant) -> tuple[str, str, str]:
     """(markdown, source, url) of the extension text that defines a grammar item, or empty."""
     kind = getattr(item, "kind", "instruction")  # the four texts' entries carry their operand kind
     entry = next(
@@ -99,7 +103,13 @@ def _quote(g: Grammar, item) -> tuple[str, str, str]:
     return (f"\n\n**{doc.name}**{spelt}:\n\n{_blockquote(found.text)}\n\n{about(doc)}", doc.name, doc.url)
 
 
-def _requirements(caps, exts, version, last=None, implicit=False) -> list[str]:
+def _requirements(
+    caps: Sequence[str],
+    exts: Sequence[str],
+    version: tuple[int, int] | None,
+    last: tuple[int, int] | None = None,
+    implicit: bool = False,
+) -> list[str]:
     out = []
     if caps:
         label = "Implicitly declares" if implicit else "Capabilities"
@@ -110,7 +120,7 @@ def _requirements(caps, exts, version, last=None, implicit=False) -> list[str]:
     return out
 
 
-def _core_link(item, kind: str) -> tuple[str, str]:
+def _core_link(item: Instruction | Enumerant, kind: str) -> tuple[str, str]:
     if item.version is None:
         return "", ""
     url = registry.core_url(kind, item.name)

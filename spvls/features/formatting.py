@@ -11,11 +11,12 @@ wherever that is, so no later blank is known to be outside a string.
 from __future__ import annotations
 
 from ..syntax.document import Document
+from ..syntax.parser import Line
 
 INDENT = 15  # spirv-dis's kStandardIndent
 
 
-def formatted(line) -> str | None:
+def formatted(line: Line) -> str | None:
     """The line in spirv-dis's layout, or None to leave it as it is."""
     if line.opcode is None or line.error is not None or "\n" in line.text:
         return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..model.module import Module
+from ..model.module import Inst, Module
 from ..model.sourcemap import debug_op, location, locations
 from .sourcefiles import target
 
@@ -22,7 +22,7 @@ def definition(m: Module, line: int, col: int, folders: Sequence[Path] = ()) -> 
     return target(m, loc, folders) if loc is not None else None
 
 
-def _is_debug(m: Module, inst) -> bool:
+def _is_debug(m: Module, inst: Inst) -> bool:
     return inst.opname in ("OpLine", "OpNoLine") or debug_op(m, inst) is not None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model.facts import module_fact
-from ..model.module import Module
+from ..model.module import Inst, Module
 from ..model.sourcemap import function_names
 from ..model.typeinfo import describe
 from .interface import outline
@@ -22,12 +22,12 @@ class Symbol:
     children: list[Symbol] = field(default_factory=list)
 
 
-def _sel(inst) -> tuple[int, int]:
+def _sel(inst: Inst) -> tuple[int, int]:
     tok = inst.src.result or inst.opcode
     return tok.start, tok.end
 
 
-def _name_sel(inst) -> tuple[int, int]:
+def _name_sel(inst: Inst) -> tuple[int, int]:
     """An entry point's name string (its symbol's name), else the opcode."""
     tok = next((o.token for o in inst.operands if o.grammar_operand.kind == "LiteralString"), None)
     return (tok.start, tok.end) if tok else _sel(inst)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 
@@ -447,7 +447,7 @@ class Module:
         """The instructions a check looks at: all, or one function's."""
         return self.insts if scope is None else self.insts_in(scope)
 
-    def with_op(self, opnames, scope: Function | None = None) -> list[Inst]:
+    def with_op(self, opnames: Collection[str], scope: Function | None = None) -> list[Inst]:
         """The instructions (all, or one function's) with one of these opnames, in line order: checks
         that judge a few opcodes need not walk every instruction."""
         if self._by_op is None:

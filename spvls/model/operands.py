@@ -15,7 +15,7 @@ from operator import add, itemgetter
 from typing import NamedTuple
 
 from ..spec.did_you_mean import suggest
-from ..spec.grammar import Enumerant, Grammar, GrammarOperand, Instruction, ext_set
+from ..spec.grammar import Enumerant, Grammar, GrammarOperand, Instruction, OperandKind, ext_set
 from ..syntax.parser import Line, Token, int_value
 
 
@@ -44,10 +44,10 @@ class EnumOperand(Operand):
     __slots__ = ()
     enumerants = property(itemgetter(2))  # type: ignore[assignment]
 
-    def __new__(cls, token: Token, grammar_operand: GrammarOperand, enumerants: tuple[Enumerant, ...]):
+    def __new__(cls, token: Token, grammar_operand: GrammarOperand, enumerants: tuple[Enumerant, ...]) -> EnumOperand:
         return tuple.__new__(cls, (token, grammar_operand, enumerants))
 
-    def __getnewargs__(self):
+    def __getnewargs__(self) -> tuple[object, ...]:
         return tuple(self)
 
     def __repr__(self) -> str:
@@ -109,7 +109,9 @@ class _Matcher:
         self.ops: list[Operand] = []  # the Match's operands, as the matcher fills them in
         self.m = Match(inst, self.ops)
 
-    def problem(self, code, tok_or_span, message, suggestions=()):
+    def problem(
+        self, code: str, tok_or_span: Token | tuple[int, int], message: str, suggestions: Iterable[str] = ()
+    ) -> None:
         start, end = (tok_or_span.start, tok_or_span.end) if isinstance(tok_or_span, Token) else tok_or_span
         self.m.problems.append(Problem(code, start, end, message, tuple(suggestions)))
 
@@ -204,11 +206,11 @@ class _Matcher:
                 f"{_label(expected)} of {self.inst.name} is a literal ({expected.kind}), not an <id>",
             )
             return None
-        if cat in ("ValueEnum", "BitEnum"):
+        if kind is not None and cat in ("ValueEnum", "BitEnum"):
             return self.enum(op, kind, tok)
         return self.literal(op, expected, tok)
 
-    def enum(self, op: Operand, kind, tok: Token) -> list[GrammarOperand] | None:
+    def enum(self, op: Operand, kind: OperandKind, tok: Token) -> list[GrammarOperand] | None:
         if tok.kind == "INT" and kind.category == "BitEnum":
             return None
         if tok.kind != "WORD":
@@ -372,7 +374,7 @@ def _enum_slots(operands: Sequence[Operand]) -> EnumSlots | None:
     return tuple(type(o) for o in operands), tuple((o.enumerants,) if type(o) is EnumOperand else () for o in operands)
 
 
-def operands_of(line: Line, kinds: tuple[GrammarOperand, ...], enums: EnumSlots | None):
+def operands_of(line: Line, kinds: tuple[GrammarOperand, ...], enums: EnumSlots | None) -> tuple[Operand, ...]:
     """A template's operands over the line's own tokens, as a tuple: no list's spare room, and made
     without a Python-level call per operand."""
     if enums is None:

@@ -14,7 +14,7 @@ only touch function bodies; a location inside a body is found by walking back to
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..syntax.parser import int_value, string_value
@@ -203,7 +203,9 @@ def line_states(m: Module, lines: Iterable[int]) -> dict[int, Inst]:
     return out
 
 
-def sweep(m: Module, insts: Iterable[Inst], line: Inst | None = None, scope: Inst | None = None):
+def sweep(
+    m: Module, insts: Iterable[Inst], line: Inst | None = None, scope: Inst | None = None
+) -> Iterator[tuple[Inst, Inst | None, Inst | None]]:
     """(instruction, OpLine/DebugLine in effect, DebugScope in effect) for consecutive
     instructions, starting from the given state."""
     for inst in insts:
@@ -225,7 +227,7 @@ def location(m: Module, line: int) -> SourceLoc | None:
     return location_of(m, in_effect(m, line)[0])
 
 
-def locations(m: Module, first: int, last: int):
+def locations(m: Module, first: int, last: int) -> Iterator[tuple[Inst, SourceLoc | None]]:
     """(instruction, location) for the instructions on lines first..last, in order."""
     k = _index(m, first)
     if k >= len(m.insts):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -97,7 +98,7 @@ class Instruction:
     plain_ids: tuple[GrammarOperand, ...] | None = None
     is_type: bool = False  # declares a type (see is_type)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.has_result = any(o.kind == "IdResult" for o in self.operands)
         self.has_result_type = any(o.kind == "IdResultType" for o in self.operands)
         self.is_type = self.cls == TYPE_CLASS or (self.cls in UNCLASSED and self.name.startswith("OpType"))
@@ -139,7 +140,7 @@ def _instruction(raw: dict) -> Instruction:
     )
 
 
-def _value(v) -> int:
+def _value(v: str | int) -> int:
     return int(v, 16) if isinstance(v, str) else int(v)
 
 
@@ -224,7 +225,7 @@ class Grammar:
     def capability(self, name: str) -> Enumerant | None:
         return self.enumerant("Capability", name)
 
-    def implied_capabilities(self, names) -> set[str]:
+    def implied_capabilities(self, names: Iterable[str]) -> set[str]:
         """Declared capabilities plus everything they implicitly declare."""
         out: set[str] = set()
         stack = list(names)

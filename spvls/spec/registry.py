@@ -10,11 +10,12 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from .grammar import Grammar
+from .grammar import Enumerant, Grammar, Instruction
 
 CORE_SPEC = "https://registry.khronos.org/SPIR-V/specs/unified1/SPIRV.html"
 # Where the unified specification has no section of the kind's own name.
@@ -72,7 +73,7 @@ def defined_in(name: str) -> list[str]:
     return _by_name().get(name, [])
 
 
-def prose(names, prefer=(), only=None) -> Prose | None:
+def prose(names: Sequence[str], prefer: Iterable[str] = (), only: Iterable[str] | None = None) -> Prose | None:
     """The text that defines the first of `names` (canonical first, then aliases): from the first
     document in `prefer` that defines it, else from any (or only from `only`, in its order)."""
     for pool in (tuple(prefer), None):
@@ -108,7 +109,7 @@ def set_spec_url(set_name: str) -> str | None:
     return CORE_SPEC.rsplit("/", 1)[0] + "/" + page if page else None
 
 
-def extensions_of(g: Grammar, item) -> tuple[str, ...]:
+def extensions_of(g: Grammar, item: Instruction | Enumerant) -> tuple[str, ...]:
     """The extensions that add an opcode or enumerant: its own, else those of the capabilities it needs."""
     if item.extensions:
         return tuple(item.extensions)
@@ -120,7 +121,7 @@ def extensions_of(g: Grammar, item) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _sibling_documents(g: Grammar, item) -> tuple[str, ...]:
+def _sibling_documents(g: Grammar, item: Instruction | Enumerant) -> tuple[str, ...]:
     """The documents that define most of an enumerant's siblings (other values of its kind): where
     a generic name (NoneKHR, Row) of that kind is defined."""
     kind = g.kinds.get(getattr(item, "kind", ""))
@@ -141,7 +142,7 @@ _SUFFIX = re.compile(r"(INTEL|ALTERA|KHR|EXT|NV|AMD|ARM|QCOM)$")
 _RENAMED = {"INTEL": "ALTERA"}
 
 
-def _renamed(names) -> tuple[str, ...]:
+def _renamed(names: Sequence[str]) -> tuple[str, ...]:
     """A name as a later text may spell it: with the renamed vendor's suffix, or without one (the
     text of SPV_INTEL_shader_integer_functions2 says OpUCountLeadingZeros). Only looked up in the
     item's own extensions' documents."""
@@ -157,7 +158,7 @@ def _renamed(names) -> tuple[str, ...]:
     return tuple(x for x in out if x and x not in names)
 
 
-def symbol_prose(g: Grammar, item) -> Prose | None:
+def symbol_prose(g: Grammar, item: Instruction | Enumerant) -> Prose | None:
     """Registry text for a grammar opcode or enumerant. A core name (one with a SPIR-V version)
     takes text only from the extensions the grammar lists on it (it was promoted from them): other
     documents that name it only amend its core definition. Otherwise the text comes from the

@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from operator import itemgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import lark
 from lark import Lark, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -64,15 +64,15 @@ class Line(_LineFields):
         comment: Token | None,
         error: SyntaxProblem | None = None,
         shape: str | None = None,
-    ):
+    ) -> Line:
         if error is None:
             return tuple.__new__(Line, (text, result, opcode, operands, comment, shape))
         return tuple.__new__(ErrorLine, (text, result, opcode, operands, comment, shape, error))
 
-    def __getnewargs__(self):
+    def __getnewargs__(self) -> tuple[object, ...]:
         return (*self[:5], self.error, self.shape)
 
-    def _replace(self, **changes):
+    def _replace(self, **changes: Any) -> Line:
         return Line(**{**dict(zip(_LineFields._fields, self, strict=False)), "error": self.error, **changes})
 
     @property
@@ -102,19 +102,19 @@ class ErrorLine(Line):
         )
 
 
-def _tok(t) -> Token:
+def _tok(t: Any) -> Token:  # a lark.Token, its positions set (Lark's stubs say Optional)
     return Token(t.type, str(t), t.start_pos, t.end_pos)
 
 
 class _ToLine(Transformer):
     """Builds the line while Lark parses: no parse tree is kept."""
 
-    def instruction(self, items):
+    def instruction(self, items: list[lark.Token]) -> tuple[Token | None, Token, tuple[Token, ...]]:
         toks = [_tok(t) for t in items]
         result = toks.pop(0) if toks[0].kind == "ID" else None
         return result, toks[0], tuple(toks[1:])
 
-    def line(self, items):
+    def line(self, items: list[Any]) -> tuple[object, Token | None]:
         inst = comment = None
         for it in items:
             if isinstance(it, tuple):

@@ -5,8 +5,11 @@ Only scalars and vectors are judged here: cooperative-matrix (and vector) arithm
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...model.facts import module_fact
 from ...model.module import Inst, Module
+from ...syntax.parser import Token
 from ..diagnostic import Diagnostic
 from ..family import Family, Rule
 from ..scope import Scope, with_op
@@ -72,6 +75,8 @@ class _Shape:
 
 
 _SKIP = "skip"  # floats with an FP encoding (bfloat16, fp8), and their vectors: not judged here
+# _shapes as the judges read it: they compare with _SKIP before reading a _Shape's fields.
+_Shapes = dict[str, Any]
 
 
 @module_fact
@@ -127,7 +132,7 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     return out
 
 
-def _plainly_right(defs, inst: Inst, code: str, shapes) -> bool:
+def _plainly_right(defs: dict[str, Inst], inst: Inst, code: str, shapes: _Shapes) -> bool:
     """The common case, decided fast: every operand's type is the Result Type (or, for a comparison,
     both operands share a type of the right kind and size)."""
     ops = inst.operands
@@ -167,7 +172,7 @@ _SAME_AS_RESULT = {"arith.int", "arith.unsigned", "arith.float"}
 _RESULT_KIND = {"arith.int": "OpTypeInt", "arith.unsigned": "OpTypeInt", "arith.float": "OpTypeFloat"}
 
 
-def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
+def _judge(m: Module, inst: Inst, code: str, shapes: _Shapes) -> list[Diagnostic]:
     ops = inst.operands
     if not ops or ops[0].grammar_operand.kind != "IdResultType" or not ops[0].is_id:
         return []
@@ -178,7 +183,7 @@ def _judge(m: Module, inst: Inst, code: str, shapes) -> list[Diagnostic]:
     if rt == _SKIP:
         return []
 
-    def d(tok, lead):
+    def d(tok: Token, lead: str) -> Diagnostic:
         return FAMILY.cite(inst.line, tok, code, lead)
 
     compare = code.endswith("compare")

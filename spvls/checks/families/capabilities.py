@@ -7,6 +7,7 @@ All requirements come from spirv.core.grammar.json. The rules follow SPIR-V 2.16
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ...model.enablement import CAPABILITY, LAST_VERSION, RESERVED, VERSION, lacks
 from ...model.facts import module_fact
@@ -60,7 +61,7 @@ _SIZED = {
 }
 
 
-def _from_header(m: Module, needed) -> tuple[str, tuple[Fix, ...]]:
+def _from_header(m: Module, needed: tuple[int, int] | None) -> tuple[str, tuple[Fix, ...]]:
     """When the target version came from the `; Version:` comment and a newer one would do: a note
     saying so (spirv-as ignores that comment) and a fix that updates the comment."""
     found = m.env is None and needed is not None and m.doc.header_version_line()
@@ -79,7 +80,7 @@ def _from_header(m: Module, needed) -> tuple[str, tuple[Fix, ...]]:
     return note, (fixes.header_version(line, digits.start(1), digits.end(1), format_version(needed)),)
 
 
-def _has_ext(m: Module, exts) -> bool:
+def _has_ext(m: Module, exts: Iterable[str]) -> bool:
     return any(e in m.extensions for e in exts)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from ...model.facts import module_fact
-from ...model.module import Inst, Module
+from ...model.module import Function, Inst, Module
 from ...model.operands import Operand
 from ...spec.did_you_mean import suggest
 from ...syntax.parser import VALID_ID
@@ -126,7 +126,7 @@ class _DidYouMean:
             pool += [names[j] for j in sorted(range(lo, hi), key=places.__getitem__)]
         return pool
 
-    def _visible(self, fn, call: bool) -> list[str]:
+    def _visible(self, fn: Function | None, call: bool) -> list[str]:
         m = self.m
         names = _module_ids(m)
         if fn is not None:

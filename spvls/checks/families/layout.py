@@ -20,7 +20,7 @@ _NAMES = [s for s, _ in _SECTIONS] + ["annotations", "types, constants and globa
 _ANYWHERE = {"OpLine", "OpNoLine", "OpExtInst", "OpExtInstWithForwardRefsKHR", "OpNop", "OpUndef"}
 
 
-def _rank(inst) -> int | None:
+def _rank(inst: Inst) -> int | None:
     op = inst.opname
     if op in _RANK:
         return _RANK[op]
@@ -84,7 +84,7 @@ def _line(inst: Inst) -> int:
     return inst.line
 
 
-def _misplaced(inst, code: str, what: str) -> Diagnostic:
+def _misplaced(inst: Inst, code: str, what: str) -> Diagnostic:
     return at(inst.line, inst.opcode, ERROR, code, f"{inst.opname} {what} (SPIR-V 2.4 Logical Layout)")
 
 

@@ -4,7 +4,7 @@ model/operands.py)."""
 from __future__ import annotations
 
 from ...model.module import Inst, Module
-from ...model.operands import name_suggestions, opcode_suggestions
+from ...model.operands import Problem, name_suggestions, opcode_suggestions
 from ...syntax.parser import int_value
 from .. import fixes
 from ..diagnostic import ERROR, Diagnostic, at
@@ -46,7 +46,7 @@ def _unknown_opcode(m: Module, inst: Inst, suggesting: bool) -> Diagnostic:
     return at(inst.line, tok, ERROR, "operand.unknown-opcode", f"unknown instruction {tok.text!r}{hint}", fixes=found)
 
 
-def _unknown_name(m: Module, inst: Inst, p, naming: bool) -> Diagnostic:
+def _unknown_name(m: Module, inst: Inst, p: Problem, naming: bool) -> Diagnostic:
     """An unknown enumerant, extended instruction or OpSpecConstantOp opcode: with the closest
     names while the module has few (Module.suggests_names); past that, fixes.offered finds them."""
     sugg = name_suggestions(m.grammar, p.pool, inst.src.text[p.start : p.end]) if naming else []
@@ -90,7 +90,7 @@ def _int_range(width: int, signed: bool) -> tuple[int, int]:
     return (-(1 << (width - 1)) if signed else 0), (1 << width) - 1
 
 
-def _literal_values(m: Module, inst) -> list[Diagnostic]:
+def _literal_values(m: Module, inst: Inst) -> list[Diagnostic]:
     """LiteralContextDependentNumber: the result type (or the selector) decides its form."""
     op = inst.opname
     if op in ("OpConstant", "OpSpecConstant"):

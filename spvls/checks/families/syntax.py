@@ -6,7 +6,7 @@ import re
 
 from ...binding.text import LONE, utf8
 from ...model.module import Module
-from ...syntax.parser import VALID_ID
+from ...syntax.parser import VALID_ID, Line
 from ..diagnostic import ERROR, WARNING, Diagnostic, at
 from ..family import Family, Rule
 from ..scope import Scope, line_range
@@ -52,7 +52,7 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     return out
 
 
-def _lone_surrogates(m: Module, n: int, line) -> list[Diagnostic]:
+def _lone_surrogates(m: Module, n: int, line: Line) -> list[Diagnostic]:
     """Each lone surrogate is a character no UTF-8 file can hold: saved, it becomes bytes that are
     not UTF-8 (or "?"). Given those bytes, spirv-as skips them in a comment, copies them into a
     string and rejects them anywhere else, as any unknown character."""

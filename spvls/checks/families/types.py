@@ -4,6 +4,7 @@ two types.* rules about what an id names are judged by the id family, in its wal
 from __future__ import annotations
 
 from ...model.module import Inst, Module
+from ...model.operands import Operand
 from ..diagnostic import Diagnostic
 from ..family import Family, Rule
 from ..scope import Scope, with_op
@@ -21,7 +22,7 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     return out
 
 
-def _lits(inst: Inst):
+def _lits(inst: Inst) -> list[Operand]:
     return [o for o in inst.operands if not o.is_id and o.token.kind == "INT" and o.token.text.isdigit()]
 
 
