@@ -58,7 +58,7 @@ def complete(ls: SpvServer, params: T.CompletionParams, c: At) -> T.CompletionLi
         rng = c.at.range(c.line, first.replace_start, _end(first, c.col)) if first.replace_start is not None else None
         defaults = T.CompletionItemDefaults(edit_range=rng, data=datas[0], insert_text_format=_format(first))
     items = []
-    for it, data in zip(found, datas):
+    for it, data in zip(found, datas, strict=True):
         if shared:
             items.append(
                 T.CompletionItem(label=it.label, kind=ITEM_KIND.get(it.kind), detail=it.detail, sort_text=it.sort_text)

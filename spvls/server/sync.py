@@ -4,6 +4,7 @@ the session on the loop's thread, in the order the client sent them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Callable
@@ -101,11 +102,9 @@ def check_with_progress(ls: SpvServer, uri: str, doc: Document) -> None:
     """Analyse a large document whole inside a work-done progress; published (or pulled) after."""
     lines = len(doc.texts)
     title = f"checking {uri.rsplit('/', 1)[-1]} ({lines:,} lines)"
-    with progress.around(ls, ls.session.client.takes_progress, lines, "spvls", title):
-        try:
-            ls.session.analysis(uri)
-        except Exception:
-            pass  # publish reports it
+    # An analysis that fails is reported by the publication that follows.
+    with progress.around(ls, ls.session.client.takes_progress, lines, "spvls", title), contextlib.suppress(Exception):
+        ls.session.analysis(uri)
 
 
 # -- text sync --------------------------------------------------------------------------------
