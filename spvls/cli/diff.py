@@ -17,7 +17,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Exit 0 when they are the same, 1 when they differ (as diff), 2 when they cannot be compared."""
     words = []
     for name in (args.a, args.b):

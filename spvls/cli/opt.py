@@ -24,7 +24,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     # --stats is spvls's (spirv-opt has no such flag), wherever it is given.
     stats = args.stats or "--stats" in args.flags
     flags = [f for f in args.flags if f != "--stats"]

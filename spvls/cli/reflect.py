@@ -26,7 +26,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         m = numbered_module(read_words(args.file, args.target_env))
         out = reflect.to_json(reflect.reflect(m, args.entry, args.stage))
