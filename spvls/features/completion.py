@@ -17,7 +17,7 @@ from .context import Cursor, cursor
 from .docs import enumerant_md, extension_md, instruction_md
 
 
-@dataclass(slots=True)  # not frozen: that __init__ costs 3x, and an opcode list is 750 items
+@dataclass(slots=True)  # not frozen: a frozen __init__ is slower, and an opcode list is long
 class Item:
     label: str
     kind: str  # keyword, enum, type, function, label, value, text

@@ -88,7 +88,7 @@ class _Protocol(LanguageServerProtocol):
         if isinstance(result, T.SemanticTokens) and isinstance(result.data, array) and self._include_headers:
             keep: dict[str, object] = {"resultId": result.result_id} if result.result_id is not None else {}
             if self.writer is not None:
-                # Part by part: the whole answer (5.4 MB at 100k lines) is never held. Every write
+                # Part by part: the whole answer (megabytes on a large module) is never held. Every write
                 # is on the loop's thread, so no other message lands between the parts.
                 for part in transport.response_with_ints(data.id, keep, "data", result.data):
                     self.writer.write(part)

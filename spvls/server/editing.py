@@ -44,7 +44,7 @@ def complete(ls: SpvServer, params: T.CompletionParams, c: At) -> T.CompletionLi
     # An id is documented from its module, so its item says which document that is.
     datas = [{**it.data, "uri": uri} if it.data.get("kind") == "id" else it.data for it in found]
     # Items that differ only in label, detail and order share their range, format and data once
-    # (LSP 3.17 itemDefaults), when the client takes them: 277 capabilities then cost 37 KB of JSON, not 90.
+    # (LSP 3.17 itemDefaults), when the client takes them: a long list then costs far less JSON.
     shared = (
         ls.session.client.item_defaults
         and found

@@ -49,8 +49,8 @@ class Job:
     options: ValidatorOptions
 
     def parts(self) -> Iterator[str]:
-        """The document's text a slice of lines at a time (the worker's part: joining 100k lines
-        at once holds the GIL ~15 ms)."""
+        """The document's text a slice of lines at a time (the worker's part: joining a large
+        document at once would hold the GIL for a keystroke's time)."""
         texts, breaks = self.texts, self.breaks
         for i in range(0, len(texts), JOIN_SLICE):
             yield "".join(t + b for t, b in zip(texts[i : i + JOIN_SLICE], breaks[i : i + JOIN_SLICE], strict=False))

@@ -2,8 +2,8 @@
 
 None of it depends on a document: the grammar JSON read and indexed, Lark's parser built, each rule
 family's first run (its module-level caches), and the protocol converter's generated (un)structure
-functions for the messages that carry an open document and its diagnostics. Together ~100 ms of CPU
-that the first didOpen paid before (see bench/run.py's `start` and `open` columns).
+functions for the messages that carry an open document and its diagnostics: CPU the first didOpen
+would otherwise pay (bench/run.py's `start` and `open` columns measure both).
 """
 
 from __future__ import annotations

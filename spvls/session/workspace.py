@@ -187,7 +187,7 @@ class Workspace:
     def _suppressed(self, uri: str, doc: Document, touched: set[int] | None, a: Analysis) -> Analysis:
         """The analysis without what suppression comments silence. A document is searched for them
         whole only when its lines moved, it had some, or an edited line has one: a keystroke in a
-        100k-line file without any costs nothing (a whole search takes ~15 ms there)."""
+        large file without any costs nothing (a whole search of it is not free)."""
         marked = self._marked.get(uri)
         if (
             touched is None
