@@ -4,6 +4,7 @@ handler module gives the server (`Handler`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import traceback
@@ -39,10 +40,8 @@ class Handler(NamedTuple):
 def log_fault(ls: SpvServer, what: str, e: BaseException) -> None:
     msg = f"spvls: {what}: {e!r}\n{traceback.format_exc()}"
     log.error(msg)
-    try:
+    with contextlib.suppress(Exception):
         ls.window_log_message(T.LogMessageParams(T.MessageType.Error, msg))
-    except Exception:
-        pass
 
 
 def where(params: object) -> str:
