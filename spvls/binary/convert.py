@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..binding import spirv_tools
@@ -146,7 +147,7 @@ def assemble(text: str, env: str | None = None, original: Module | None = None) 
     return words
 
 
-def _instructions(words) -> list[tuple[int, ...]]:
+def _instructions(words: Sequence[int]) -> list[tuple[int, ...]]:
     out, i = [], HEADER_WORDS
     while i < len(words):
         count = max(words[i] >> 16, 1)
@@ -164,7 +165,7 @@ def _lossy(original: Module, raw: str, env: str) -> dict[tuple[int, ...], tuple[
     before, after = _instructions(original.words), _instructions(again)
     if len(before) != len(after):
         return {}
-    return {a: b for a, b in zip(after, before) if a != b}
+    return {a: b for a, b in zip(after, before, strict=True) if a != b}
 
 
 def _restore(words: array, kept: dict[tuple[int, ...], tuple[int, ...]]) -> array:

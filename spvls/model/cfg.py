@@ -307,12 +307,12 @@ class Cfg:
 
     def innermost(self, label: str) -> Construct | None:
         """The smallest construct that has the block (a continue construct is not in its loop's)."""
-        self.constructs  # places the blocks
+        _ = self.constructs  # places the blocks
         return _first(self._chains.get(label), label)
 
     def holds(self, c: Construct, label: str) -> bool:
         """Whether the block is one of the construct's (a loop's continue construct's are not the loop's)."""
-        self.constructs  # places the blocks
+        _ = self.constructs  # places the blocks
         chain = self._chains.get(label)
         while chain is not None:
             d, chain = chain

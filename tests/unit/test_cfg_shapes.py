@@ -168,7 +168,7 @@ def test_generated_names_are_drawn_as_written():
     rng = random.Random(SEED)
     names = [_random_name(rng) for _ in range(12)]
     labels = [f"%n{i}" for i in range(len(names))]
-    text = HEAD.format(names="".join(f"OpName {lab} {_escaped(v)}\n" for lab, v in zip(labels, names)))
+    text = HEAD.format(names="".join(f"OpName {lab} {_escaped(v)}\n" for lab, v in zip(labels, names, strict=True)))
     text += "%entry = OpLabel\nOpBranch %n0\n"
     text += "".join(
         f"{lab} = OpLabel\nOpBranch {labels[i + 1] if i + 1 < len(labels) else '%end'}\n"
@@ -182,7 +182,7 @@ def test_generated_names_are_drawn_as_written():
 
     # SVG text shows a run of spaces as one: compared so on both sides.
     shown = [" ".join(html.unescape(t).split()) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
-    for lab, value in zip(labels, names):
+    for lab, value in zip(labels, names, strict=True):
         assert " ".join(f"{value} ({lab})".split()) in shown, (value, shown)
 
 
