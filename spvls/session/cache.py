@@ -24,6 +24,7 @@ removed past MAX_ENTRIES.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -61,10 +62,8 @@ def stamp() -> bytes:
     h = hashlib.blake2b(digest_size=16)
     h.update(sys.version.encode())
     for name in _DEPENDENCIES:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             h.update(f"{name} {metadata.version(name)}\n".encode())
-        except metadata.PackageNotFoundError:
-            pass
     package = Path(__file__).resolve().parents[1]
     roots = [package, grammar.grammar_dir()]
     for root in roots:
@@ -123,10 +122,8 @@ def get_bytes(kind: str, k: str) -> bytes | None:
     data = fileio.read_private(d / k, MAX_BYTES)
     if data is None or len(data) <= _MAC or not hmac.compare_digest(data[:_MAC], _mac(secret, k, data[_MAC:])):
         return None
-    try:
+    with contextlib.suppress(OSError):
         os.utime(d / k, follow_symlinks=False)  # used: the last to go (entries go oldest first)
-    except OSError:
-        pass
     return data[_MAC:]
 
 
