@@ -412,7 +412,7 @@ def cached(m: Module, fn: Function) -> Uniformity | None:
 
 
 def _same(a: tuple, b: tuple) -> bool:
-    return len(a[0]) == len(b[0]) and all(x is y for x, y in zip(a[0], b[0])) and a[1] == b[1]
+    return len(a[0]) == len(b[0]) and all(x is y for x, y in zip(a[0], b[0], strict=True)) and a[1] == b[1]
 
 
 def of_module(m: Module) -> dict[str, Uniformity]:
@@ -724,7 +724,7 @@ class _Analysis:
     def _phi(self, inst: Inst, label: str, start: int, end: int) -> None:
         ids = inst.ids(skip_type=True)
         here = self.u.control(label)
-        for value, parent in zip(ids[::2], ids[1::2]):
+        for value, parent in zip(ids[::2], ids[1::2], strict=False):
             v, p = value.token.text, parent.token.text
             f = self._fact(v)
             if f != UNIFORM:
