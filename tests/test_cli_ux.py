@@ -71,6 +71,7 @@ def test_terminal_gets_source_caret_colour_and_summary(tmp_path):
         f"{f}:9:2: error: unknown instruction 'OpRetrun'; did you mean 'OpReturn'? [operand.unknown-opcode]",
         "9 | \tOpRetrun",
         "  | \t^^^^^^^^",
+        f"{f}:9:2: note: spirv-as: Invalid Opcode name 'OpRetrun'",  # the same mistake, in spirv-as's words
         "",
         "checked 1 file: 1 error, 0 warnings",
     ]
@@ -199,7 +200,7 @@ def test_inline_suppression(tmp_path):
     ]
     # A comment two lines above covers nothing; it is said to be unused.
     f.write_text(VALID.replace("OpReturn", "; spvls: ignore[operand]\nOpNop\nOpRetrun"))
-    assert [line.split(": ", 2)[1] for line in run("check", f).stdout.splitlines()] == ["warning", "error"]
+    assert [line.split(": ", 2)[1] for line in run("check", f).stdout.splitlines()] == ["warning", "error", "note"]
 
 
 def test_github_annotations(tmp_path):
@@ -209,7 +210,7 @@ def test_github_annotations(tmp_path):
     assert r.returncode == 1
     assert r.stdout.splitlines() == [
         f"::error file={f},line=9,col=1,endColumn=9,title=spvls operand.unknown-opcode::"
-        "unknown instruction 'OpRetrun'; did you mean 'OpReturn'?"
+        f"unknown instruction 'OpRetrun'; did you mean 'OpReturn'?%0A{f}:9:1: note: spirv-as: Invalid Opcode name 'OpRetrun'"
     ]
 
 

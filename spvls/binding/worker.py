@@ -129,7 +129,7 @@ def check(data: bytes | list[bytes], env: str, options: st.ValidatorOptions) -> 
     data: the text's bytes, or a list holding them that is emptied as they are read, so that the
     text is not held through the validation, the child's peak."""
     text = data if isinstance(data, bytes) else data.pop()
-    words = st.assemble_bytes(text, env)
+    words = st.assemble_bytes(text, env, preserve_numeric_ids=False)
     if isinstance(words, st.Failure):
         return "as", words
     del text

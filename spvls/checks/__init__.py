@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model.module import Function, Module, build
+from ..model.target import Stated, stated
 from ..spec import env as envs
 from ..spec.grammar import load
 from ..syntax.document import Document
 from . import parallel
-from .diagnostic import Diagnostic
+from .diagnostic import INFO, Diagnostic
 from .families import FAMILIES
 from .family import Family
 from .origin import attach_sources
@@ -36,13 +37,42 @@ def _families() -> dict[str, Family]:
     return {f.name: f for f in FAMILIES}
 
 
-def target(doc: Document, target_env: str | None) -> tuple[tuple[int, int], str | None]:
-    """The SPIR-V version to check against: the explicit env, else the header, else 1.6."""
+def target(
+    doc: Document, target_env: str | None, previous: Module | None = None
+) -> tuple[tuple[int, int], str | None, Stated | None]:
+    """The SPIR-V version and env to check against: the explicit env; else the header's version (or
+    1.6) and the env the module states, if it states one (model/target.py). previous: the last module
+    of this document, whose statement stands when no edit since reached the lines it was read from."""
     if target_env:
-        return envs.version_of(target_env), target_env
+        return envs.version_of(target_env), target_env, None
     header = doc.header_version()
     # A version no env names (`; Version: 1.7`, 2.0): checked as the newest there is.
-    return (header if header in envs.VERSIONS else (1, 6)), None
+    version = header if header in envs.VERSIONS else (1, 6)
+    if previous is not None and previous.doc is doc and previous.version == version:
+        touched = doc.touched_since(previous.generation)
+        if touched is not None and previous.stated is not None and all(n >= previous.stated.end for n in touched):
+            return version, previous.env, previous.stated
+    said = stated(doc, version)
+    return version, said.env, said
+
+
+def env_note(m: Module) -> list[Diagnostic]:
+    """The information line saying which env a module is checked under, when the module chose it."""
+    said = m.stated
+    if said is None or said.env is None:
+        return []
+    text = m.doc.lines[said.line].text
+    return [
+        Diagnostic(
+            said.line,
+            0,
+            len(text.split("\n", 1)[0]),
+            INFO,
+            "env.stated",
+            f"checked under the {said.env} target env, because the module says {said.why} "
+            "(choose another with --target-env or the targetEnv setting)",
+        )
+    ]
 
 
 def _run(m: Module, scopes: dict[str, Scope] | None = None) -> dict[str, list[Diagnostic]]:
@@ -91,7 +121,7 @@ def analyze(
     """Check a document, which is only read. With the previous analysis of the same document, edits
     since then inside one function's body update its module in place and re-check only that
     function; anything else is checked whole with a new module."""
-    version, env = target(doc, target_env)
+    version, env, said = target(doc, target_env, previous.module if previous is not None else None)
     if (
         previous is not None
         and previous.module.doc is doc
@@ -115,11 +145,11 @@ def analyze(
                     for name in names
                 }
                 m.generation = doc.generation
-                return Analysis(m, _merge(by_family), fn, by_family, scopes)
+                return Analysis(m, sorted(_merge(by_family) + env_note(m), key=_key), fn, by_family, scopes)
     generation = doc.generation
     m = build(doc, load(), version)
-    m.env = env
+    m.env, m.stated = env, said
     by_family = _run(m)
-    a = Analysis(m, _merge(by_family), None, by_family)
+    a = Analysis(m, sorted(_merge(by_family) + env_note(m), key=_key), None, by_family)
     m.generation = generation
     return a

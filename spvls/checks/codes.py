@@ -50,6 +50,17 @@ TOOLS: tuple[Group, ...] = (
         (Rule(ASSEMBLER, "spirv-as rejects the text.", link=TOOLS_HREF),),
     ),
     Group(
+        "env",
+        "the target env spvls checks a module under.",
+        (
+            Rule(
+                "env.stated",
+                "the module states its target env (glslang's OpModuleProcessed \"target-env …\" or \"client "
+                "vulkan…\"), and no env was given: it is checked under that env.",
+            ),
+        ),
+    ),
+    Group(
         "suppression",
         "`; spvls: ignore[…]` comments.",
         (Rule("suppression.unused", "a suppression comment that silences nothing."),),

@@ -125,7 +125,7 @@ def run(
             return [] if got.reason == "cancelled" else [stopped(got)]
         stage, fail = got
     else:
-        words = be.assemble(text if isinstance(text, str) else "".join(text), env)
+        words = be.assemble(text if isinstance(text, str) else "".join(text), env, preserve_numeric_ids=False)
         stage, fail = ("as", words) if isinstance(words, tools.Failure) else ("val", be.validate(words, env, opts))
     if fail is None:
         return []
@@ -162,14 +162,38 @@ def name_ops() -> NameOps:
 
 
 def assembler_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:
-    n = min(max(fail.line or 0, 0), len(lines) - 1) if lines else 0
-    line = lines[n] if lines else None
-    text = line.text if line else ""
-    # The assembler counts bytes; our columns count code points.
-    col = code_points(text, fail.column or 0)
-    tok = line.token_at(col) if line else None
+    """The assembler's error at its place. spirv-as counts a line only at a break outside a string
+    (a string may run over several lines: glslang -g embeds the shader's source in OpSource), and
+    counts the columns of a string's later lines on from its first; a group of lines joined by a
+    string is one Line here, its text joined by '\\n', so the assembler's lines are our groups. An
+    error that found the next instruction where it wanted an operand is put on the instruction
+    that lacks it."""
+    if not lines:
+        return Diagnostic(0, 0, 0, ERROR, ASSEMBLER, fail.message.strip())
+    n = _assembler_line(lines, fail.line or 0)
+    col = code_points(lines[n].text, fail.column or 0)
+    if "found the next instruction instead" in fail.message:
+        before = next((k for k in range(n - 1, -1, -1) if lines[k].opcode is not None), None)
+        if before is not None:
+            n, col = before, len(lines[before].text.rstrip())
+    line = lines[n]
+    text = line.text
+    tok = line.token_at(col)
     start, end = (tok.start, tok.end) if tok and tok.kind != "COMMENT" else (col, max(col, len(text.rstrip())))
     return Diagnostic(n, start, end, ERROR, ASSEMBLER, fail.message.strip())
+
+
+def _assembler_line(lines: Sequence[Line], wanted: int) -> int:
+    """The line that starts the assembler's line `wanted` (0-based): lines a string joined to an
+    earlier one do not count."""
+    counted = 0
+    n = 0
+    while n < len(lines):
+        if counted >= wanted:
+            return n
+        n += lines[n].text.count("\n") + 1
+        counted += 1
+    return len(lines) - 1
 
 
 def instruction_lines(lines: Sequence[Line]) -> list[int]:
@@ -216,7 +240,8 @@ def _drop_instruction(message: str) -> str:
 
 # An id as the validator names it ('30[%30]'), or in a disassembled instruction quoted in the
 # message (`%30`: an id renaming.py named by its number, or one the friendly names left numbered).
-_ANY_ID = re.compile(r"(\d+)\[%[^\]\s]*\]|%(\d+)\b")
+# Also 'id '40'' ("StorageBuffer id '40' is missing DescriptorSet"): the number alone, quoted.
+_ANY_ID = re.compile(r"(\d+)\[%[^\]\s]*\]|%(\d+)\b|(?<=\bid ')(\d+)(?=')", re.I)
 _UNDEFINED = "The following forward referenced IDs have not been defined"
 
 
@@ -224,7 +249,7 @@ def _rename(message: str, names: IdNames) -> str:
     if message.startswith(_UNDEFINED):  # listed as a hash set holds them: in order of number here
         head, _, ids = message.partition("\n")
         message = head + _ + " ".join(sorted(ids.split(), key=lambda w: int(re.sub(r"\D.*", "", w.strip("'")) or 0)))
-    return _ANY_ID.sub(lambda m: names.name(int(m.group(1) or m.group(2))), message)
+    return _ANY_ID.sub(lambda m: names.name(int(m.group(1) or m.group(2) or m.group(3))), message)
 
 
 def _first_use(message: str, lines: Sequence[Line], names: IdNames) -> tuple[int, Token] | None:
@@ -268,8 +293,9 @@ def _operand(message: str, line: Line, names: IdNames) -> Token | None:
 
 
 class IdNames:
-    """The text's name of each id number spirv-as gave with --preserve-numeric-ids: numeric ids
-    keep their number; named ones take the free numbers in order of first appearance."""
+    """The text's name of each id number spirv-as gave: it numbers ids in order of first appearance,
+    numeric names too (the validator's run does not preserve numeric ids, so that `%0`, which no
+    module may hold as a number, is a name as spirv-as takes it)."""
 
     def __init__(self, lines: Sequence[Line]):
         self._lines = lines
@@ -291,29 +317,25 @@ def _id_tokens(lines: Iterable[Line]) -> Iterable[str]:
 
 
 def numbering(lines: Sequence[Line]) -> dict[int, str]:
-    preserved = {int(t[1:]) for t in _id_tokens(lines) if t[1:].isascii() and t[1:].isdigit()}
-    out = {n: f"%{n}" for n in preserved}
-    named: set[str] = set()
-    nxt = 1
+    out: dict[int, str] = {}
+    seen: set[str] = set()
     for t in _id_tokens(lines):
-        if t in named or (t[1:].isascii() and t[1:].isdigit()):
-            continue
-        while nxt in preserved:
-            nxt += 1
-        named.add(t)
-        out[nxt] = t
-        nxt += 1
+        if t not in seen:
+            seen.add(t)
+            out[len(seen)] = t
     return out
 
 
 def merge(native: list[Diagnostic], found: list[Diagnostic], m: Module | None = None) -> list[Diagnostic]:
-    """Native diagnostics plus the tools' — but where a native error already sits on the same
-    instruction, the native one stays alone: with spirv-val's text as related information, and
-    without spirv-as's (the native parser already says why that line does not assemble). Given the
-    module, the tools' diagnostics say where in the shader source their instruction came from, as
-    the native ones do."""
+    """Native diagnostics plus the tools' — but one mistake is one diagnostic: where a native error
+    sits on the same instruction as a tool's error, or a spirv-as error comes on the next one (the
+    assembler notices a missing operand there), or a spirv-val error on the next one names the id
+    the native error's instruction defines, the native one stays, with the tool's words as related
+    information. Given the module, the tools' diagnostics say where in the shader source their
+    instruction came from, as the native ones do."""
     if not found:
         return native
+    lines = m.doc.lines if m is not None else None
     if m is not None:
         found = attach_sources(m, found)
     out = list(native)
@@ -322,12 +344,29 @@ def merge(native: list[Diagnostic], found: list[Diagnostic], m: Module | None = 
         if d.severity == ERROR:
             errors_at.setdefault(d.line, i)
     for d in found:
-        j = errors_at.get(d.line) if d.severity == ERROR else None
+        j = _same_cause(d, errors_at, lines) if d.severity == ERROR else None
         if j is None:
             out.append(d)
-        elif d.code != ASSEMBLER:
+        else:
             out[j] = replace(
                 out[j], related=out[j].related + (Related(d.line, d.start, d.end, f"{d.code}: {d.message}"),)
             )
     out.sort(key=lambda d: (d.line, d.start, d.code))
     return out
+
+
+def _same_cause(d: Diagnostic, errors_at: dict[int, int], lines: Sequence[Line] | None) -> int | None:
+    """The native error (its index) the tool's error `d` repeats, if any."""
+    j = errors_at.get(d.line)
+    if j is not None or lines is None or not 0 <= d.line < len(lines):
+        return j
+    before = next((k for k in range(d.line - 1, -1, -1) if lines[k].opcode is not None), None)
+    if before is None or before not in errors_at:
+        return None
+    if d.code == ASSEMBLER:
+        return errors_at[before]
+    defined = lines[before].result
+    tok = lines[d.line].token_at(d.start)
+    if defined is not None and tok is not None and tok.text == defined.text and tok.start == d.start:
+        return errors_at[before]
+    return None

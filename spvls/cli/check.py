@@ -120,7 +120,7 @@ def check_text(
     if spirv_val:
         # The validator's process works on the other core while this one checks: the file's
         # time is the longer of the two, not their sum. (This thread mostly waits on its pipe.)
-        version, env = target(doc, target_env)
+        version, env, _said = target(doc, target_env)
         pool = ThreadPoolExecutor(1)
         tools_run = pool.submit(validator.run, text, doc.lines, validator.env_for(env, version), options)
         pool.shutdown(wait=False)

@@ -18,6 +18,7 @@ from ..syntax.parser import Line, Token, int_value, string_value
 from .enablement import lacks
 from .facts import module_fact
 from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, match, operands_of, templates_of
+from .target import Stated
 
 
 @dataclass(slots=True)
@@ -235,7 +236,8 @@ class Module:
         self.doc = doc
         self.grammar = grammar
         self.version = version
-        self.env: str | None = None  # the target env name, when one was given
+        self.env: str | None = None  # the target env name, when one was given or the module states one
+        self.stated: Stated | None = None  # what the module states about its env (None: an env was given)
         self.insts: list[Inst] = []
         self.inst_at = ByLine([None] * len(doc.lines))  # by line number
         self.defs: dict[str, Inst] = {}  # first definition of each id

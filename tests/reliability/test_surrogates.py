@@ -129,11 +129,16 @@ def test_every_request_answers_on_a_document_holding_a_lone_surrogate(tmp_path):
             r = s.request(method, params)
             assert "result" in r, (method, r)
         # spirv-as reads the surrogate's bytes in the string and stops at OpFrob: its message is
-        # merged with the native diagnostics (before the fix the validator job raised instead).
+        # merged with the native diagnostics (before the fix the validator job raised instead), as
+        # the related information of the native error on the same instruction.
+        def spirv_as(d: dict) -> list[str]:
+            return [r["message"] for r in d.get("relatedInformation", ()) if r["message"].startswith("spirv-as")]
+
         pushed = s.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and any(
-            d.get("source") == "spirv-as" for d in m["params"]["diagnostics"]), timeout=60)
-        (mine,) = [d for d in pushed["params"]["diagnostics"] if d.get("source") == "spirv-as"]
-        assert mine["message"].startswith("Invalid Opcode name 'OpFrob'")
+            spirv_as(d) for d in m["params"]["diagnostics"]), timeout=60)
+        (mine,) = [d for d in pushed["params"]["diagnostics"] if spirv_as(d)]
+        assert mine["range"]["start"]["line"] == 16
+        assert spirv_as(mine) == ["spirv-as: Invalid Opcode name 'OpFrob'"]
         assert b"Traceback" not in b"".join(s.stderr)
     finally:
         s.close()

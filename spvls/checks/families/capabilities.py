@@ -64,7 +64,7 @@ _SIZED = {
 def _from_header(m: Module, needed: tuple[int, int] | None) -> tuple[str, tuple[Fix, ...]]:
     """When the target version came from the `; Version:` comment and a newer one would do: a note
     saying so (spirv-as ignores that comment) and a fix that updates the comment."""
-    found = m.env is None and needed is not None and m.doc.header_version_line()
+    found = (m.env is None or m.stated is not None) and needed is not None and m.doc.header_version_line()
     if not found:
         return "", ()
     line, v = found
