@@ -55,8 +55,8 @@ TOOLS: tuple[Group, ...] = (
         (
             Rule(
                 "env.stated",
-                "the module states its target env (glslang's OpModuleProcessed \"target-env …\" or \"client "
-                "vulkan…\"), and no env was given: it is checked under that env.",
+                'the module states its target env (glslang\'s OpModuleProcessed "target-env …" or "client '
+                'vulkan…"), and no env was given: it is checked under that env.',
             ),
         ),
     ),
