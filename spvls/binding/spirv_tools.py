@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
+from .keepgoing import KeepOps
 from .renaming import NameOps, rename
 from .text import utf8
 
@@ -77,11 +78,25 @@ class Failure:
     line: int | None = None  # 0-based text line (assembler)
     column: int | None = None  # 0-based text column (assembler)
     index: int | None = None  # 1-based instruction number (validator); 0 = none named
+    # The validator's errors after this one that keep-going validation found (keepgoing.py).
+    later: tuple[Failure, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "later": [asdict(f) for f in self.later]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Failure:
+        return cls(**{**d, "later": tuple(Failure.from_dict(f) for f in d.get("later", ()))})
 
 
 @functools.lru_cache(maxsize=4)
 def _names_dict(names: NameOps) -> dict:
     return asdict(names)
+
+
+@functools.lru_cache(maxsize=4)
+def _keep_dict(keep: KeepOps) -> dict:
+    return asdict(keep)
 
 
 def _tuple(v: object) -> object:
@@ -109,6 +124,8 @@ class ValidatorOptions:
     timeout: float = DEFAULT_TIMEOUT
     # Not spirv-val's: give ids unique OpNames where many would share a name (see renaming.py).
     names: NameOps | None = None
+    # Not spirv-val's: after the first error, validate again to find the next (see keepgoing.py).
+    keep_going: KeepOps | None = None
 
     def to_dict(self) -> dict:
         """The options as JSON takes them (`dataclasses.asdict` would copy the opcode tables of
@@ -116,6 +133,7 @@ class ValidatorOptions:
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["limits"] = dict(self.limits)
         d["names"] = _names_dict(self.names) if self.names is not None else None
+        d["keep_going"] = _keep_dict(self.keep_going) if self.keep_going is not None else None
         return d
 
     @classmethod
@@ -125,7 +143,11 @@ class ValidatorOptions:
         if names is not None:
             fields = {k: tuple(map(tuple, v)) if k == "results" else _tuple(v) for k, v in names.items()}
             names = NameOps(**fields)  # type: ignore[arg-type]  # JSON's lists back to tuples
-        return cls(**{**d, "names": names})
+        keep = d.get("keep_going")
+        if keep is not None:
+            pairs = ("results", "shapes")
+            keep = KeepOps(**{k: tuple(map(tuple, v)) if k in pairs else _tuple(v) for k, v in keep.items()})  # type: ignore[arg-type]
+        return cls(**{**d, "names": names, "keep_going": keep})
 
     def flags(self) -> list[str]:
         """The same options as spirv-val command-line flags."""

@@ -3,7 +3,7 @@
 A validation running in a thread of our own process cannot be stopped, and its memory peak
 (tens of MB on a large module, inside the library) would be ours. So the parent sends the text's bytes over a pipe, a slice at a time, to a child
 that assembles and validates them through the same binding (`spirv_tools`) and answers with the
-first Failure (or None). The text goes rather than the words so that the assembler's peak and CPU
+first Failure (or None), holding the later ones keep-going validation found (`keepgoing`). The text goes rather than the words so that the assembler's peak and CPU
 are the child's too, and a superseded run is stopped wherever it is. The child is started on first
 use and kept. It is killed when its CPU-time budget is spent (`Stopped("timeout")`), when the caller
 cancels the job (`Stopped("cancelled")`), and if it dies otherwise it is restarted and the job
@@ -28,10 +28,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
+from . import keepgoing
 from . import spirv_tools as st
 from .text import utf8
 
@@ -124,24 +125,47 @@ class _Deadline:
                 self._cv.wait(left if self._every is None else min(left, self._every))
 
 
-def check(data: bytes | list[bytes], env: str, options: st.ValidatorOptions) -> tuple[str, st.Failure | None]:
-    """Assemble, then validate: ("as", the assembler's Failure) or ("val", the validator's or None).
+# The share of the CPU budget keep-going rounds may use: the first error is never lost to them.
+KEEP_GOING_SHARE = 0.6
+
+
+def check(
+    data: bytes | list[bytes], env: str, options: st.ValidatorOptions, budget: float | None = None
+) -> tuple[str, st.Failure | None]:
+    """Assemble, then validate: ("as", the assembler's Failure) or ("val", the validator's or None),
+    with the later errors keep-going finds (options.keep_going) in its `later`, within
+    KEEP_GOING_SHARE of the budget (seconds of CPU time; None: the options' timeout).
     data: the text's bytes, or a list holding them that is emptied as they are read, so that the
     text is not held through the validation, the child's peak."""
+    start = time.process_time()
     text = data if isinstance(data, bytes) else data.pop()
     words = st.assemble_bytes(text, env, preserve_numeric_ids=False)
     if isinstance(words, st.Failure):
         return "as", words
     del text
-    return "val", st.validate(words, env, options)
+    fail = st.validate(words, env, options)
+    keep = options.keep_going
+    if fail is None or keep is None:
+        return "val", fail
+    once = replace(options, keep_going=None)
+    limit = budget or options.timeout or st.DEFAULT_TIMEOUT
+    later = keepgoing.later_failures(
+        words,
+        fail.index or 0,
+        fail.message,
+        lambda w: st.validate(w, env, once),
+        keep,
+        start + KEEP_GOING_SHARE * limit,
+    )
+    return "val", replace(fail, later=tuple(later))
 
 
 def _job(req: dict, held: list[bytes]) -> dict:
     try:
-        stage, fail = check(held, req["env"], st.ValidatorOptions.from_dict(req["options"]))
+        stage, fail = check(held, req["env"], st.ValidatorOptions.from_dict(req["options"]), req.get("budget"))
     except ValueError as e:
         return {"value_error": str(e)}
-    return {"stage": stage, "failure": None if fail is None else asdict(fail)}
+    return {"stage": stage, "failure": None if fail is None else fail.to_dict()}
 
 
 def _chunks(stream: IO[bytes]) -> bytes | None:
@@ -258,7 +282,7 @@ class Worker:
                         return Stopped("timeout", float(budget or 0))
                 else:
                     return Stopped("crashed", detail=died)
-        return check(b"".join(utf8(t) for t in chunks), env, options)
+        return check(b"".join(utf8(t) for t in chunks), env, options, budget)
 
     def prestart(self) -> None:
         """Start the child now, on a thread, so that its start overlaps the caller's own work (a
@@ -376,7 +400,7 @@ class Worker:
         if "value_error" in answer:
             raise ValueError(answer["value_error"])
         fail = answer.get("failure")
-        return answer["stage"], None if fail is None else st.Failure(**fail)
+        return answer["stage"], None if fail is None else st.Failure.from_dict(fail)
 
 
 class _NoChild(Exception):

@@ -29,8 +29,8 @@ class Group:
 TOOLS: tuple[Group, ...] = (
     Group(
         VALIDATOR,
-        "SPIRV-Tools' validator, run in a worker process: its first error, on the instruction and the "
-        "operand it names.",
+        "SPIRV-Tools' validator, run in a worker process: its first error and those keep-going validation "
+        "finds after it, each on the instruction and the operand it names.",
         (
             Rule(VALIDATOR, "spirv-val rejects the module.", link=TOOLS_HREF),
             Rule(_VUID + "*", "spirv-val rejects the module under a Vulkan valid-usage rule (VUID).", link=TOOLS_HREF),

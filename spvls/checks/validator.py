@@ -1,5 +1,7 @@
-"""SPIRV-Tools' assembler and validator as a rule family: their first error, on the line of the
-instruction it names and on the operand the message names, in the document's own names.
+"""SPIRV-Tools' assembler and validator as a rule family: the assembler's first error, and the
+validator's errors (its first, then those keep-going validation finds: binding/keepgoing.py), each
+on the line of the instruction it names and on the operand the message names, in the document's
+own names.
 
 The validator reports an instruction number (blank and comment lines not counted) and ids as
 the assembler numbered them ('30[%30]'); both are mapped back through the parsed lines. Runs on
@@ -18,11 +20,12 @@ from typing import Any
 from ..binding import cli_tools
 from ..binding import spirv_tools as tools
 from ..binding import worker as workers
+from ..binding.keepgoing import UNDEFINED, KeepOps
 from ..binding.renaming import NameOps
 from ..binding.text import code_points
-from ..model.module import Module
+from ..model.module import TERMINATORS, Module
 from ..spec import env as envs
-from ..spec.grammar import load
+from ..spec.grammar import Instruction, load
 from ..spec.sections import before
 from ..syntax.parser import Line, Token
 from .codes import ASSEMBLER, VALIDATOR
@@ -112,12 +115,12 @@ def run(
     tag: object = None,
 ) -> list[Diagnostic]:
     """Assemble and validate the text (or its parts, in order) in the worker process (else in
-    process); at most one diagnostic (the tools stop at the first error). tag: the job's name, for
+    process): the assembler's first error, or the validator's errors (keep-going). tag: the job's name, for
     cancelling it."""
     be = backend()
     if be is None:
         return [unavailable()]
-    opts = replace(options or tools.ValidatorOptions(), friendly_names=False, names=name_ops())
+    opts = replace(options or tools.ValidatorOptions(), friendly_names=False, names=name_ops(), keep_going=keep_ops())
     if be is tools:
         got = (worker or workers.shared()).check(text, env, opts, opts.timeout, tag)
         if isinstance(got, workers.Stopped):
@@ -129,36 +132,104 @@ def run(
         stage, fail = ("as", words) if isinstance(words, tools.Failure) else ("val", be.validate(words, env, opts))
     if fail is None:
         return []
-    return [assembler_error(fail, lines) if stage == "as" else validator_error(fail, lines)]
+    if stage == "as":
+        return [assembler_error(fail, lines)]
+    return [validator_error(f, lines) for f in (fail, *fail.later)]
+
+
+def _op(name: str) -> int:
+    """The opcode of an instruction the grammar has."""
+    inst = load().instruction(name)
+    assert inst is not None, name
+    return inst.opcode
 
 
 @cache
 def name_ops() -> NameOps:
     """The opcodes the binding's renaming reads (it reads no grammar): see binding/renaming.py."""
-    g = load()
-
-    def op(name: str) -> int:
-        inst = g.instruction(name)
-        assert inst is not None, name
-        return inst.opcode
-
-    insts = g.by_opcode.values()
+    insts = load().by_opcode.values()
     results = tuple(sorted((i.opcode, 2 if i.has_result_type else 1) for i in insts if i.has_result))
     by_content = tuple(sorted(i.opcode for i in insts if i.is_type or i.cls == "Constant-Creation"))
-    builtin = g.kinds["Decoration"].enumerants["BuiltIn"].value
-    early = tuple(op(n) for n in before("debug names"))
-    before_model = tuple(op(n) for n in before("the memory model"))
+    builtin = load().kinds["Decoration"].enumerants["BuiltIn"].value
+    early = tuple(_op(n) for n in before("debug names"))
+    before_model = tuple(_op(n) for n in before("the memory model"))
     return NameOps(
-        name=op("OpName"),
-        decorate=op("OpDecorate"),
+        name=_op("OpName"),
+        decorate=_op("OpDecorate"),
         builtin=builtin,
-        memory_model=op("OpMemoryModel"),
+        memory_model=_op("OpMemoryModel"),
         early=early,
         before_model=before_model,
         results=results,
         by_content=by_content,
-        opaque=op("OpTypeOpaque"),
+        opaque=_op("OpTypeOpaque"),
     )
+
+
+@cache
+def keep_ops() -> KeepOps:
+    """The opcodes and operand shapes keep-going validation reads (it reads no grammar): see
+    binding/keepgoing.py."""
+    insts = load().by_opcode.values()
+    module_wide = ("OpCapability", "OpExtension", "OpExtInstImport", "OpMemoryModel", "OpTypeForwardPointer")
+    function = ("OpFunction", "OpFunctionParameter", "OpFunctionEnd")
+    fixed = {i.opcode for i in insts if i.cls == "Control-Flow"}
+    fixed |= {_op(n) for n in (*TERMINATORS, *module_wide, *function)}
+    return KeepOps(
+        nop=_op("OpNop"),
+        undef=_op("OpUndef"),
+        function=_op("OpFunction"),
+        function_end=_op("OpFunctionEnd"),
+        type_void=_op("OpTypeVoid"),
+        variable=_op("OpVariable"),
+        entry_point=_op("OpEntryPoint"),
+        fixed=tuple(sorted(fixed)),
+        results=name_ops().results,
+        shapes=tuple(sorted((i.opcode, _shape(i)) for i in insts)),
+    )
+
+
+# "OpDecorate: ... Decorations that take <id> operands use OpDecorateId" (so for the others):
+# their enumerants' parameters are literals here.
+_LITERAL_PARAMETERS = (
+    "OpDecorate",
+    "OpMemberDecorate",
+    "OpExecutionMode",
+    "OpDecorateString",
+    "OpMemberDecorateString",
+)
+_ID_PAIRS = {"PairIdRefIdRef": "ii", "PairLiteralIntegerIdRef": "wi", "PairIdRefLiteralInteger": "iw"}
+_ONE_WORD = ("LiteralInteger", "LiteralExtInstInteger", "LiteralSpecConstantOpInteger")
+
+
+def _shape(inst: Instruction) -> str:
+    """The instruction's operands after its result, as keepgoing._ids reads them."""
+    kinds = load().kinds
+    out = ""
+    for o in inst.operands:
+        if o.kind in ("IdResultType", "IdResult"):
+            continue
+        kind = kinds.get(o.kind)
+        params = [p.kind for e in (kind.enumerants.values() if kind else ()) for p in e.parameters]
+        if params and (inst.name in _LITERAL_PARAMETERS or not any(kinds[p].category == "Id" for p in params)):
+            return out + "w*w"  # the enumerant, then literal parameters to the end
+        plain = not params
+        if kind is not None and kind.category == "Id":
+            one = "i"
+        elif o.kind in _ID_PAIRS:
+            one = _ID_PAIRS[o.kind]
+        elif o.kind == "LiteralString":
+            one = "s"
+        elif o.kind in _ONE_WORD or (kind is not None and kind.category in ("ValueEnum", "BitEnum") and plain):
+            one = "w"
+        else:
+            return out + "."
+        if o.quantifier == "*" or (o.quantifier == "?" and one == "i" and o is inst.operands[-1]):
+            return out + "*" + one
+        if o.quantifier == "?":
+            return out + "."
+        out += one
+    return out
 
 
 def assembler_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:
@@ -242,7 +313,7 @@ def _drop_instruction(message: str) -> str:
 # message (`%30`: an id renaming.py named by its number, or one the friendly names left numbered).
 # Also 'id '40'' ("StorageBuffer id '40' is missing DescriptorSet"): the number alone, quoted.
 _ANY_ID = re.compile(r"(\d+)\[%[^\]\s]*\]|%(\d+)\b|(?<=\bid ')(\d+)(?=')", re.I)
-_UNDEFINED = "The following forward referenced IDs have not been defined"
+_UNDEFINED = UNDEFINED
 
 
 def _rename(message: str, names: IdNames) -> str:

@@ -1,0 +1,279 @@
+"""Keep-going validation: after the validator's first error, set the failing instruction aside and
+validate again to find the next, a bounded number of rounds.
+
+Setting aside never moves an id or a block: in a function body an instruction without a result
+becomes OpNop and one with a result `OpUndef` of its type (OpNop where that type is void); outside
+function bodies an instruction without a result is left out and one with a result type becomes
+`OpUndef`. What cannot be set aside that way ends the rounds: control flow (labels, branches,
+merges, OpPhi), function and parameter declarations, function-scope variables, types,
+capabilities, extensions, imports and the memory model.
+
+A later round's error is reported only if it stands in the module as written. An id is *touched*
+when a set-aside instruction named it, or when its definition names a touched id (followed through
+every definition: a type, a constant, a value). The error is kept only when its instruction was not
+set aside, names no touched id (a word equal to one counts, literals included), and the message
+names none; an error naming no instruction ends the rounds. What is kept therefore lies on an
+instruction whose every id is defined, typed and decorated as the user wrote it, and whose function's
+control flow is untouched.
+
+The binding reads no grammar: the caller gives the opcodes (`KeepOps`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+# An id as the validator names it in a message: '30[%30]' (or '30[%name]').
+_MESSAGE_ID = re.compile(r"(\d+)\[%")
+ROUNDS = 24  # at most this many validations after the first
+# How the validator begins the error that lists ids used but never defined (it names no instruction).
+UNDEFINED = "The following forward referenced IDs have not been defined"
+
+
+@dataclass(frozen=True)
+class KeepOps:
+    nop: int  # OpNop
+    undef: int  # OpUndef
+    function: int  # OpFunction
+    function_end: int  # OpFunctionEnd
+    type_void: int  # OpTypeVoid
+    variable: int  # OpVariable
+    entry_point: int  # OpEntryPoint
+    fixed: tuple[int, ...]  # never set aside (see the module's docstring)
+    results: tuple[tuple[int, int], ...]  # (opcode, the result id's word in it: 1 or 2)
+    # (opcode, its operands after the result as `_ids` reads them): "i" an id, "w" a word, "s" a
+    # string, "*" then what repeats to the end, "." words of unknown meaning to the end.
+    shapes: tuple[tuple[int, str], ...]
+
+
+def _ids(words: Sequence[int], start: int, end: int, shape: str) -> list[int]:
+    """The ids among words[start:end] by the opcode's shape (an unknown word counts as an id)."""
+    out: list[int] = []
+    i, p = start, 0
+    repeat = ""
+    while i < end:
+        if p >= len(shape):
+            if not repeat:
+                return out
+            p = 0
+            shape = repeat
+        c = shape[p]
+        if c == "*":
+            repeat = shape[p + 1 :] or "."
+            shape, p = repeat, 0
+            continue
+        if c == "i" or c == ".":
+            out.append(words[i])
+            i += 1
+            if c == ".":
+                out.extend(words[i:end])
+                return out
+        elif c == "s":
+            while (
+                i < end and (words[i] >> 24) and (words[i] >> 16) & 0xFF and (words[i] >> 8) & 0xFF and words[i] & 0xFF
+            ):
+                i += 1
+            i += 1
+        else:
+            i += 1
+        p += 1
+    return out
+
+
+@dataclass(frozen=True)
+class _Inst:
+    op: int
+    result: int  # result id, 0 if none
+    rtype: int  # result type id, 0 if none
+    in_function: bool
+    ids: tuple[int, ...]  # the ids among its other operands
+    at: int  # word offset
+    count: int  # word count
+
+
+def _parse(words: Sequence[int], ops: KeepOps) -> list[_Inst] | None:
+    result_at = dict(ops.results)
+    shapes = dict(ops.shapes)
+    out: list[_Inst] = []
+    i, n, inside = 5, len(words), False
+    while i < n:
+        wc, op = words[i] >> 16, words[i] & 0xFFFF
+        if wc == 0 or i + wc > n:
+            return None
+        k = result_at.get(op)
+        result = words[i + k] if k is not None and k < wc else 0
+        rtype = words[i + 1] if k == 2 and wc > 2 else 0
+        if op == ops.function:
+            inside = True
+        ids = _ids(words, i + 1 + (k or 0), i + wc, shapes.get(op, "."))
+        out.append(_Inst(op, result, rtype, inside and op not in (ops.function, ops.function_end), tuple(ids), i, wc))
+        if op == ops.function_end:
+            inside = False
+        i += wc
+    return out
+
+
+class _Rounds:
+    """The module, what has been set aside, and the ids it touched."""
+
+    def __init__(self, words: Sequence[int], insts: list[_Inst], ops: KeepOps):
+        self.words, self.insts, self.ops = words, insts, ops
+        self.voids = {x.result for x in insts if x.op == ops.type_void}
+        self.fixed = frozenset(ops.fixed)
+        self.aside: dict[int, str] = {}  # instruction number (0-based) -> "nop", "undef" or "drop"
+        self.unlisted: set[int] = set()  # global variables set aside: left out of entry points' interfaces
+        self.touched: set[int] = set()
+
+    def set_aside(self, k: int) -> bool:
+        """Set instruction k aside; False when it cannot be. A result of void type (an extended
+        instruction's, say DebugInfo's) is left out with every instruction naming it, in turn."""
+        plan = self._plan(k)
+        if plan is None:
+            return False
+        for n, how in plan.items():
+            self.aside[n] = how
+            x = self.insts[n]
+            if x.op == self.ops.variable and not x.in_function:
+                self.unlisted.add(x.result)
+        for n in plan:
+            self._touch(self.insts[n])
+        return True
+
+    def _how(self, x: _Inst) -> str | None:
+        if x.op in self.fixed or (x.in_function and x.op == self.ops.variable):
+            return None
+        if x.result and not x.rtype:
+            return None  # a type, or a result without a type (a label, a string, an import)
+        if x.rtype and x.rtype not in self.voids:
+            return "undef"
+        return "nop" if x.in_function else "drop"
+
+    def _plan(self, k: int) -> dict[int, str] | None:
+        if k in self.aside:
+            return None
+        plan: dict[int, str] = {}
+        gone: set[int] = set()  # results left out
+        work = [k]
+        while work:
+            n = work.pop()
+            if n in plan or n in self.aside:
+                continue
+            how = self._how(self.insts[n])
+            if how is None or len(plan) > 256:
+                return None
+            plan[n] = how
+            result = self.insts[n].result
+            if result and how != "undef":
+                gone.add(result)
+                work.extend(u for u, y in enumerate(self.insts) if result in y.ids)
+        return plan
+
+    def _touch(self, x: _Inst) -> None:
+        """The set-aside instruction's result (and outside function bodies, the ids it names: what it
+        decorated, named, declared as an entry point), then every definition naming a touched id.
+        Inside a function, no other instruction can depend on one that is gone but through its result."""
+        new = {x.result} if x.result else set()
+        if not x.in_function:
+            new.update(x.ids)
+        new -= self.touched
+        self.touched |= new
+        changed = bool(new)
+        while changed:
+            changed = False
+            for y in self.insts:
+                if y.result and y.result not in self.touched and self._names_touched(y):
+                    self.touched.add(y.result)
+                    changed = True
+
+    def _names_touched(self, y: _Inst) -> bool:
+        touched = self.touched
+        return y.rtype in touched or any(w in touched for w in y.ids)
+
+    def module(self) -> tuple[array, list[int]]:
+        """The words with what is set aside, and the original number (0-based) of each instruction."""
+        out = array("I", self.words[:5])
+        numbers: list[int] = []
+        for k, x in enumerate(self.insts):
+            how = self.aside.get(k)
+            if how == "drop":
+                continue
+            if how == "nop":
+                out.append(1 << 16 | self.ops.nop)
+            elif how == "undef":
+                out.extend((3 << 16 | self.ops.undef, x.rtype, x.result))
+            elif x.op == self.ops.entry_point and self.unlisted:
+                out.extend(self._listing(x))
+            else:
+                out.extend(self.words[x.at : x.at + x.count])
+            numbers.append(k)
+        return out, numbers
+
+    def _listing(self, x: _Inst) -> list[int]:
+        """An OpEntryPoint without the variables set aside in its interface (an OpUndef may not be
+        listed there)."""
+        words = self.words[x.at : x.at + x.count]
+        i = 3
+        while i < len(words) and all((words[i] >> s) & 0xFF for s in (0, 8, 16, 24)):
+            i += 1
+        kept = [w for w in words[i + 1 :] if w not in self.unlisted]
+        return [(i + 1 + len(kept)) << 16 | x.op, *words[1 : i + 1], *kept]
+
+    def stands(self, k: int, message: str) -> bool:
+        """Whether an error on instruction k with this message stands in the module as written."""
+        if k in self.aside:
+            return False
+        x = self.insts[k]
+        touched = self.touched
+        if x.result in touched or x.rtype in touched or any(w in touched for w in x.ids):
+            return False
+        return not any(int(m.group(1)) in self.touched for m in _MESSAGE_ID.finditer(message))
+
+
+def later_failures(
+    words: Sequence[int],
+    first: int,
+    message: str,
+    validate: Callable[[Sequence[int]], object],
+    ops: KeepOps,
+    stop_at: float,
+    rounds: int = ROUNDS,
+) -> list:
+    """The errors after the first (on 1-based instruction `first`, with this message) that stand in
+    the module as written, each with its instruction's 1-based number in `words`. A first error
+    naming no instruction but ids never defined sets aside every instruction naming them. validate:
+    the words -> a Failure or None (index: 1-based, in the words given). stop_at: the process-time
+    after which no round starts (a round is assumed to take as long as the longest so far)."""
+    insts = _parse(words, ops)
+    if insts is None:
+        return []
+    if 1 <= first <= len(insts):
+        targets = [first - 1]
+    elif message.startswith(UNDEFINED):
+        missing = {int(m.group(1)) for m in _MESSAGE_ID.finditer(message)}
+        targets = [k for k, x in enumerate(insts) if x.rtype in missing or missing.intersection(x.ids)]
+    else:
+        return []
+    state = _Rounds(words, insts, ops)
+    found: list = []
+    longest = 0.0
+    for _ in range(rounds):
+        if not targets or not all(state.set_aside(k) for k in targets):
+            break
+        start = time.process_time()
+        if start + longest > stop_at:
+            break
+        module, numbers = state.module()
+        fail = validate(module)
+        longest = max(longest, time.process_time() - start)
+        index = getattr(fail, "index", 0) or 0
+        if fail is None or not 1 <= index <= len(numbers):
+            break
+        at = numbers[index - 1]
+        if state.stands(at, fail.message):  # type: ignore[attr-defined]
+            found.append(replace(fail, index=at + 1))  # type: ignore[type-var]
+        targets = [at]
+    return found
