@@ -17,8 +17,11 @@ _VECTOR_SIZES = {2, 3, 4, 8, 16}
 
 def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in with_op(m, _DECLS, scope):  # declared outside functions: none in a function's scope
-        out.extend(_DECLS[inst.opname](inst))
+    for inst in with_op(m, (*_DECLS, *_TYPE_OPERANDS), scope):  # declared outside functions: none in a function's scope
+        if inst.opname in _DECLS:
+            out.extend(_DECLS[inst.opname](inst))
+        if inst.opname in _TYPE_OPERANDS:
+            out.extend(_named_types(m, inst))
     return out
 
 
@@ -73,13 +76,60 @@ def _vector(inst: Inst) -> list[Diagnostic]:
     return []
 
 
+_MEMBER_SENTENCE = "Member N type is the type of member N of the structure."
+# Each type declaration's operands that name a type (None: all of them), with the sentence of the
+# specification saying so.
+_TYPE_OPERANDS: dict[str, tuple[tuple[str, ...] | None, str]] = {
+    "OpTypePointer": (("Type",), "Type is the type of the object pointed to."),
+    "OpTypeArray": (("Element Type",), "Element Type is the type of each element in the array."),
+    "OpTypeRuntimeArray": (("Element Type",), "Element Type is the type of each element in the array."),
+    "OpTypeVector": (
+        ("Component Type",),
+        "Component Type is the type of each component in the resulting type. It must be a scalar type.",
+    ),
+    "OpTypeMatrix": (
+        ("Column Type",),
+        "Column Type is the type of each column in the matrix. It must be vector type.",
+    ),
+    "OpTypeStruct": (None, _MEMBER_SENTENCE),
+    "OpTypeFunction": (
+        None,
+        "Return Type is the type of the return value of functions of this type. Parameter N Type is the type "
+        "of parameter N.",
+    ),
+}
+
+
+def _named_types(m: Module, inst: Inst) -> list[Diagnostic]:
+    names, sentence = _TYPE_OPERANDS[inst.opname]
+    out = []
+    for o in inst.operands:
+        if not o.is_id or o.grammar_operand.kind == "IdResult":
+            continue
+        if names is not None and o.grammar_operand.name not in names:
+            continue
+        d = m.definition(o.token.text)
+        if d is not None and not d.is_type:
+            what = o.grammar_operand.name or "a member"
+            out.append(
+                FAMILY.cite(
+                    inst.line,
+                    o.token,
+                    "types.not-a-type",
+                    f"{inst.opname}'s {what} {o.token.text} is the result of {d.opname}, not a type",
+                    sentence=sentence,
+                )
+            )
+    return out
+
+
 _DECLS = {"OpTypeInt": _int, "OpTypeFloat": _float, "OpTypeVector": _vector}
 
 
 FAMILY = Family(
     name="types",
     prefix="types",
-    summary="the parameters of type declarations (widths, signedness, component counts).",
+    summary="the parameters of type declarations (widths, signedness, component counts, the types they name).",
     rules=(
         Rule(
             "types.int-width",
@@ -99,6 +149,7 @@ FAMILY = Family(
             sentence="Signedness specifies whether there are signed semantics to preserve or validate. 0 "
             "indicates unsigned, or no signedness semantics. 1 indicates signed semantics.",
         ),
+        Rule("types.not-a-type", sentence=_MEMBER_SENTENCE),
         Rule(
             "types.vector-size",
             "an OpTypeVector component count no capability enables.",
