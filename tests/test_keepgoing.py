@@ -156,3 +156,11 @@ def test_ids_never_defined_set_their_users_aside() -> None:
         (_line(named, "OpName"), "The following forward referenced IDs have not been defined:\n'%nowhere'"),
         (_line(named, "OpIMul"), "Expected int scalar or vector type as Result Type: IMul"),
     ]
+
+
+def test_a_type_set_aside_stands_for_an_empty_structure() -> None:
+    # A pointer type to a constant: set aside, its users are touched, and the next mistake is found.
+    bad = (MODULE.replace("    %p_float = OpTypePointer Function %float\n",
+                          "    %p_float = OpTypePointer Function %float\n      %p_bad = OpTypePointer Function %int_1\n")
+           .replace("OpIMul %int %int_1 %int_1", "OpIMul %float %int_1 %int_1"))
+    assert [n for n, _ in _run(bad)] == [_line(bad, "%p_bad ="), _line(bad, "OpIMul")]

@@ -3,14 +3,15 @@ validate again to find the next, a bounded number of rounds.
 
 Setting aside never moves an id or a block: in a function body an instruction without a result
 becomes OpNop and one with a result `OpUndef` of its type (OpNop where that type is void); outside
-function bodies an instruction without a result is left out and one with a result type becomes
-`OpUndef`. What cannot be set aside that way ends the rounds: control flow (labels, branches,
-merges, OpPhi), function and parameter declarations, function-scope variables, types,
-capabilities, extensions, imports and the memory model.
+function bodies an instruction without a result is left out, one with a result type becomes
+`OpUndef` and a type an empty OpTypeStruct. What cannot be set aside that way ends the rounds:
+control flow (labels, branches, merges, OpPhi), function and parameter declarations,
+function-scope variables, capabilities, extensions, imports and the memory model.
 
 A later round's error is reported only if it stands in the module as written. An id is *touched*
-when a set-aside instruction named it, or when its definition names a touched id (followed through
-every definition: a type, a constant, a value). The error is kept only when its instruction was not
+when it is the result of a set-aside instruction, or an instruction left out named it (a
+decoration's target, say), or when its definition names a touched id (followed through every
+definition: a type, a constant, a value). The error is kept only when its instruction was not
 set aside, names no touched id (a word equal to one counts, literals included), and the message
 names none; an error naming no instruction ends the rounds. What is kept therefore lies on an
 instruction whose every id is defined, typed and decorated as the user wrote it, and whose function's
@@ -41,6 +42,8 @@ class KeepOps:
     function: int  # OpFunction
     function_end: int  # OpFunctionEnd
     type_void: int  # OpTypeVoid
+    type_struct: int  # OpTypeStruct, which stands for a type set aside
+    types: tuple[int, ...]  # the type declarations
     variable: int  # OpVariable
     entry_point: int  # OpEntryPoint
     fixed: tuple[int, ...]  # never set aside (see the module's docstring)
@@ -124,7 +127,8 @@ class _Rounds:
         self.words, self.insts, self.ops = words, insts, ops
         self.voids = {x.result for x in insts if x.op == ops.type_void}
         self.fixed = frozenset(ops.fixed)
-        self.aside: dict[int, str] = {}  # instruction number (0-based) -> "nop", "undef" or "drop"
+        self.types = frozenset(ops.types)
+        self.aside: dict[int, str] = {}  # instruction number (0-based) -> "nop", "undef", "struct" or "drop"
         self.unlisted: set[int] = set()  # global variables set aside: left out of entry points' interfaces
         self.touched: set[int] = set()
 
@@ -140,14 +144,16 @@ class _Rounds:
             if x.op == self.ops.variable and not x.in_function:
                 self.unlisted.add(x.result)
         for n in plan:
-            self._touch(self.insts[n])
+            self._touch(self.insts[n], plan[n])
         return True
 
     def _how(self, x: _Inst) -> str | None:
         if x.op in self.fixed or (x.in_function and x.op == self.ops.variable):
             return None
         if x.result and not x.rtype:
-            return None  # a type, or a result without a type (a label, a string, an import)
+            # A type becomes an empty structure (every use of it is then touched); any other result
+            # without a type (a label, a string, an import) cannot be set aside.
+            return "struct" if x.op in self.types and not x.in_function else None
         if x.rtype and x.rtype not in self.voids:
             return "undef"
         return "nop" if x.in_function else "drop"
@@ -156,7 +162,6 @@ class _Rounds:
         if k in self.aside:
             return None
         plan: dict[int, str] = {}
-        gone: set[int] = set()  # results left out
         work = [k]
         while work:
             n = work.pop()
@@ -167,17 +172,17 @@ class _Rounds:
                 return None
             plan[n] = how
             result = self.insts[n].result
-            if result and how != "undef":
-                gone.add(result)
+            if result and how in ("nop", "drop"):  # its result is gone: so are its users
                 work.extend(u for u, y in enumerate(self.insts) if result in y.ids)
         return plan
 
-    def _touch(self, x: _Inst) -> None:
-        """The set-aside instruction's result (and outside function bodies, the ids it names: what it
-        decorated, named, declared as an entry point), then every definition naming a touched id.
-        Inside a function, no other instruction can depend on one that is gone but through its result."""
+    def _touch(self, x: _Inst, how: str) -> None:
+        """The set-aside instruction's result (and for one left out outside function bodies, the ids it
+        names: what it decorated, named, declared as an entry point), then every definition naming a
+        touched id. Nothing else can depend on an instruction that stands replaced but through its
+        result."""
         new = {x.result} if x.result else set()
-        if not x.in_function:
+        if how == "drop":
             new.update(x.ids)
         new -= self.touched
         self.touched |= new
@@ -205,6 +210,8 @@ class _Rounds:
                 out.append(1 << 16 | self.ops.nop)
             elif how == "undef":
                 out.extend((3 << 16 | self.ops.undef, x.rtype, x.result))
+            elif how == "struct":
+                out.extend((2 << 16 | self.ops.type_struct, x.result))
             elif x.op == self.ops.entry_point and self.unlisted:
                 out.extend(self._listing(x))
             else:

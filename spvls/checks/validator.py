@@ -25,7 +25,7 @@ from ..binding.renaming import NameOps
 from ..binding.text import code_points
 from ..model.module import TERMINATORS, Module
 from ..spec import env as envs
-from ..spec.grammar import Instruction, load
+from ..spec.grammar import Instruction, is_type, load
 from ..spec.sections import before
 from ..syntax.parser import Line, Token
 from .codes import ASSEMBLER, VALIDATOR
@@ -181,6 +181,8 @@ def keep_ops() -> KeepOps:
         function=_op("OpFunction"),
         function_end=_op("OpFunctionEnd"),
         type_void=_op("OpTypeVoid"),
+        type_struct=_op("OpTypeStruct"),
+        types=tuple(sorted(i.opcode for i in insts if is_type(i, i.name))),
         variable=_op("OpVariable"),
         entry_point=_op("OpEntryPoint"),
         fixed=tuple(sorted(fixed)),
