@@ -16,7 +16,7 @@ from ...model.operands import Operand
 from ...spec.grammar import Instruction, format_version
 from .. import fixes
 from ..diagnostic import ERROR, Diagnostic, Fix, at
-from ..family import Family, Rule
+from ..family import EXTENSION_PAGE, Family, Rule
 from ..scope import Scope, insts
 
 # Capabilities an operand's value needs, which the grammar cannot say (OpTypeInt's Width is a literal).
@@ -84,6 +84,27 @@ def _has_ext(m: Module, exts: Iterable[str]) -> bool:
     return any(e in m.extensions for e in exts)
 
 
+_NON_SEMANTIC = "SPV_KHR_non_semantic_info"
+
+
+def _non_semantic(m: Module, inst: Inst) -> list[Diagnostic]:
+    """A NonSemantic.* set before SPIR-V 1.6 (which has them) without the extension that allows them."""
+    name = inst.operands[0].token if inst.operands and inst.operands[0].token.kind == "STRING" else None
+    if name is None or not name.text.startswith('"NonSemantic.') or m.version >= (1, 6):
+        return []
+    if _NON_SEMANTIC in m.extensions:
+        return []
+    return [
+        FAMILY.cite(
+            inst.line,
+            name,
+            "capability.non-semantic",
+            f"the NonSemantic set {name.text} is imported in a SPIR-V {m.version[0]}.{m.version[1]} module "
+            f'without OpExtension "{_NON_SEMANTIC}" (SPIR-V 1.6 has it)',
+        )
+    ]
+
+
 def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     # Requirements depend only on the instruction or enumerant and the module's header, so each
@@ -95,6 +116,8 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
             continue
         if inst.opname in _SIZED:
             out.extend(_sized(m, inst))
+        elif inst.opname == "OpExtInstImport":
+            out.extend(_non_semantic(m, inst))
         if id(grammar_inst) not in satisfied:
             found = _opcode(m, inst, grammar_inst)
             if found:
@@ -276,6 +299,14 @@ FAMILY = Family(
         Rule("capability.extension", "an opcode or enumerant whose extension the module does not declare."),
         Rule("capability.version", "an opcode or enumerant the module's SPIR-V version does not have."),
         Rule("capability.reserved", "an opcode or enumerant reserved for future use."),
+        Rule(
+            "capability.non-semantic",
+            "a NonSemantic.* extended instruction set before SPIR-V 1.6 without SPV_KHR_non_semantic_info.",
+            sentence="There must be an external specification defining the semantics for this extended "
+            "instruction set, unless it has a name prefixed with 'NonSemantic.' at the beginning of the name",
+            link=EXTENSION_PAGE.format(_NON_SEMANTIC),
+            where=_NON_SEMANTIC,
+        ),
     ),
     check=check,
     linewise=True,
