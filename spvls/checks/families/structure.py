@@ -24,8 +24,44 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     for fn in m.functions if scope is None else [scope]:
         if scope is None:
             out.extend(_function_end(m, fn))
+            out.extend(_linkage(m, fn))
         out.extend(_function(m, fn, shader))
     return out
+
+
+def _import(m: Module, fn: Function) -> Inst | None:
+    """The decoration giving the function the Import linkage type, if one does."""
+    for d in m.decorations.get(fn.id, ()):
+        ops = d.operands
+        linkage = d.opname == "OpDecorate" and len(ops) > 2 and ops[1].token.text == "LinkageAttributes"
+        if linkage and ops[-1].token.text == "Import":
+            return d
+    return None
+
+
+def _linkage(m: Module, fn: Function) -> list[Diagnostic]:
+    """A definition is not imported; a declaration (no blocks) is. Judged whole: a function's
+    blocks and its decorations change only with a rebuild."""
+    imported = _import(m, fn)
+    if fn.blocks and imported is not None:
+        return [
+            FAMILY.cite(
+                imported.line,
+                imported.operands[-1].token,
+                "structure.import-definition",
+                f"{fn.id} has a body but is decorated with the Import linkage type",
+            )
+        ]
+    if not fn.blocks and imported is None and fn.inst.result is not None:
+        return [
+            FAMILY.cite(
+                fn.line,
+                fn.inst.opcode,
+                "structure.declaration-import",
+                f"{fn.id} has no body and no LinkageAttributes decoration with the Import linkage type",
+            )
+        ]
+    return []
 
 
 def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
@@ -330,6 +366,16 @@ FAMILY = Family(
             "structure.function-end",
             "a function without its OpFunctionEnd.",
             sentence="OpFunctionEnd: Last instruction of a function.",
+        ),
+        Rule(
+            "structure.import-definition",
+            sentence="A function definition (an OpFunction with a body) cannot be decorated with the Import "
+            "Linkage Type.",
+        ),
+        Rule(
+            "structure.declaration-import",
+            sentence="A function declaration (an OpFunction with no basic blocks), must have a Linkage "
+            "Attributes Decoration with the Import Linkage Type.",
         ),
         Rule(
             "structure.merge-position",
