@@ -17,8 +17,10 @@ _VECTOR_SIZES = {2, 3, 4, 8, 16}
 
 def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in with_op(m, (*_DECLS, *_TYPE_OPERANDS), scope):  # declared outside functions: none in a function's scope
-        if inst.opname in _DECLS:
+    for inst in with_op(m, (*_DECLS, *_TYPE_OPERANDS, "OpTypeForwardPointer"), scope):  # outside functions
+        if inst.opname == "OpTypeForwardPointer":
+            out.extend(_forward(m, inst))
+        elif inst.opname in _DECLS:
             out.extend(_DECLS[inst.opname](inst))
         if inst.opname in _TYPE_OPERANDS:
             out.extend(_named_types(m, inst))
@@ -123,6 +125,23 @@ def _named_types(m: Module, inst: Inst) -> list[Diagnostic]:
     return out
 
 
+def _forward(m: Module, inst: Inst) -> list[Diagnostic]:
+    """OpTypeForwardPointer names an OpTypePointer of the same storage class."""
+    if len(inst.operands) < 2 or not inst.operands[0].is_id:
+        return []
+    target, storage = inst.operands[0].token, inst.operands[1].token
+    d = m.definition(target.text)
+    if d is None:
+        return []
+    if d.opname != "OpTypePointer":
+        lead = f"the Pointer Type {target.text} is the result of {d.opname}, not of an OpTypePointer"
+    elif d.operands and d.operands[0].token.text != storage.text:
+        lead = f"{target.text} points into {d.operands[0].token.text}, the forward pointer says {storage.text}"
+    else:
+        return []
+    return [FAMILY.cite(inst.line, target, "types.forward-pointer", lead)]
+
+
 _DECLS = {"OpTypeInt": _int, "OpTypeFloat": _float, "OpTypeVector": _vector}
 
 
@@ -150,6 +169,11 @@ FAMILY = Family(
             "indicates unsigned, or no signedness semantics. 1 indicates signed semantics.",
         ),
         Rule("types.not-a-type", sentence=_MEMBER_SENTENCE),
+        Rule(
+            "types.forward-pointer",
+            sentence="Pointer Type is a forward reference to the result of an OpTypePointer. The storage class "
+            "of that OpTypePointer must be Storage Class.",
+        ),
         Rule(
             "types.vector-size",
             "an OpTypeVector component count no capability enables.",
