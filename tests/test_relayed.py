@@ -124,13 +124,19 @@ def test_a_glslang_module_is_checked_under_the_env_it_names(tmp_path: Path) -> N
     bad = "\n".join(x for x in text.split("\n") if "DescriptorSet" not in x)
     var = next(i for i, x in enumerate(bad.split("\n")) if "%lights = OpVariable" in x)
     said = next(i for i, x in enumerate(bad.split("\n")) if 'OpModuleProcessed "target-env vulkan1.1"' in x)
-    found = [(d.line, d.severity, d.code, d.message) for d in _check(tmp_path, bad)]
+    found = [(d.line, d.severity, d.code, d.message, [r.message for r in d.related if "spirv-val" in r.message])
+             for d in _check(tmp_path, bad)]
     assert found == [
         (said, INFO, "env.stated", 'checked under the vulkan1.1 target env, because the module says '
-         'OpModuleProcessed "target-env vulkan1.1" (choose another with --target-env or the targetEnv setting)'),
-        (var, ERROR, "spirv-val.VUID-StandaloneSpirv-UniformConstant-06677",
-         "StorageBuffer id '%lights' is missing DescriptorSet decoration.\nFrom Vulkan spec:\n"
-         "These variables must have DescriptorSet and Binding decorations specified"),
+         'OpModuleProcessed "target-env vulkan1.1" (choose another with --target-env or the targetEnv setting)', []),
+        # The Vulkan rule, native; spirv-val's words, in the document's names, as its related information.
+        (var, ERROR, "vulkan.descriptor-set",
+         '%lights, a variable in StorageBuffer, has no DescriptorSet decoration. Vulkan '
+         '(VUID-StandaloneSpirv-UniformConstant-06677): "Any variable in the UniformConstant, StorageBuffer, '
+         'or Uniform Storage Class must be decorated with DescriptorSet and Binding"',
+         ["spirv-val.VUID-StandaloneSpirv-UniformConstant-06677: StorageBuffer id '%lights' is missing "
+          "DescriptorSet decoration.\nFrom Vulkan spec:\nThese variables must have DescriptorSet and Binding "
+          "decorations specified"]),
     ]
     # An env given by the user decides: no statement is read, and spv1.3 has no such rule.
     assert _check(tmp_path, bad, "spv1.3") == []
@@ -141,4 +147,4 @@ def test_a_spirv_1_0_glslang_module_states_its_env_in_its_source_text(tmp_path: 
     assert "OpModuleProcessed \"" not in text and "// OpModuleProcessed target-env vulkan1.0" in text
     bad = "\n".join(x for x in text.split("\n") if "Binding" not in x)
     codes = [(d.severity, d.code) for d in _check(tmp_path, bad)]
-    assert codes == [(INFO, "env.stated"), (ERROR, "spirv-val.VUID-StandaloneSpirv-UniformConstant-06677")]
+    assert codes == [(INFO, "env.stated"), (ERROR, "vulkan.descriptor-set")]

@@ -19,6 +19,7 @@ from . import (
     syntax,
     types,
     uniformity,
+    vulkan,
 )
 
 FAMILIES: tuple[Family, ...] = (
@@ -37,4 +38,5 @@ FAMILIES: tuple[Family, ...] = (
     rotate.FAMILY,
     ballot.FAMILY,
     uniformity.FAMILY,
+    vulkan.FAMILY,
 )
