@@ -98,9 +98,19 @@ class _Inst:
     count: int  # word count
 
 
+def _plain(shape: str) -> int | None:
+    """For a shape whose ids are simply its first words (k 'i's, then nothing: k) or all its words
+    ('i's then '*i' or '.': -1), that; None for any other."""
+    head = shape.rstrip(".").removesuffix("*i")
+    if head.strip("i"):
+        return None
+    return len(head) if head == shape else -1
+
+
 def _parse(words: Sequence[int], ops: KeepOps) -> list[_Inst] | None:
     result_at = dict(ops.results)
     shapes = dict(ops.shapes)
+    plain = {op: _plain(shape) for op, shape in shapes.items()}
     out: list[_Inst] = []
     i, n, inside = 5, len(words), False
     while i < n:
@@ -112,8 +122,13 @@ def _parse(words: Sequence[int], ops: KeepOps) -> list[_Inst] | None:
         rtype = words[i + 1] if k == 2 and wc > 2 else 0
         if op == ops.function:
             inside = True
-        ids = _ids(words, i + 1 + (k or 0), i + wc, shapes.get(op, "."))
-        out.append(_Inst(op, result, rtype, inside and op not in (ops.function, ops.function_end), tuple(ids), i, wc))
+        start = i + 1 + (k or 0)
+        first = plain.get(op, -1)
+        if first is None:
+            ids = tuple(_ids(words, start, i + wc, shapes[op]))
+        else:
+            ids = tuple(words[start : i + wc] if first < 0 else words[start : min(start + first, i + wc)])
+        out.append(_Inst(op, result, rtype, inside and op not in (ops.function, ops.function_end), ids, i, wc))
         if op == ops.function_end:
             inside = False
         i += wc
@@ -131,6 +146,16 @@ class _Rounds:
         self.aside: dict[int, str] = {}  # instruction number (0-based) -> "nop", "undef", "struct" or "drop"
         self.unlisted: set[int] = set()  # global variables set aside: left out of entry points' interfaces
         self.touched: set[int] = set()
+        self._users: dict[int, list[int]] | None = None  # id -> the instructions naming it
+
+    def users(self, id_: int) -> list[int]:
+        """The instructions naming the id (as an operand or their result type)."""
+        if self._users is None:
+            self._users = {}
+            for k, y in enumerate(self.insts):
+                for w in {y.rtype, *y.ids} - {0}:
+                    self._users.setdefault(w, []).append(k)
+        return self._users.get(id_, [])
 
     def set_aside(self, k: int) -> bool:
         """Set instruction k aside; False when it cannot be. A result of void type (an extended
@@ -173,7 +198,7 @@ class _Rounds:
             plan[n] = how
             result = self.insts[n].result
             if result and how in ("nop", "drop"):  # its result is gone: so are its users
-                work.extend(u for u, y in enumerate(self.insts) if result in y.ids)
+                work.extend(self.users(result))
         return plan
 
     def _touch(self, x: _Inst, how: str) -> None:
@@ -184,39 +209,39 @@ class _Rounds:
         new = {x.result} if x.result else set()
         if how == "drop":
             new.update(x.ids)
-        new -= self.touched
-        self.touched |= new
-        changed = bool(new)
-        while changed:
-            changed = False
-            for y in self.insts:
-                if y.result and y.result not in self.touched and self._names_touched(y):
-                    self.touched.add(y.result)
-                    changed = True
-
-    def _names_touched(self, y: _Inst) -> bool:
-        touched = self.touched
-        return y.rtype in touched or any(w in touched for w in y.ids)
+        work = list(new - self.touched)
+        self.touched.update(work)
+        while work:
+            for k in self.users(work.pop()):
+                result = self.insts[k].result
+                if result and result not in self.touched:
+                    self.touched.add(result)
+                    work.append(result)
 
     def module(self) -> tuple[array, list[int]]:
-        """The words with what is set aside, and the original number (0-based) of each instruction."""
-        out = array("I", self.words[:5])
-        numbers: list[int] = []
-        for k, x in enumerate(self.insts):
+        """The words with what is set aside, and the original number (0-based) of each instruction.
+        The words between changed instructions are copied a run at a time."""
+        changed = set(self.aside)
+        if self.unlisted:
+            changed.update(k for k, x in enumerate(self.insts) if x.op == self.ops.entry_point)
+        out = array("I")
+        at = 0  # the first word not yet copied
+        for k in sorted(changed):
+            x = self.insts[k]
+            out.extend(self.words[at : x.at])
+            at = x.at + x.count
             how = self.aside.get(k)
-            if how == "drop":
-                continue
             if how == "nop":
                 out.append(1 << 16 | self.ops.nop)
             elif how == "undef":
                 out.extend((3 << 16 | self.ops.undef, x.rtype, x.result))
             elif how == "struct":
                 out.extend((2 << 16 | self.ops.type_struct, x.result))
-            elif x.op == self.ops.entry_point and self.unlisted:
+            elif how is None:  # an entry point
                 out.extend(self._listing(x))
-            else:
-                out.extend(self.words[x.at : x.at + x.count])
-            numbers.append(k)
+        out.extend(self.words[at:])
+        dropped = {k for k, how in self.aside.items() if how == "drop"}
+        numbers = [k for k in range(len(self.insts)) if k not in dropped] if dropped else list(range(len(self.insts)))
         return out, numbers
 
     def _listing(self, x: _Inst) -> list[int]:
