@@ -369,11 +369,13 @@ FAMILY = Family(
         ),
         Rule(
             "structure.import-definition",
+            "a function with a body decorated with the Import linkage type.",
             sentence="A function definition (an OpFunction with a body) cannot be decorated with the Import "
             "Linkage Type.",
         ),
         Rule(
             "structure.declaration-import",
+            "a function without a body and without the Import linkage type.",
             sentence="A function declaration (an OpFunction with no basic blocks), must have a Linkage "
             "Attributes Decoration with the Import Linkage Type.",
         ),

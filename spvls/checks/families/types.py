@@ -168,9 +168,15 @@ FAMILY = Family(
             sentence="Signedness specifies whether there are signed semantics to preserve or validate. 0 "
             "indicates unsigned, or no signedness semantics. 1 indicates signed semantics.",
         ),
-        Rule("types.not-a-type", sentence=_MEMBER_SENTENCE),
+        Rule(
+            "types.not-a-type",
+            "a type declaration's operand that names a type (pointee, element, component, column, member, "
+            "return or parameter type) naming something else.",
+            sentence=_MEMBER_SENTENCE,
+        ),
         Rule(
             "types.forward-pointer",
+            "an OpTypeForwardPointer not naming an OpTypePointer of its storage class.",
             sentence="Pointer Type is a forward reference to the result of an OpTypePointer. The storage class "
             "of that OpTypePointer must be Storage Class.",
         ),

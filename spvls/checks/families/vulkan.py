@@ -109,6 +109,7 @@ FAMILY = Family(
     rules=(
         Rule(
             "vulkan.descriptor-set",
+            "a Uniform, StorageBuffer or used UniformConstant variable without DescriptorSet and Binding.",
             sentence="Any variable in the UniformConstant, StorageBuffer, or Uniform Storage Class must be "
             "decorated with DescriptorSet and Binding",
             link=VUIDS.format("VUID-StandaloneSpirv-UniformConstant-06677"),
@@ -116,6 +117,7 @@ FAMILY = Family(
         ),
         Rule(
             "vulkan.location",
+            "a user-defined Input or Output interface variable without a Location.",
             sentence="The Location decorations must be used on user-defined variables",
             link=VUIDS.format("VUID-StandaloneSpirv-Location-04916"),
             where="Vulkan (VUID-StandaloneSpirv-Location-04916)",
