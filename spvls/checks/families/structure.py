@@ -39,6 +39,17 @@ def _import(m: Module, fn: Function) -> Inst | None:
     return None
 
 
+def _declaration(m: Module, fn: Function) -> bool:
+    """Whether the function is a declaration: nothing but its parameters (and comments) between its
+    OpFunction and OpFunctionEnd. Read from the lines, so that a body an edit broke is still a body."""
+    for line in m.doc.lines[fn.line + 1 : fn.end_line]:
+        if line.opcode is not None and line.opcode.text != "OpFunctionParameter":
+            return False
+        if line.opcode is None and line.text.strip() and not line.text.strip().startswith(";"):
+            return False
+    return True
+
+
 def _linkage(m: Module, fn: Function) -> list[Diagnostic]:
     """A definition is not imported; a declaration (no blocks) is. Judged whole: a function's
     blocks and its decorations change only with a rebuild."""
@@ -52,7 +63,7 @@ def _linkage(m: Module, fn: Function) -> list[Diagnostic]:
                 f"{fn.id} has a body but is decorated with the Import linkage type",
             )
         ]
-    if not fn.blocks and imported is None and fn.inst.result is not None:
+    if not fn.blocks and imported is None and fn.inst.result is not None and _declaration(m, fn):
         return [
             FAMILY.cite(
                 fn.line,
