@@ -163,7 +163,7 @@ def tools_line(text: str, env: str) -> int | None:
 
 def corpus(limit: int | None) -> list[tuple[Path, str]]:
     root = SHARED / "corpus"
-    rows = list(csv.DictReader(open(root / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t"))
+    rows = list(csv.DictReader((root / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines(), delimiter="\t"))
     valid = [(root / r["path"], r["env"]) for r in rows if r["assembles"] == "yes" and r["validates"] == "yes"]
     return valid[:limit] if limit else valid
 
@@ -198,7 +198,7 @@ def mutations(seed: int, limit: int | None) -> None:
         both = with_mistakes(text, [m for m, _ in checked])
         errors = {d.line for d in check_text(both, str(path), env) if d.severity == "error"}
         flagged = [bool(errors & lines) for _, lines in checked]
-        for (m, _), f in zip(checked, flagged):
+        for (m, _), f in zip(checked, flagged, strict=True):
             by_kind.setdefault(m.kind, [0, 0])
             by_kind[m.kind][0] += f
             by_kind[m.kind][1] += 1
