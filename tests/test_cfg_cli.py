@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 from helpers import required_program
-from test_cli import run
+from shaders import build
+from test_cli import VALID, run
 
 ROOT = Path(__file__).resolve().parents[1]
 NESTED = ROOT / "tests" / "data" / "cfg" / "nested.spvasm"
@@ -90,3 +91,28 @@ def test_svg_without_graphviz_says_how_to_get_it(tmp_path, monkeypatch):
 def test_unreadable_file():
     r = spvls(ROOT / "no-such.spvasm")
     assert r.returncode == 1 and "io.unreadable" in r.stderr
+
+
+@pytest.mark.parametrize("variant", ["g", "gV"])
+def test_a_function_by_its_opname_as_written_or_its_source_name_and_from_a_binary(tmp_path, variant):
+    """glslang names a function `square(f1;`: that OpName and the source's `square` find it, in the
+    assembly and in the binary module it came from."""
+    asm = build(tmp_path, "sum.comp", variant)
+    spv = asm.with_suffix(".spv")
+    by_id = spvls("--function", "%square_f1_", asm)
+    assert by_id.returncode == 0 and 'label="square(f1; (%square_f1_)"' in by_id.stdout
+    for name in ("square(f1;", "square"):
+        for path in (asm, spv):
+            r = spvls("--function", name, path)
+            assert (r.returncode, r.stdout, r.stderr) == (0, by_id.stdout, ""), (name, path)
+    r = spvls("--function", "sq", spv)
+    assert (r.returncode, r.stderr) == (2, f"spvls cfg: {spv}: no function 'sq' (functions: %main, %weight_u1_, %square_f1_)\n")
+
+
+def test_a_source_name_shared_by_overloads_names_them_all(tmp_path):
+    f = tmp_path / "over.spvasm"
+    f.write_text(VALID.replace("%void = OpTypeVoid", 'OpName %helper "op(i1;"\nOpName %main "op(f1;"\n%void = OpTypeVoid')
+                 + "%helper = OpFunction %void None %fn\n%l2 = OpLabel\nOpReturn\nOpFunctionEnd\n")
+    r = spvls("--function", "op", f)
+    assert r.returncode == 2 and r.stderr.endswith(
+        "'op' names 2 functions: %main (op(f1;), %helper (op(i1;); give one of their ids\n")

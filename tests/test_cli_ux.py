@@ -112,6 +112,32 @@ def test_fix_applies_the_safe_fixes_and_says_which(tmp_path):
     assert run("check", "--fix", f).stdout.count("fixed:") == 0  # nothing safe left
 
 
+def test_fix_says_when_nothing_was_safe_to_apply(tmp_path):
+    f = tmp_path / "guess.spvasm"
+    f.write_text(VALID.replace("None %fn", "Nonee %fn"))  # a did-you-mean: a guess, never applied
+    r = run("check", "--fix", f)
+    assert r.returncode == 1 and f.read_text() == VALID.replace("None %fn", "Nonee %fn")
+    assert r.stderr.splitlines() == [
+        "spvls: --fix: nothing was safe to apply: the fixes of 1 diagnostic are choices (more than one way to "
+        "meet the rule); an editor's quick fixes offer them",
+        "checked 1 file: 1 error, 0 warnings"]
+    f.write_text(VALID.replace("OpReturn", "OpBranch %nowhere"))
+    assert run("check", "--fix", f).stderr.splitlines()[0] == "spvls: --fix: nothing was fixed: no diagnostic has a fix"
+
+
+def test_a_pipe_gets_the_summary_on_stderr(tmp_path):
+    """As ruff: the counts always, on stderr, so stdout holds only the diagnostics (or the format's output)."""
+    bad, good = tmp_path / "bad.spvasm", tmp_path / "good.spvasm"
+    bad.write_text(VALID.replace("OpReturn", "OpRetrun"))
+    good.write_text(VALID)
+    r = run("check", bad, good)
+    assert (r.returncode, r.stderr) == (1, "checked 2 files: 1 error, 0 warnings\n")
+    assert r.stdout.splitlines()[0] == (f"{bad}:9:1: error: unknown instruction 'OpRetrun'; did you mean "
+                                        "'OpReturn'? [operand.unknown-opcode]")
+    r = run("check", "--format", "json", good)
+    assert (r.returncode, json.loads(r.stdout), r.stderr) == (0, [], "checked 1 file: 0 errors, 0 warnings\n")
+
+
 def test_header_version_message_and_fix(tmp_path):
     f = tmp_path / "v.spvasm"
     f.write_text("; SPIR-V\n; Version: 1.0\n" + VALID.replace("OpReturn", "%c = OpCopyLogical %void %l\nOpReturn"))

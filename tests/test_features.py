@@ -137,15 +137,15 @@ def _calls(c: Case):
 
 
 def _code_actions(c: Case):
-    """The quick fixes of the diagnostics on the cursor's line, as the server offers them."""
+    """The quick fixes of the diagnostics on the cursor's line, as the server offers them: each fix
+    once, with the codes of the diagnostics it fixes."""
     return [
         {
-            "diagnostic": d.code,
+            "diagnostic": ", ".join(d.code for d in diags),
             "title": fix.title,
             "edits": [{**_span((e.line, e.start, e.end)), "new_text": e.text} for e in fix.edits],
         }
-        for d, fixes in answers.code_actions(c.a, c.line, c.line)
-        for fix in fixes
+        for fix, diags, _ in answers.code_actions(c.a, c.line, c.line)
     ]
 
 

@@ -178,9 +178,21 @@ def test_spirv_val_diagnostics_carry_the_source_location_too(tmp_path, variant):
         f"{path}:{n + 1}:10: error: Expected input to be int scalar or vector: ConvertUToF [spirv-val]",
         f"  --> ./common.glsl:{where}",
     ]
-    assert (out.returncode, out.stderr) == (1, "1 error(s)\n")
+    assert (out.returncode, out.stderr) == (1, "checked 1 file: 1 error, 0 warnings\n")
     (rec,) = [r for r in json.loads(run("check", "--format", "json", path).stdout) if r["code"] != "env.stated"]
     assert (rec["code"], rec["source"]) == ("spirv-val", {"file": "./common.glsl", "line": where, "column": 0})
+
+
+@pytest.mark.parametrize("variant", ["g", "gV"])
+def test_sarif_carries_the_source_location_as_a_related_location(tmp_path, variant):
+    path, n = mistyped(build(tmp_path, "sum.comp", variant))
+    where = line_of("common.glsl", "return float(i % 7u)")
+    log = json.loads(run("check", "--format", "sarif", path).stdout)
+    (result,) = [r for r in log["runs"][0]["results"] if r["ruleId"] != "env.stated"]
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == n + 1
+    assert result["relatedLocations"] == [{
+        "id": 0, "message": {"text": f"compiled from ./common.glsl:{where}"},
+        "physicalLocation": {"artifactLocation": {"uri": "./common.glsl"}, "region": {"startLine": where}}}]
 
 
 @pytest.mark.parametrize("variant", ["g", "gVS"])

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from ..model.module import Inst, Module
 from ..model.operands import Operand, name_suggestions, named_value, opcode_suggestions
 from ..model.typeinfo import int_info
+from ..spec.execution_models import capability_fits
 from .diagnostic import Diagnostic, Edit, Fix
 
 
@@ -33,6 +34,21 @@ def offered(m: Module, d: Diagnostic) -> tuple[Fix, ...]:
     return change_to(
         d.line, d.start, d.end, name_suggestions(m.grammar, p.pool, inst.src.text[p.start : p.end]), quoted=True
     )
+
+
+def grouped(m: Module, diags: Sequence[Diagnostic]) -> list[tuple[Fix, list[Diagnostic], bool]]:
+    """The diagnostics' fixes, each offered once with every diagnostic it fixes (two rules on one
+    line wanting one OpCapability make one action), and whether it is its first diagnostic's first."""
+    out: dict[tuple, tuple[Fix, list[Diagnostic], bool]] = {}
+    for d in diags:
+        found = offered(m, d)
+        for fix in found:
+            key = (fix.title, fix.edits)
+            if key in out:
+                out[key][1].append(d)
+            else:
+                out[key] = (fix, [d], fix is found[0])
+    return list(out.values())
 
 
 def _indent(inst: Inst) -> str:
@@ -65,8 +81,11 @@ def add_extension(m: Module, ext: str, safe: bool = False) -> Fix:
 
 
 def add_capabilities(m: Module, caps: Sequence[str]) -> tuple[Fix, ...]:
-    """One fix per capability that would do (the first three); safe when there is only one."""
-    return tuple(add_capability(m, c, safe=len(caps) == 1) for c in caps[:3])
+    """One fix per capability that would do and that the module's execution models and target env
+    allow (the first three, each once); safe when there is only one."""
+    models = [ep.model for ep in m.entry_points.values()]
+    fit = [c for c in dict.fromkeys(caps) if capability_fits(m.grammar, c, models, m.env)]
+    return tuple(add_capability(m, c, safe=len(fit) == 1) for c in fit[:3])
 
 
 def add_extensions(m: Module, exts: Sequence[str], safe: bool = True) -> tuple[Fix, ...]:

@@ -6,12 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import fileio
+from ..binary import convert, files
 from ..checks import analyze
+from ..checks.diagnostic import Diagnostic
 from ..features import cfg_dot
 from ..spec import env as envs
 from ..syntax.document import Document
-from .inputs import read_source
+from .inputs import FAILURES, read_source, report_failure
 from .output import format_text
 
 
@@ -29,12 +30,19 @@ def register(p: argparse.ArgumentParser) -> None:
         "--timeout", type=float, default=60, metavar="SECONDS", help="stop Graphviz after this long (svg; default 60)"
     )
     p.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="SPIR-V assembly or a binary module")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    text, problems = read_source(Path(args.file))
+    problems: list[Diagnostic] = []
+    if files.starts_binary(args.file):  # a binary module: the graph of its disassembly, as `spvls dis` prints it
+        try:
+            text = convert.disassemble(files.read_bytes(args.file)).text
+        except FAILURES as e:
+            return report_failure(e, args.file, args.file)
+    else:
+        text, problems = read_source(Path(args.file))
     if not text:
         for d in problems:
             print(format_text(args.file, d), file=sys.stderr)
@@ -55,12 +63,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"spvls cfg: {cfg_dot.SVG_HELP}", file=sys.stderr)
             return 2
         out = svg
-    if args.output:
-        try:
-            fileio.write_atomic(args.output, out.encode("utf-8"))
-        except OSError as e:
-            print(f"spvls cfg: {args.output}: {e.strerror or e}", file=sys.stderr)
-            return 1
-    else:
-        sys.stdout.write(out)
+    try:
+        files.write_output(args.output or files.STDIO, out.encode("utf-8"))
+    except OSError as e:
+        return report_failure(e, args.output, args.file)
     return 0

@@ -254,12 +254,14 @@ def run(args: argparse.Namespace) -> int:
     counts = {ERROR: 0, WARNING: 0}
     records: list = []
     fixed_total = 0
+    unsafe = 0  # diagnostics whose fixes all need a person's choice
     work = _Work(choose, args.target_env, tools_args)
     progress = jobs.Progress(len(files))
     results = jobs.run_all(work, files, jobs.workers(args.jobs, len(files)))
     # The bar first: zip asks it for one more result, which draws the end and clears it.
     for (text, problems, diags, word_offset, binary), name in zip(progress.over(results), files, strict=True):
         path = Path(name)
+        unsafe += sum(1 for d in diags if d.fixes and not any(f.safe for f in d.fixes))
         if args.fix and text and diags and not binary:
 
             def recheck(t: str, name: str = name) -> list[Diagnostic]:
@@ -300,16 +302,26 @@ def run(args: argparse.Namespace) -> int:
                     print(note)
                 if pretty:
                     print()
+    if args.fix and not fixed_total:
+        print(f"spvls: --fix: {nothing_fixed(unsafe)}", file=sys.stderr)
     errors = counts[ERROR]
     if args.format == "json":
         print(output.dump_json(records))
     elif args.format == "sarif":
         print(output.dump_json(output.sarif_log(records)))
-    if pretty:
-        print(summary(len(files), counts, fixed_total))
-    elif errors and args.format == "text":
-        print(f"{errors} error(s)", file=sys.stderr)
+    # At a terminal the summary closes the report; in a pipe it goes to stderr, so stdout stays the
+    # diagnostics alone (one a line, or the chosen format) and a log still shows the counts.
+    print(summary(len(files), counts, fixed_total), file=sys.stdout if pretty else sys.stderr)
     return 1 if errors else 0
+
+
+def nothing_fixed(unsafe: int) -> str:
+    if not unsafe:
+        return "nothing was fixed: no diagnostic has a fix"
+    return (
+        f"nothing was safe to apply: the fixes of {unsafe} diagnostic{'' if unsafe == 1 else 's'} are choices "
+        "(more than one way to meet the rule); an editor's quick fixes offer them"
+    )
 
 
 def summary(files: int, counts: dict[str, int], fixed: int) -> str:

@@ -8,6 +8,7 @@ import json
 from .. import __version__
 from ..checks import codes as code_registry
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
+from ..model.sourcemap import SourceLoc
 
 _SEVERITY_WORD = {"information": "info"}
 _SNIPPET_WIDTH = 120  # columns of a long line shown around the range
@@ -138,15 +139,19 @@ def sarif_log(results: list[tuple[str, Diagnostic]]) -> dict:
             "message": {"text": d.message},
             "locations": [loc],
         }
-        if d.related:
-            res["relatedLocations"] = [
-                {
-                    "id": i,
-                    "message": {"text": r.message},
-                    "physicalLocation": {"artifactLocation": {"uri": uri}, "region": region(r.line, r.start, r.end)},
-                }
-                for i, r in enumerate(d.related)
-            ]
+        related = [
+            {
+                "message": {"text": r.message},
+                "physicalLocation": {"artifactLocation": {"uri": uri}, "region": region(r.line, r.start, r.end)},
+            }
+            for r in d.related
+        ]
+        if d.source is not None:  # the shader source line the instruction was compiled from (OpLine, DebugLine)
+            related.append(
+                {"message": {"text": f"compiled from {d.source}"}, "physicalLocation": _source_location(d.source)}
+            )
+        if related:
+            res["relatedLocations"] = [{"id": i, **r} for i, r in enumerate(related)]
         out.append(res)
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -180,6 +185,15 @@ def _sarif_rule(code: str) -> dict:
     if rule.sentence:
         out["fullDescription"] = {"text": f"{rule.where}: {rule.sentence}"}
     return out
+
+
+def _source_location(source: SourceLoc) -> dict:
+    """A SARIF physical location for a shader source position: its file as the module names it,
+    with the line and column when they are known."""
+    loc: dict = {"artifactLocation": {"uri": source.file.replace("\\", "/")}}
+    if source.line > 0:
+        loc["region"] = {"startLine": source.line, **({"startColumn": source.column} if source.column > 0 else {})}
+    return loc
 
 
 def dump_json(data: object) -> str:

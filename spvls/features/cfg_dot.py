@@ -17,7 +17,7 @@ from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..model import uniformity as uni
 from ..model.cfg import Cfg, cfg_of, merge_targets
 from ..model.module import Function, Module
-from ..model.sourcemap import debug_op
+from ..model.sourcemap import debug_op, function_names
 
 BODY_LINES = 6  # instructions shown per block besides its merge and terminator
 LINE_CHARS = 44
@@ -88,18 +88,28 @@ def default_function(m: Module) -> Function | None:
 
 
 def find_function(m: Module, name: str) -> Function | None:
-    """By id (`%main` or `main`), else by OpName, else by entry-point name."""
+    """By id (`%main` or `main`), else by OpName as written (`op(f1;f1;u1;`), else by entry-point
+    name, else by source-level name: the debug info's function name, or the OpName before glslang's
+    mangled parameter list (`op`). Raises LookupError when a source-level name names several."""
     key = name if name.startswith("%") else "%" + name
     if key in m.function_of:
         return m.function_of[key]
     bare = name.lstrip("%")
     for fn in m.functions:
-        if m.names.get(fn.id) == bare:
+        if _name(m, fn.id) == bare:
             return fn
     for ep in m.entry_points.values():
         if ep.name == bare and ep.id in m.function_of:
             return m.function_of[ep.id]
-    return None
+    debug = function_names(m)
+    found = [fn for fn in m.functions if debug.get(fn.id, _name(m, fn.id).split("(")[0]) == bare]
+    if len(found) > 1:
+        raise LookupError(
+            f"{bare!r} names {len(found)} functions: "
+            + ", ".join(f"{fn.id} ({_name(m, fn.id)})" for fn in found)
+            + "; give one of their ids"
+        )
+    return found[0] if found else None
 
 
 def _name(m: Module, id_: str) -> str:

@@ -85,6 +85,23 @@ _TYPE_OF = {"Function Type": "OpTypeFunction", "Structure Type": "OpTypeStruct",
 # Values of these types are listed first where an operand so named is typed.
 _POINTERS = ("OpTypePointer", "OpTypeUntypedPointerKHR")
 _PREFER = {"Predicate": ("OpTypeBool",), "Condition": ("OpTypeBool",), "Pointer": _POINTERS, "Base": _POINTERS}
+# Value operands whose type the spec makes the instruction's Result Type: arithmetic and bitwise
+# operands ("The types of Operand 1 and Operand 2 both must be the same as Result Type"; "Base must
+# have the same type as Result Type"), OpLogical*'s operands, OpSelect's objects and OpCopyObject's
+# operand. tests/unit/test_completion_tables.py keeps the names the grammar's.
+_AS_RESULT_CLASSES = ("Arithmetic", "Bit")
+_AS_RESULT_NAMES = ("Operand", "Operand 1", "Operand 2", "Operand 3", "Base", "Insert")
+_AS_RESULT_OPS = {
+    "OpSelect": ("Object 1", "Object 2"),
+    "OpCopyObject": ("Operand",),
+    "OpLogicalEqual": ("Operand 1", "Operand 2"),
+    "OpLogicalNotEqual": ("Operand 1", "Operand 2"),
+    "OpLogicalOr": ("Operand 1", "Operand 2"),
+    "OpLogicalAnd": ("Operand 1", "Operand 2"),
+    "OpLogicalNot": ("Operand",),
+}
+# A second operand of these names has the first one's type (comparisons: "They must have the same type").
+_PAIRED = {"Operand 2": "Operand 1", "Object 2": "Object 1", "Vector 2": "Vector 1"}
 
 
 def complete(m: Module, line: int, col: int) -> list[Item]:
@@ -374,6 +391,9 @@ def _ids(m: Module, c: Cursor, expected: GrammarOperand) -> list[Item]:
     )
     scalar_int = expected.kind in ("IdScope", "IdMemorySemantics")  # a Scope or Semantics is an integer
     prefer = _PREFER.get(expected.name or "", ()) if want == "value" else ()
+    typed = _value_type(m, c, expected) if want == "value" else None
+    if typed is not None:
+        prefer = ()  # the exact type says more than a kind of type
     own = m.inst_at.get(c.line)
     prefix = c.prefix.lower()
     out = []
@@ -389,7 +409,11 @@ def _ids(m: Module, c: Cursor, expected: GrammarOperand) -> list[Item]:
             continue
         is_type = d.is_type
         t = describe(m, d) if is_type else describe(m, m.definition(d.result_type))
-        top = (coopmat_type and d.opname == "OpTypeCooperativeMatrixKHR") or (bool(prefer) and _type_op(m, d) in prefer)
+        top = (
+            (coopmat_type and d.opname == "OpTypeCooperativeMatrixKHR")
+            or (bool(prefer) and _type_op(m, d) in prefer)
+            or (typed is not None and d.result_type == typed)
+        )
         out.append(
             Item(
                 id_,
@@ -403,6 +427,38 @@ def _ids(m: Module, c: Cursor, expected: GrammarOperand) -> list[Item]:
         if len(out) >= MAX_IDS:
             break
     return out
+
+
+def _written(m: Module, c: Cursor) -> dict[str, str]:
+    """The ids written before the cursor by the grammar's operand names ("" for the Result Type)."""
+    if c.inst is None:
+        return {}
+    names = [o.name or "" for o in c.inst.operands if o.kind != "IdResult" and not o.quantifier]
+    return {n: t.text for n, t in zip(names, c.before) if t.kind == "ID"}
+
+
+def _value_type(m: Module, c: Cursor, expected: GrammarOperand) -> str | None:
+    """The type id a value operand must have, where the instruction fixes it: the Result Type for
+    arithmetic, bitwise and logical operands, the first operand's type for the second of a
+    comparison, the pointee for OpStore's Object, the function's return type for OpReturnValue."""
+    inst, name = c.inst, expected.name or ""
+    if inst is None:
+        return None
+    written = _written(m, c)
+    if name in _PAIRED and _PAIRED[name] in written:
+        first = m.definition(written[_PAIRED[name]])
+        if first is not None and first.result_type is not None:
+            return first.result_type
+    if (inst.cls in _AS_RESULT_CLASSES and name in _AS_RESULT_NAMES) or name in _AS_RESULT_OPS.get(inst.name, ()):
+        return written.get("")
+    if inst.name == "OpStore" and name == "Object" and "Pointer" in written:
+        pointer = m.type_of(written["Pointer"])
+        pointee = pointer.operand("Type") if pointer is not None and pointer.opname == "OpTypePointer" else None
+        return pointee.token.text if pointee is not None else None
+    if inst.name == "OpReturnValue":
+        fn = m.function_at(c.line)
+        return fn.inst.result_type if fn is not None else None
+    return None
 
 
 def _type_op(m: Module, d: Inst) -> str | None:

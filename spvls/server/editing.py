@@ -145,20 +145,23 @@ def code_action(ls: SpvServer, params: T.CodeActionParams) -> list[T.CodeAction]
         return None
     at = Positions(a.module.doc, ls.session.client.encoding)
     out = []
-    for d, fixes in answers.code_actions(a, params.range.start.line, params.range.end.line):
-        found = wire.diagnostic(at.doc, at.encoding, uri, d, a.module, ls.session.ws.folders)
-        lsp = ls.protocol._converter.structure(found, T.Diagnostic)
-        for fix in fixes:
-            edits = [T.TextEdit(at.range(e.line, e.start, e.end), e.text) for e in fix.edits]
-            out.append(
-                T.CodeAction(
-                    fix.title,
-                    kind=T.CodeActionKind.QuickFix,
-                    diagnostics=[lsp],
-                    is_preferred=fix is fixes[0],
-                    edit=T.WorkspaceEdit(changes={uri: edits}),
-                )
+    for fix, diags, preferred in answers.code_actions(a, params.range.start.line, params.range.end.line):
+        edits = [T.TextEdit(at.range(e.line, e.start, e.end), e.text) for e in fix.edits]
+        lsp = [
+            ls.protocol._converter.structure(
+                wire.diagnostic(at.doc, at.encoding, uri, d, a.module, ls.session.ws.folders), T.Diagnostic
             )
+            for d in diags
+        ]
+        out.append(
+            T.CodeAction(
+                fix.title,
+                kind=T.CodeActionKind.QuickFix,
+                diagnostics=lsp,
+                is_preferred=preferred,
+                edit=T.WorkspaceEdit(changes={uri: edits}),
+            )
+        )
     return out
 
 

@@ -44,14 +44,9 @@ def definition(a: Analysis, line: int, col: int, folders: Sequence[Path] = ()) -
     return Definition(path=path, line=sl, col=sc)
 
 
-def code_actions(a: Analysis, first: int, last: int) -> list[tuple[Diagnostic, tuple[Fix, ...]]]:
-    """Each diagnostic starting on a physical line first..last with the fixes offered for it (the
-    first is the preferred one)."""
+def code_actions(a: Analysis, first: int, last: int) -> list[tuple[Fix, list[Diagnostic], bool]]:
+    """The fixes of the diagnostics starting on a physical line first..last, each once with every
+    diagnostic it fixes, and whether it is preferred (its first diagnostic's first fix)."""
     doc = a.module.doc
-    out = []
-    for d in a.diagnostics:
-        if first <= doc.position(d.line, d.start)[0] <= last:
-            fixes = check_fixes.offered(a.module, d)
-            if fixes:
-                out.append((d, fixes))
-    return out
+    here = [d for d in a.diagnostics if first <= doc.position(d.line, d.start)[0] <= last]
+    return check_fixes.grouped(a.module, here)

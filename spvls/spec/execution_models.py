@@ -11,6 +11,7 @@ its capabilities cannot."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 from .grammar import Grammar
@@ -120,3 +121,28 @@ def fits(g: Grammar, kind: str, name: str, model: str) -> bool:
 def model_capabilities(g: Grammar) -> frozenset[str]:
     """The capabilities some execution model needs (Shader, Geometry, Tessellation, Kernel, …)."""
     return frozenset(c for e in g.kinds["ExecutionModel"].canonical() for c in e.capabilities)
+
+
+# SPIR-V's two client kinds (2.16.1): a Shader module (Vulkan, OpenGL) never declares Kernel nor a
+# capability that implies it, a Kernel module (OpenCL) never Shader nor what implies it.
+_SIDES = ("Shader", "Kernel")
+
+
+def _side_of_env(env: str | None) -> str | None:
+    if env and env.startswith(("vulkan", "opengl")):
+        return "Shader"
+    if env and env.startswith("opencl"):
+        return "Kernel"
+    return None
+
+
+def capability_fits(g: Grammar, cap: str, models: Iterable[str], env: str | None) -> bool:
+    """Whether declaring `cap` suits a module with entry points of these execution models, in this
+    target env (None: any): not Kernel in a Vulkan compute shader, not Shader in an OpenCL kernel."""
+    needed = {_side_of_env(env)} - {None}
+    for model in models:
+        e = g.enumerant("ExecutionModel", model)
+        if e is not None:
+            needed |= g.implied_capabilities(e.capabilities) & set(_SIDES)
+    sides = g.implied_capabilities([cap]) & set(_SIDES)
+    return not any(other in sides for side in needed for other in _SIDES if other != side)

@@ -82,3 +82,14 @@ def test_builtins_follow_the_entry_point_that_lists_the_variable():
     comp = [i.label for i in ranked("GLCompute", "", "OpDecorate %v BuiltIn ")]
     assert comp.index("GlobalInvocationId") < comp.index("FragCoord")
     assert comp.index("LocalInvocationId") < comp.index("Position")
+
+
+def test_capabilities_fit_the_models_and_env():
+    g = load()
+    fits = execution_models.capability_fits
+    assert not fits(g, "Kernel", ["GLCompute"], None)  # a compute shader
+    assert not fits(g, "Vector16", ["Fragment"], None)  # implies Kernel
+    assert not fits(g, "Kernel", [], "vulkan1.2") and not fits(g, "Float16Buffer", [], "opengl4.5")
+    assert not fits(g, "Shader", ["Kernel"], None) and not fits(g, "Geometry", [], "opencl2.0")
+    assert fits(g, "ImageQuery", ["GLCompute"], "vulkan1.3") and fits(g, "Addresses", ["Kernel"], "opencl1.2")
+    assert fits(g, "Kernel", [], None) and fits(g, "Shader", [], "spv1.6")
