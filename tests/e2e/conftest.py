@@ -1,5 +1,6 @@
 import sys
 
+import pytest
 import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -32,3 +33,12 @@ async def client(lsp_client: LanguageClient):
         initialization_options={"targetEnv": None, "inlayHints": True, "validate": "off"}))
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each phase's report kept on the test (item.report_setup, report_call, report_teardown), for
+    fixtures that keep evidence of a failure (test_vscode_web.py's screenshots)."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)

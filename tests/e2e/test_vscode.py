@@ -5,8 +5,10 @@ import filecmp
 import fnmatch
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -42,15 +44,33 @@ def test_target_envs_language_id_and_file_types_are_spvls_own():
     assert "example.invalid" not in json.dumps(PACKAGE) and "repository" not in PACKAGE
 
 
+def _npm(npm: str, *step: str) -> None:
+    r = subprocess.run([npm, *step], cwd=VSCODE, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f"npm {' '.join(step)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+
+
 @pytest.fixture(scope="module")
 def built():
     npm = required_program("npm", "to build the VS Code extension")
     with vscode_build_lock(VSCODE):
         for step in (["ci", "--no-audit", "--no-fund"], ["run", "compile"], ["run", "test:grammar"],
                      ["run", "test:snap"], ["run", "package"]):
-            r = subprocess.run([npm, *step], cwd=VSCODE, capture_output=True, text=True, timeout=600)
-            assert r.returncode == 0, f"npm {' '.join(step)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+            _npm(npm, *step)
         yield VSCODE / "spvls.vsix"
+
+
+def build_vsix() -> Path:
+    """The .vsix packaged now from the sources (npm ci first when node_modules is not the lock's),
+    copied out of the tree so another test's `npm ci` cannot change it under its user."""
+    npm = required_program("npm", "to build the VS Code extension")
+    with vscode_build_lock(VSCODE):
+        installed = VSCODE / "node_modules" / ".package-lock.json"
+        if not installed.is_file() or installed.stat().st_mtime < (VSCODE / "package-lock.json").stat().st_mtime:
+            _npm(npm, "ci", "--no-audit", "--no-fund")
+        _npm(npm, "run", "package")
+        out = Path(tempfile.mkdtemp(prefix="spvls-vsix-")) / "spvls.vsix"
+        shutil.copy(VSCODE / "spvls.vsix", out)
+    return out
 
 
 def test_bundled_vsix(built):
@@ -70,8 +90,9 @@ def _find(settings: dict, env_extra: dict) -> dict:
     script = (f"const s = require({json.dumps(str(VSCODE / 'out' / 'server.js'))});"
               f"console.log(JSON.stringify(s.findServer({json.dumps(settings)})));")
     node = required_program("node", "to run the extension's server finder")
+    # Run outside the repository: from its root, `python -m spvls` would find the clone's spvls/.
     r = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=120,
-                       env={**os.environ, **env_extra})
+                       env={**os.environ, **env_extra}, cwd=tempfile.gettempdir())
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 

@@ -52,4 +52,8 @@
     }
   });
   window.spvlsCfg = { render };
+  // An answer posted while this page was still loading (Viz.js is large) was lost: ask again.
+  if (vscode) {
+    vscode.postMessage({ type: "ready" });
+  }
 })();

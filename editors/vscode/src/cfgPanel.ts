@@ -17,6 +17,7 @@ interface CfgAnswer {
 export class CfgPanel {
   private static open: CfgPanel | undefined;
   private answer: CfgAnswer | undefined;
+  private shown: unknown; // the last answer posted to the page, posted again when the page says it is ready
   private uri: vscode.Uri | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -44,7 +45,7 @@ export class CfgPanel {
 <script src="${asset("node_modules", "@viz-js", "viz", "dist", "viz-global.js")}"></script>
 <script src="${asset("media", "cfg-view.js")}"></script></body></html>`;
     this.disposables.push(
-      web.onDidReceiveMessage((msg) => this.reveal(msg?.node)),
+      web.onDidReceiveMessage((msg) => (msg?.type === "ready" ? this.post(this.shown) : this.reveal(msg?.node))),
       vscode.window.onDidChangeTextEditorSelection((e) => this.schedule(e.textEditor, 150)),
       vscode.window.onDidChangeActiveTextEditor((e) => this.schedule(e, 0)),
       vscode.workspace.onDidChangeTextDocument((e) => {
@@ -69,10 +70,17 @@ export class CfgPanel {
     this.timer = setTimeout(() => this.update(editor), delay);
   }
 
+  private post(answer: unknown): void {
+    this.shown = answer;
+    if (answer !== undefined) {
+      void this.panel.webview.postMessage({ type: "show", answer });
+    }
+  }
+
   private async update(editor: vscode.TextEditor): Promise<void> {
     const client = this.client();
     if (!client) {
-      this.panel.webview.postMessage({ type: "show", answer: { dot: null, message: "spvls is not running" } });
+      this.post({ dot: null, message: "spvls is not running" });
       return;
     }
     try {
@@ -83,9 +91,9 @@ export class CfgPanel {
       this.answer = answer;
       this.uri = editor.document.uri;
       this.panel.title = answer.function ? `CFG ${answer.function}` : "CFG";
-      this.panel.webview.postMessage({ type: "show", answer });
+      this.post(answer);
     } catch (err) {
-      this.panel.webview.postMessage({ type: "show", answer: { dot: null, message: `spvls.showCfg: ${err}` } });
+      this.post({ dot: null, message: `spvls.showCfg: ${err}` });
     }
   }
 

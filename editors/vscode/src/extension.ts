@@ -31,7 +31,12 @@ function settings() {
   return out;
 }
 
-async function start(context: vscode.ExtensionContext): Promise<void> {
+// The settings that say where spvls is: changing one starts (or restarts) the server.
+const WHERE = ["spvls.serverPath", "spvls.venv", "spvls.pythonPath"];
+
+// Starts the server when one is found. Never waits on a message: the window's activation must not
+// hang until a person dismisses "spvls was not found" (the message is shown, not awaited).
+async function start(): Promise<void> {
   const cfg = vscode.workspace.getConfiguration("spvls");
   const cmd = findServer({
     serverPath: cfg.get<string>("serverPath", ""),
@@ -39,10 +44,13 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     pythonPath: cfg.get<string>("pythonPath", ""),
   });
   if ("error" in cmd) {
-    const choice = await vscode.window.showErrorMessage(`spvls: ${cmd.error}`, "Open Settings");
-    if (choice === "Open Settings") {
-      vscode.commands.executeCommand("workbench.action.openSettings", "spvls");
-    }
+    void vscode.window
+      .showErrorMessage(`spvls: ${cmd.error} The server starts as soon as the setting is saved.`, "Open Settings")
+      .then((choice) => {
+        if (choice === "Open Settings") {
+          void vscode.commands.executeCommand("workbench.action.openSettings", "spvls.venv");
+        }
+      });
     return;
   }
   const serverOptions: ServerOptions = { command: cmd.command, args: cmd.args };
@@ -51,28 +59,39 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     initializationOptions: settings(),
     synchronize: { configurationSection: "spvls" },
   };
-  client = new LanguageClient("spvls", "spvls", serverOptions, clientOptions);
+  const starting = new LanguageClient("spvls", "spvls", serverOptions, clientOptions);
+  client = starting;
   try {
-    await client.start();
+    await starting.start();
   } catch (err) {
-    vscode.window.showErrorMessage(`spvls: could not start '${cmd.command}': ${err}`);
-    client = undefined;
+    void vscode.window.showErrorMessage(`spvls: could not start '${cmd.command}': ${err}`);
+    if (client === starting) {
+      client = undefined;
+    }
   }
-  context.subscriptions.push({ dispose: () => client?.stop() });
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+async function restart(): Promise<void> {
+  const old = client;
+  client = undefined;
+  await old?.stop().catch(() => undefined);
+  await start();
+}
+
+export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand("spvls.restart", async () => {
-      await client?.stop();
-      client = undefined;
-      await start(context);
+    vscode.commands.registerCommand("spvls.restart", restart),
+    vscode.commands.registerCommand("spvls.cfg.show", () => CfgPanel.show(context, () => client)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (WHERE.some((key) => e.affectsConfiguration(key))) {
+        void restart();
+      }
     }),
-    vscode.commands.registerCommand("spvls.cfg.show", () => CfgPanel.show(context, () => client))
+    { dispose: () => void client?.stop() }
   );
   registerBinary(context, () => client); // .spv files as editable assembly, saved back as binary
   registerWorkbench(context, () => client); // spirv-opt's effect and Compare with…, as diffs
-  await start(context);
+  void start();
 }
 
 export async function deactivate(): Promise<void> {
