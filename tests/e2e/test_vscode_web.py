@@ -4,6 +4,7 @@ shows out. A failing step leaves a screenshot under the run's tmp directory (art
 its path printed with the failure. tests/e2e/vscode_web.py installs and runs the tools."""
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -204,6 +205,7 @@ def test_the_cfg_panel_draws(window):
 
 def test_a_binary_module_edited_and_saved_passes_spirv_val(window):
     path = window.folder / "edit.spv"
+    mode = stat.S_IMODE(path.stat().st_mode)  # what the umask gave it
     window.open("edit.spv")
     window.wait(".statusbar-item", pattern="binary saved")
     lines = window.editor_lines()
@@ -217,6 +219,7 @@ def test_a_binary_module_edited_and_saved_passes_spirv_val(window):
     _until(lambda: "OpIMul" in _dis(path), "the binary written")
     r = subprocess.run([tool("spirv-val"), "--target-env", "spv1.0", str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+    assert stat.S_IMODE(path.stat().st_mode) == mode  # replaced atomically, its mode kept
     assert _dis(path) == _dis_text(BINARY_SOURCE.replace(
         "OpIAdd %uint %uint_1 %uint_1\n", "OpIAdd %uint %uint_1 %uint_1\n%y = OpIMul %uint %x %uint_1\n"))
 
