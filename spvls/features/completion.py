@@ -434,7 +434,7 @@ def _written(m: Module, c: Cursor) -> dict[str, str]:
     if c.inst is None:
         return {}
     names = [o.name or "" for o in c.inst.operands if o.kind != "IdResult" and not o.quantifier]
-    return {n: t.text for n, t in zip(names, c.before) if t.kind == "ID"}
+    return {n: t.text for n, t in zip(names, c.before, strict=False) if t.kind == "ID"}
 
 
 def _value_type(m: Module, c: Cursor, expected: GrammarOperand) -> str | None:

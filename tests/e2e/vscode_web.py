@@ -132,7 +132,7 @@ class CodeServer:
                            timeout=300)
         if r.returncode != 0 or "successfully installed" not in r.stdout:
             raise RuntimeError(f"installing {vsix} into code-server failed:\n{r.stdout}\n{r.stderr}")
-        self.log = open(home / "code-server.log", "w")
+        self.log = open(home / "code-server.log", "w")  # noqa: SIM115 (open while the server runs; closed in close())
         self.process = subprocess.Popen(
             [*base, "--bind-addr", f"127.0.0.1:{self.port}", "--auth", "none", "--disable-telemetry",
              "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
