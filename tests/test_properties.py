@@ -3,7 +3,7 @@ parse and a fresh analysis of the same text, and every feature answers without a
 import random
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from spvls.checks import analyze
@@ -38,6 +38,12 @@ edit = st.tuples(st.integers(0, 10_000), st.integers(0, 200), st.integers(0, 3),
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(src=st.sampled_from(SOURCES), edits=st.lists(edit, min_size=1, max_size=12))
+# Found by CI's seed: a blank line typed into a bodiless function re-checked it in place, where its
+# judgment as a declaration (structure.declaration-import) was left out.
+@example(
+    src=(RULES / "structure-linkage-pass.spvasm").read_text(),
+    edits=[(0, 0, 2, 0, ""), (0, 0, 3, 0, ""), (0, 0, 3, 0, ""), (3, 0, 0, 0, "\r\n"), (2383, 0, 0, 0, "")],
+)
 def test_incremental_edits_match_fresh_parse_and_analysis(src, edits):
     doc = Document(src)
     previous = analyze(doc)

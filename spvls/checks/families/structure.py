@@ -25,6 +25,8 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
         if scope is None:
             out.extend(_function_end(m, fn))
             out.extend(_linkage(m, fn))
+        else:  # whether it is a declaration reads its lines, which an in-place edit may change
+            out.extend(d for d in _linkage(m, fn) if d.line == fn.line)
         out.extend(_function(m, fn, shader))
     return out
 
