@@ -44,6 +44,11 @@ edit = st.tuples(st.integers(0, 10_000), st.integers(0, 200), st.integers(0, 3),
     src=(RULES / "structure-linkage-pass.spvasm").read_text(),
     edits=[(0, 0, 2, 0, ""), (0, 0, 3, 0, ""), (0, 0, 3, 0, ""), (3, 0, 0, 0, "\r\n"), (2383, 0, 0, 0, "")],
 )
+# And layout.missing-memory-model, which sits on a function's OpFunction when no line above it parses.
+@example(
+    src=(RULES / "structure-linkage-pass.spvasm").read_text(),
+    edits=[(0, 0, 2, 0, "%"), (0, 1, 3, 0, ""), (1, 0, 3, 16, ""), (3, 0, 0, 0, "\r\n"), (2383, 0, 0, 0, "")],
+)
 def test_incremental_edits_match_fresh_parse_and_analysis(src, edits):
     doc = Document(src)
     previous = analyze(doc)

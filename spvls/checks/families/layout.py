@@ -9,7 +9,7 @@ from ...spec.grammar import TYPE_CLASS
 from ...spec.sections import SECTIONS as _SECTIONS
 from ..diagnostic import ERROR, Diagnostic, at
 from ..family import Family, Rule
-from ..scope import Scope
+from ..scope import Lines, Scope
 
 _RANK = {op: i for i, (_, ops) in enumerate(_SECTIONS) for op in ops}
 _ANNOTATIONS = len(_SECTIONS)
@@ -36,8 +36,9 @@ def _rank(inst: Inst) -> int | None:
 
 
 def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
-    if scope is not None:
-        return []  # an edit inside a function body cannot change the module's layout
+    if scope is not None:  # an edit inside a function body cannot change the module's layout
+        assert not isinstance(scope, Lines)  # not line-wise: given the module or a function
+        return [d for d in _missing_model(m) if scope.line <= d.line <= scope.end_line]
     out: list[Diagnostic] = []
     highest, where = -1, 0  # where: the line that set highest (read only once highest >= 0)
     insts = m.insts
@@ -65,19 +66,17 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
             continue
         if r > highest:
             highest, where = r, inst.line
-    if insts and not m.with_op(("OpMemoryModel",)):
-        first = m.insts[0]
-        tok = first.opcode
-        out.append(
-            at(
-                first.line,
-                tok,
-                ERROR,
-                "layout.missing-memory-model",
-                "the module has no OpMemoryModel: exactly one is required (SPIR-V 2.4)",
-            )
-        )
+    out.extend(_missing_model(m))
     return out
+
+
+def _missing_model(m: Module) -> list[Diagnostic]:
+    """On the module's first instruction, which may be a function's when the lines above it do not parse."""
+    if not m.insts or m.with_op(("OpMemoryModel",)):
+        return []
+    first = m.insts[0]
+    message = "the module has no OpMemoryModel: exactly one is required (SPIR-V 2.4)"
+    return [at(first.line, first.opcode, ERROR, "layout.missing-memory-model", message)]
 
 
 def _line(inst: Inst) -> int:
