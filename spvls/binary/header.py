@@ -4,6 +4,7 @@ back into the header words so that assembling a disassembly gives the module's o
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 from ..binding import spirv_tools
@@ -67,15 +68,7 @@ def parse_generator(value: str) -> int | None:
 def read_comments(text: str) -> dict[str, int]:
     """Header words named by the leading comment lines: {"version", "generator", "bound", "schema"}."""
     out: dict[str, int] = {}
-    for line in text.splitlines():
-        s = line.strip()
-        if not s:
-            continue
-        if not s.startswith(";"):
-            break
-        m = _FIELD.match(s)
-        if not m:
-            continue
+    for _n, _line, m in _header_fields(text):
         key, value = m.group(1).lower(), m.group(2)
         if key == "version":
             v = _VERSION.match(value)
@@ -90,19 +83,24 @@ def read_comments(text: str) -> dict[str, int]:
     return out
 
 
-def unreadable(text: str) -> tuple[int, int, str] | None:
-    """(line, column, why) of the first header comment whose value `spvls dis` could not read back
-    from the saved module, or that no header word can hold; None when all can be honoured. A
-    generator name this library does not know is left to the binary's own word, as before."""
+def _header_fields(text: str) -> Iterator[tuple[int, str, re.Match[str]]]:
+    """(line number, line, match) of each `; Name: value` comment before the first instruction."""
     for n, line in enumerate(text.splitlines()):
         s = line.strip()
         if not s:
             continue
         if not s.startswith(";"):
-            break
+            return
         m = _FIELD.match(s)
-        if not m:
-            continue
+        if m:
+            yield n, line, m
+
+
+def unreadable(text: str) -> tuple[int, int, str] | None:
+    """(line, column, why) of the first header comment whose value `spvls dis` could not read back
+    from the saved module, or that no header word can hold; None when all can be honoured. A
+    generator name this library does not know is left to the binary's own word, as before."""
+    for n, line, m in _header_fields(text):
         key, value = m.group(1), m.group(2)
         col = line.find(value, line.find(key) + len(key)) if value else len(line.rstrip())
         if key == "Version":
