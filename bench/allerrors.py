@@ -1,7 +1,7 @@
 """Every error at once: how many of a module's independent mistakes spvls flags in one check, and how
 long the complete error set takes to reach an editor after a keystroke.
 
-    python bench/allerrors.py [--quick] [--seed N] [--modules N]
+    python bench/allerrors.py [--quick] [--seed N] [--modules N] [--misses]
 
 1. Mutations of the valid modules of ../shared/corpus (spirv-val accepts them), each a hand-edit
    mistake that keeps the line count: an id operand swapped for another id, a result type swapped
@@ -16,6 +16,10 @@ long the complete error set takes to reach an editor after a keystroke.
 2. Keystroke to the complete error set: a generated module of 10k and 100k lines holding two
    mistakes is opened in the server (validation on); a keystroke adds a third; the time until a
    publication holds an error on each of the three lines.
+
+--misses: instead of the timings, every mistake not flagged (by the native rules alone when it is
+alone; by `spvls check` among the others), grouped by SPIRV-Tools' message for it alone with ids and
+numbers stripped, largest group first: what a new native rule would gain.
 """
 
 from __future__ import annotations
@@ -153,12 +157,48 @@ def with_mistakes(text: str, ms: list[Mistake]) -> str:
     return "\n".join(lines)
 
 
-def tools_line(text: str, env: str) -> int | None:
-    """The line SPIRV-Tools' first error names (None: it accepts the module)."""
+def tools_error(text: str, env: str) -> tuple[int, str] | None:
+    """The line SPIRV-Tools' first error names and its message (None: it accepts the module)."""
     doc = Document(text)
     found = validator.run(text, doc.lines, env, st.ValidatorOptions())
     errors = [d for d in found if d.severity == "error"]
-    return errors[0].line if errors else None
+    return (errors[0].line, errors[0].message) if errors else None
+
+
+@dataclass(frozen=True)
+class Miss:
+    path: Path
+    mistake: Mistake
+    message: str  # SPIRV-Tools' for the mistake alone
+
+
+def normalized(message: str) -> str:
+    """A message with what varies from module to module stripped: its first line, ids (named or
+    numbered), quoted text and numbers."""
+    first = message.split("\n")[0]
+    first = re.sub(r"\d+\[%[^\]\s]*\]", "%id", first)
+    first = re.sub(r"%[\w.\-]+", "%id", first)
+    first = re.sub(r"'[^']*'", "'…'", first)
+    first = re.sub(r"\b\d+\b", "N", first)
+    return first.strip()
+
+
+def print_misses(title: str, misses: list[Miss]) -> None:
+    """The misses grouped by normalized message, largest group first, each with its kind, place and
+    SPIRV-Tools' own words."""
+    groups: dict[str, list[Miss]] = {}
+    for miss in misses:
+        groups.setdefault(normalized(miss.message), []).append(miss)
+    print(f"\n{title}: {len(misses)}")
+    for key, group in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        kinds: dict[str, int] = {}
+        for miss in group:
+            kinds[miss.mistake.kind] = kinds.get(miss.mistake.kind, 0) + 1
+        print(f"{len(group):5d}  {key}  [{', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}]")
+        for miss in group:
+            where = f"{miss.path.relative_to(SHARED / 'corpus')}:{miss.mistake.line + 1}"
+            print(f"         {miss.mistake.kind:8s} {where}: {miss.mistake.text.strip()!r}")
+            print(f"                  {miss.message.splitlines()[0]}")
 
 
 def corpus(limit: int | None) -> list[tuple[Path, str]]:
@@ -168,40 +208,47 @@ def corpus(limit: int | None) -> list[tuple[Path, str]]:
     return valid[:limit] if limit else valid
 
 
-def mutations(seed: int, limit: int | None) -> None:
+def mutations(seed: int, limit: int | None, show_misses: bool = False) -> None:
     rng = random.Random(seed)
     print(f"mutations: seed {seed}")
     counts = dict(modules=0, mistakes=0, flagged=0, all_flagged=0, valid_errors=0, valid=0)
     singles = native_single = native_single_line = 0
     by_kind: dict[str, list[int]] = {}
+    native_misses: list[Miss] = []
+    misses: list[Miss] = []
     t0 = time.perf_counter()
     for path, env in corpus(limit):
         text = path.read_text(encoding="utf-8")
         counts["valid"] += 1
         counts["valid_errors"] += any(d.severity == "error" for d in check_text(text, str(path), env))
         wanted = rng.randint(2, 4)
-        checked: list[tuple[Mistake, set[int]]] = []
+        checked: list[tuple[Mistake, set[int], str]] = []
         for m in mistakes(text, rng, wanted * 2):
             if len(checked) >= wanted:
                 break
             alone = with_mistakes(text, [m])
-            where = tools_line(alone, env)
-            if where is None:
+            found = tools_error(alone, env)
+            if found is None:
                 continue  # SPIRV-Tools accepts it: not a mistake
-            checked.append((m, {m.line, where}))
+            where, message = found
+            checked.append((m, {m.line, where}, message))
             singles += 1
             native = [d for d in check_text(alone, str(path), env, spirv_val=False) if d.severity == "error"]
             native_single += bool(native)
+            if not native:
+                native_misses.append(Miss(path, m, message))
             native_single_line += any(d.line in (m.line, where) for d in native)
         if len(checked) < 2:
             continue
-        both = with_mistakes(text, [m for m, _ in checked])
+        both = with_mistakes(text, [m for m, _, _ in checked])
         errors = {d.line for d in check_text(both, str(path), env) if d.severity == "error"}
-        flagged = [bool(errors & lines) for _, lines in checked]
-        for (m, _), f in zip(checked, flagged, strict=True):
+        flagged = [bool(errors & lines) for _, lines, _ in checked]
+        for (m, _, message), f in zip(checked, flagged, strict=True):
             by_kind.setdefault(m.kind, [0, 0])
             by_kind[m.kind][0] += f
             by_kind[m.kind][1] += 1
+            if not f:
+                misses.append(Miss(path, m, message))
         counts["modules"] += 1
         counts["mistakes"] += len(checked)
         counts["flagged"] += sum(flagged)
@@ -220,6 +267,9 @@ def mutations(seed: int, limit: int | None) -> None:
         f"  single mistakes: native rules alone flag {share(native_single, singles)} "
         f"(on the mistake's line or SPIRV-Tools': {share(native_single_line, singles)})"
     )
+    if show_misses:
+        print_misses("single mistakes the native rules alone miss", native_misses)
+        print_misses("mistakes `spvls check` misses among a module's others", misses)
 
 
 def _mistake_lines(text: str) -> tuple[str, list[int], tuple[int, str]]:
@@ -288,10 +338,13 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="100 corpus modules")
     ap.add_argument("--modules", type=int, default=None)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--misses", action="store_true", help="list the mistakes not flagged (no timings)")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; SPIRV-Tools {st.version()}")
-    mutations(seed, args.modules or (100 if args.quick else None))
+    mutations(seed, args.modules or (100 if args.quick else None), args.misses)
+    if args.misses:
+        return
     for n in (10_000, 100_000):
         took = asyncio.run(complete_set(n))
         print(f"keystroke to the complete error set (3 mistakes) at {n:,} lines: {took * 1000:.0f} ms")
