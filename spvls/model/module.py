@@ -251,6 +251,7 @@ class Module:
         self.capabilities: dict[str, Inst] = {}
         self.extensions: dict[str, Inst] = {}
         self.ext_imports: dict[str, str] = {}
+        self._imports_in_order: list[tuple[int, str, str]] = []  # (line, id, set name)
         self.entry_points: dict[str, EntryPoint] = {}
         self.functions: list[Function] = []
         self.function_of: dict[str, Function] = {}
@@ -280,7 +281,8 @@ class Module:
             if opcode is None:
                 continue
             if opcode.text == "OpExtInstImport" and line.result and line.operands:
-                ext_imports[line.result.text] = string_value(line.operands[0].text)
+                ext_imports[line.result.text] = set_name = string_value(line.operands[0].text)
+                self._imports_in_order.append((n, line.result.text, set_name))
             shape = line.shape
             t = templates.get(shape) if shape is not None else None
             if t is not None:  # match's first case, made straight into the Inst
@@ -595,6 +597,17 @@ class Module:
             return None
         return b
 
+    def _imports_before(self, n: int) -> dict[str, str]:
+        """The sets an instruction on line n can name, as the build saw them: an import further
+        down (a forward reference, which id.forward-reference reports) does not resolve its
+        instruction's operands there, so it must not here either."""
+        out: dict[str, str] = {}
+        for line, id_, name in self._imports_in_order:
+            if line >= n:
+                break
+            out[id_] = name
+        return out
+
     def _replace_line(self, fn: Function, n: int) -> None:
         old = self.inst_at.pop(n, None)
         block = self._block_at(fn, n)
@@ -607,7 +620,7 @@ class Module:
         line = self.doc.lines[n]
         if line.opcode is None:
             return
-        inst = make_inst(n, line, match(self.grammar, line, self.ext_imports))
+        inst = make_inst(n, line, match(self.grammar, line, self._imports_before(n)))
         self.insts.insert(pos, inst)
         self.inst_at[n] = inst
         self._index(inst)
