@@ -5,15 +5,19 @@ from __future__ import annotations
 from ...model.cfg import function_holding
 from ...model.facts import module_fact
 from ...model.module import Inst, Module
+from ...model.operands import Operand
+from ...syntax.parser import Token
 from ..diagnostic import Diagnostic
 from ..family import Family, Rule
 from ..scope import Scope, with_op
 
+_Pointer = tuple[str, str | None]  # (storage class, pointee id) of an OpTypePointer
+
 
 @module_fact
-def _pointers(m: Module) -> dict[str, tuple[str, str | None]]:
+def _pointers(m: Module) -> dict[str, _Pointer]:
     """(storage class, pointee id) of each OpTypePointer, by id."""
-    found: dict[str, tuple[str, str | None]] = {}
+    found: dict[str, _Pointer] = {}
     for t in m.outside_functions():
         if t.opname == "OpTypePointer" and t.result:
             storage = next((o for o in t.operands if o.enumerants), None)
@@ -22,7 +26,7 @@ def _pointers(m: Module) -> dict[str, tuple[str, str | None]]:
     return found
 
 
-def _pointer(m: Module, type_id: str | None) -> tuple[str, str | None] | None:
+def _pointer(m: Module, type_id: str | None) -> _Pointer | None:
     """(storage class, pointee id) of an OpTypePointer; None for anything else."""
     return _pointers(m).get(type_id) if type_id else None
 
@@ -95,7 +99,7 @@ def _value_type(m: Module, id_: str) -> str | None:
     return d.operands[0].token.text
 
 
-def _pointed(m: Module, inst: Inst, tok, role: str):
+def _pointed(m: Module, inst: Inst, tok: Token, role: str) -> tuple[_Pointer | None, list[Diagnostic]]:
     """(storage class, pointee) of the pointer operand `tok`, or None with what to report: nothing where its type
     is unknown here or an untyped pointer, memory.pointer where it is no pointer at all."""
     pt = _value_type(m, tok.text)
@@ -203,7 +207,7 @@ def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
     return out
 
 
-def _walk(m: Module, type_id: str | None, indexes) -> str | None:
+def _walk(m: Module, type_id: str | None, indexes: list[Operand]) -> str | None:
     """The type the indexes reach from `type_id`; None where that is not known here (a struct index that is
     not a constant, a type this walk does not know)."""
     for o in indexes:

@@ -180,7 +180,7 @@ def _unterminated(m: Module, fn: Function, k: int, b: Block) -> list[Diagnostic]
     ]
 
 
-def _misplaced(b: Block, t: Inst, merge: Inst, allowed) -> list[Diagnostic]:
+def _misplaced(b: Block, t: Inst, merge: Inst, allowed: tuple[str, ...]) -> list[Diagnostic]:
     body = [i for i in b.insts if i.opname not in _TRANSPARENT]
     if len(body) >= 2 and body[-2] is merge and t.opname in allowed:
         return []
