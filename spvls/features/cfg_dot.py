@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..model import uniformity as uni
 from ..model.cfg import Cfg, cfg_of, merge_targets
-from ..model.module import Function, Module
+from ..model.module import Block, Function, Inst, Module
 from ..model.sourcemap import debug_op, function_names
 
 BODY_LINES = 6  # instructions shown per block besides its merge and terminator
@@ -118,7 +118,7 @@ def _name(m: Module, id_: str) -> str:
 
 
 # -- the graph --------------------------------------------------------------------------------
-def _text(inst) -> str:
+def _text(inst: Inst) -> str:
     """One instruction as written, comments dropped, spaces collapsed, cut to LINE_CHARS."""
     src = inst.src
     parts = [f"{src.result.text} =" if src.result else "", src.opcode.text if src.opcode else ""]
@@ -127,7 +127,7 @@ def _text(inst) -> str:
     return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
 
 
-def _body(m: Module, block) -> list[str]:
+def _body(m: Module, block: Block) -> list[str]:
     # Debug instructions (OpLine, OpNoLine, and the DebugInfo sets' DebugLine, DebugScope, ...) say
     # where, not what: left out of the abridged body.
     insts = [
@@ -215,7 +215,9 @@ def _uniformity(m: Module, fn: Function, nodes: dict[str, Node]) -> None:
             nodes[merge].body.append(f"reconverges: {who}{_name(m, header)}'s invocations{left} meet again")
 
 
-def _mark(fn: Function, nodes: dict[str, Node], spans, diagnostics) -> None:
+def _mark(
+    fn: Function, nodes: dict[str, Node], spans: list[tuple[int, int, int, Arrow]], diagnostics: Sequence[Diagnostic]
+) -> None:
     """An error or warning on a branch or merge operand marks its arrow; anywhere else in a block,
     the block."""
     ends = [(b.line, _block_end(fn, k), b.label) for k, b in enumerate(fn.blocks)]

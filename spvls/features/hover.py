@@ -8,17 +8,20 @@ from pathlib import Path
 
 from ..model import uniformity as uni
 from ..model.enablement import lacks
-from ..model.module import Module
+from ..model.module import Inst, Module
 from ..model.sourcemap import in_effect, inlining, location_of, scope_function_name
 from ..model.typeinfo import type_text
-from ..spec.grammar import ext_set
-from ..syntax.parser import string_value
+from ..spec.grammar import Enumerant, Instruction, ext_set
+from ..syntax.parser import Token, string_value
 from .docs import code, enumerant_md, ext_set_doc, extension_md, fenced, instruction_md, term_md
 from .interface import hover_md
 from .sourcefiles import source_line
 
+# Markdown and the (start, end) columns it describes, or None
+Hover = tuple[str, tuple[int, int]] | None
 
-def hover(m: Module, line: int, col: int, folders: Sequence[Path] = ()) -> tuple[str, tuple[int, int]] | None:
+
+def hover(m: Module, line: int, col: int, folders: Sequence[Path] = ()) -> Hover:
     """Markdown and the (start, end) columns it describes, or None. `folders`: the workspace
     folders, where a relative source file name is looked for."""
     src = m.doc.line(line)
@@ -55,7 +58,7 @@ def hover(m: Module, line: int, col: int, folders: Sequence[Path] = ()) -> tuple
     return None
 
 
-def _literal(m: Module, inst, tok, line: int, folders: Sequence[Path]):
+def _literal(m: Module, inst: Inst, tok: Token, line: int, folders: Sequence[Path]) -> Hover:
     """A literal operand: its name and kind in the grammar; on OpLine, the source line it names."""
     op = next((o for o in inst.match.operands if o.token.start == tok.start), None)
     if op is None or op.grammar_operand is None:
@@ -66,7 +69,7 @@ def _literal(m: Module, inst, tok, line: int, folders: Sequence[Path]):
     return "\n\n".join(x for x in (md, note) if x), (tok.start, tok.end)
 
 
-def _enabled(m: Module, item) -> str:
+def _enabled(m: Module, item: Instruction | Enumerant | None) -> str:
     """Why the module does not enable the instruction or enumerant yet, as the checker says."""
     need = lacks(m, item) if item is not None else None
     return f"**Not enabled in this module**: {need.text()}" if need else ""
@@ -142,7 +145,7 @@ def _target(m: Module, line: int) -> str:
     return f"{m.doc.uri}#L{line + 1}" if m.doc.uri else f"#L{line + 1}"
 
 
-def _as_operand(m: Module, inst, tok) -> str:
+def _as_operand(m: Module, inst: Inst | None, tok: Token) -> str:
     """What a Scope or Memory Semantics <id> means in the operand under the cursor."""
     op = next((o for o in inst.match.operands if o.token.start == tok.start), None) if inst else None
     spelled = m.spelled(op) if op else None
@@ -162,7 +165,7 @@ def _member_names(m: Module, struct: str) -> dict[str, str]:
     return out
 
 
-def _decoration(inst, members: dict[str, str]) -> str:
+def _decoration(inst: Inst, members: dict[str, str]) -> str:
     """A decoration without its target; a member's with the member's number and OpMemberName."""
     ops = inst.match.operands
     if inst.opname != "OpMemberDecorate" or len(ops) < 2:
@@ -172,12 +175,12 @@ def _decoration(inst, members: dict[str, str]) -> str:
     return f"{code(_after(inst, 2))} (member {member}{f' {code(name)}' if name else ''})"
 
 
-def _after(inst, skip: int) -> str:
+def _after(inst: Inst, skip: int) -> str:
     """An instruction's operands after the first `skip` (e.g. a decoration without its target)."""
     return " ".join(o.token.text for o in inst.match.operands[skip:])
 
 
-def _word(m: Module, inst, tok, col: int):
+def _word(m: Module, inst: Inst, tok: Token, col: int) -> Hover:
     for op in inst.match.operands:
         if op.token.start != tok.start:
             continue
@@ -206,15 +209,16 @@ def _word(m: Module, inst, tok, col: int):
     return None
 
 
-def _term(comment: str, offset: int, base: int):
+def _term(comment: str, offset: int, base: int) -> Hover:
     from ..spec.extension_docs import index
 
     for name, entry in index().items():
         if entry.kind != "term":
             continue
         for mt in re.finditer(rf"\b{re.escape(name)}\b", comment, re.IGNORECASE):
-            if mt.start() <= offset <= mt.end():
-                return term_md(name), (base + mt.start(), base + mt.end())
+            md = term_md(name) if mt.start() <= offset <= mt.end() else None
+            if md:
+                return md, (base + mt.start(), base + mt.end())
     return None
 
 

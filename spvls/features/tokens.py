@@ -4,11 +4,12 @@ values that are divergent (model.uniformity)."""
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..model import uniformity as uni
 from ..model.module import Function, Module
 from ..spec import extension_docs
+from ..syntax.parser import Line
 
 TOKEN_TYPES = [
     "keyword",
@@ -48,6 +49,8 @@ TYPE_INDEX = {t: i for i, t in enumerate(TOKEN_TYPES)}
 DECLARATION, EXTENSION, DIVERGENT = 1, 2, 4  # modifier bits, in TOKEN_MODIFIERS order
 # (line, start, length, type index, modifier bits); columns in code points
 SemToken = tuple[int, int, int, int, int]
+# A code-point column of a line's text in the units the client negotiated
+Column = Callable[[str, int], int]
 
 
 def semantic_tokens(m: Module, first: int = 0, last: int | None = None) -> list[SemToken]:
@@ -71,7 +74,7 @@ def iter_tokens(m: Module, first: int = 0, last: int | None = None) -> Iterator[
             yield from _line_tokens(m, n, line, divergent)
 
 
-def _line_tokens(m: Module, n: int, line, divergent: dict[str, uni.Fact]) -> tuple[SemToken, ...]:
+def _line_tokens(m: Module, n: int, line: Line, divergent: dict[str, uni.Fact]) -> tuple[SemToken, ...]:
     out = []
     for tok in line.tokens:
         mods = 0
@@ -183,7 +186,12 @@ FLUSH = 1 << 14  # integers gathered in a list before they join the array
 
 
 def encode(
-    texts: list[str], toks, column, lo: int = 0, hi: int | None = None, prev_line: int = 0
+    texts: list[str],
+    toks: Iterable[SemToken],
+    column: Column,
+    lo: int = 0,
+    hi: int | None = None,
+    prev_line: int = 0,
 ) -> tuple[array, array]:
     """LSP's relative encoding of the tokens of lines lo..hi-1 (the first relative to prev_line, the
     last line before lo with a token), as an array (see packed), and each line's token count (an
@@ -222,7 +230,7 @@ def encode(
     return packed(out, data), narrow(counts)
 
 
-def splice(sent: Sent, m: Module, column) -> tuple[int, int, list[int]] | None:
+def splice(sent: Sent, m: Module, column: Column) -> tuple[int, int, list[int]] | None:
     """Bring `sent` up to the module's document by encoding only the lines edited since it was sent;
     returns the one edit (start, how many to delete, what to insert) that does the same to the data
     the client holds. None when only a full answer will do: the model was rebuilt (what an id is may

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ...model import uniformity as uni
 from ...model.cfg import block_holding
 from ...model.facts import module_fact
-from ...model.module import Inst, Module
+from ...model.module import Function, Inst, Module
+from ...model.operands import Operand
 from ...model.typeinfo import contains, describe, float_encoding, int_info, scalar_of
+from ...spec.grammar import Enumerant
 from .. import fixes
 from ..diagnostic import WARNING, Diagnostic, Related, related_at
 from ..family import Family, Rule
 from ..scope import Lines, Scope, with_op
+
+_T = TypeVar("_T")
+# What _load_store derived from each id, by (deriving function, id).
+_Memo = dict[tuple[Callable[[Module, str], Any], str], Any]
 
 COOPMAT = "OpTypeCooperativeMatrixKHR"
 _CONVERSIONS = {
@@ -30,7 +37,7 @@ _BINARY = {"OpIAdd", "OpFAdd", "OpISub", "OpFSub", "OpFMul", "OpIMul", "OpFDiv",
 _COMPOSITES = ("OpCompositeConstruct", "OpConstantComposite", "OpSpecConstantComposite")
 
 
-def _uses(m: Module) -> dict:
+def _uses(m: Module) -> dict[int, Enumerant]:
     """Cooperative Matrix Use enumerants by value, from the grammar JSON."""
     return m.grammar.kinds["CooperativeMatrixUse"].by_value
 
@@ -44,12 +51,17 @@ class _Mat:
         self.inst = t
         self.uses = _uses(m)
         self.component = m.definition(ids[0])
-        key = lambda i: m.int_value(i) if m.int_value(i) is not None else i  # noqa: E731
-        self.scope, self.rows, self.cols, self.use = (key(i) for i in ids[1:5])
+        self.scope, self.rows, self.cols, self.use = (_value_or_id(m, i) for i in ids[1:5])
 
     def use_name(self) -> str:
-        e = self.uses.get(self.use)
+        e = self.uses.get(self.use) if isinstance(self.use, int) else None
         return e.name if e else str(self.use)
+
+
+def _value_or_id(m: Module, id_: str) -> int | str:
+    """The integer constant `id_` names, else the id itself."""
+    v = m.int_value(id_)
+    return id_ if v is None else v
 
 
 def _mat(m: Module, id_: str | None) -> _Mat | None:
@@ -79,7 +91,7 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if scope is None:
         out.extend(_memory_model(m))
-    memo: dict = {}  # what _load_store derives from each id, once per check
+    memo: _Memo = {}  # what _load_store derives from each id, once per check
     values = _declares_matrix(m)
     judges = _VALUE_JUDGES if values else _OWN_JUDGES
     for inst in with_op(m, judges, scope):
@@ -163,7 +175,7 @@ def _type(m: Module, inst: Inst) -> list[Diagnostic]:
     return out
 
 
-def _workgroup_size(m: Module, inst: Inst, scope) -> list[Diagnostic]:
+def _workgroup_size(m: Module, inst: Inst, scope: Operand) -> list[Diagnostic]:
     out = []
     for ep in m.entry_points.values():
         for mode in ep.modes:
@@ -205,7 +217,7 @@ def _storage(m: Module, inst: Inst) -> list[Diagnostic]:
     ]
 
 
-def _load_store(m: Module, inst: Inst, load: bool, memo: dict) -> list[Diagnostic]:
+def _load_store(m: Module, inst: Inst, load: bool, memo: _Memo) -> list[Diagnostic]:
     out = []
     named = _named(inst)
     if load:
@@ -248,15 +260,20 @@ def _load_store(m: Module, inst: Inst, load: bool, memo: dict) -> list[Diagnosti
     return out
 
 
-def _named(inst: Inst) -> dict:
+def _named(inst: Inst) -> dict[str, Operand]:
     """Each operand by its grammar name (the first of a name, as Inst.operand finds it)."""
-    named: dict = {}
+    named: dict[str, Operand] = {}
     for op in inst.operands:
         named.setdefault(op.grammar_operand.name, op)
     return named
 
 
-def _once(memo: dict, derive, m: Module, id_: str):
+def _once(
+    memo: _Memo,
+    derive: Callable[[Module, str], _T],
+    m: Module,
+    id_: str,
+) -> _T:
     """derive(m, id_), once per check: thousands of loads and stores name the same few ids."""
     key = (derive, id_)
     if key in memo:
@@ -286,7 +303,7 @@ def _bad_stride(m: Module, id_: str) -> bool:
     return m.definition(id_) is not None and int_info(m.type_of(id_)) is None
 
 
-def _length(m: Module, inst: Inst, type_op) -> list[Diagnostic]:
+def _length(m: Module, inst: Inst, type_op: Operand | None) -> list[Diagnostic]:
     out = []
     rt = m.definition(inst.result_type)
     if rt is not None and int_info(rt) != (32, False):
@@ -498,7 +515,7 @@ def _constituents(m: Module, inst: Inst) -> list[Diagnostic]:
 # -- beyond the validator: cooperative-matrix work in control flow that is not uniform (model.uniformity) ---
 
 
-def _uniformity(m: Module, scope) -> list[Diagnostic]:
+def _uniformity(m: Module, scope: Function | None) -> list[Diagnostic]:
     if not _uniformity_applies(m):
         return []
     out = []
@@ -535,7 +552,7 @@ def _spec_length(m: Module, inst: Inst) -> list[Diagnostic]:
     return _length(m, inst, ids[0] if ids else None)
 
 
-Judge = Callable[[Module, Inst, dict], list[Diagnostic]]
+Judge = Callable[[Module, Inst, _Memo], list[Diagnostic]]
 # What judges each opcode's instructions. These rules hold whatever the module declares:
 _OWN_JUDGES: dict[str, Judge] = {
     COOPMAT: lambda m, inst, memo: _type(m, inst),

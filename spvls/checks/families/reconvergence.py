@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ...model.cfg import Cfg, block_holding, cfg_of, function_holding
 from ...model.facts import module_fact
-from ...model.module import EntryPoint, Function, Inst, Module
+from ...model.module import Block, EntryPoint, Function, Inst, Module
 from ...model.operands import Operand
-from ..diagnostic import ERROR, INFO, Diagnostic, related_at
+from ..diagnostic import ERROR, INFO, Diagnostic, Related, related_at
 from ..family import Family, Rule
 from ..scope import Lines, Scope
 
@@ -104,7 +104,9 @@ def _same_labels_unreached(m: Module, scope: Function | None, reached: dict) -> 
     return out
 
 
-def _same_labels(m: Module, fn: Function, why, blocks=None) -> list[Diagnostic]:
+def _same_labels(
+    m: Module, fn: Function, why: list[Related] | None, blocks: list[Block] | None = None
+) -> list[Diagnostic]:
     out = []
     for b in fn.blocks if blocks is None else blocks:
         t = b.terminator
@@ -130,7 +132,7 @@ def _same_labels(m: Module, fn: Function, why, blocks=None) -> list[Diagnostic]:
     return out
 
 
-def _joins(m: Module, fn: Function, why) -> list[Diagnostic]:
+def _joins(m: Module, fn: Function, why: list[Related]) -> list[Diagnostic]:
     out = []
     cfg = cfg_of(m, fn)
     allowed = _allowed_joins(cfg)
