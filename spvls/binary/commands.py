@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from .. import fileio
-from ..binding import spirv_tools, tools
+from ..binding import tools
 from ..binding.spirv_tools import Unavailable
 from . import compare, convert, files, optimize, words
 
@@ -113,13 +113,7 @@ def module_words(uri: str, open_text: str | None, target_env: str | None) -> arr
     on disk, text or binary."""
     name = path_of(uri).name if open_text is None else uri.rsplit("/", 1)[-1]
     try:
-        data = files.read_bytes(str(path_of(uri)), pipe=False) if open_text is None else None
-        if data is not None and words.is_binary(data):
-            return array("I", words.read(data).words)
-        text = open_text if open_text is not None else (data or b"").decode("utf-8", "replace")
-        return convert.assemble(text, target_env)
-    except OSError as e:
-        raise CommandError(f"{name}: cannot read: {e.strerror or e}") from None
+        return convert.module_words(open_text if open_text is not None else _read(uri), target_env)
     except words.BinaryError as e:
         raise CommandError(f"{name}: {e}", {"word": e.word}) from None
     except convert.AssembleError as e:
@@ -129,16 +123,25 @@ def module_words(uri: str, open_text: str | None, target_env: str | None) -> arr
         raise CommandError(str(e)) from None
 
 
+def _read(uri: str) -> bytes:
+    path = path_of(uri)
+    try:
+        return files.read_bytes(str(path), pipe=False)
+    except OSError as e:
+        raise CommandError(f"{path.name}: cannot read: {e.strerror or e}") from None
+
+
 def _friendly(module_words: array) -> str:
-    text = spirv_tools.disassemble(module_words, convert.DIS_ENV, raw_ids=False, header=True, indent=True)
-    if isinstance(text, spirv_tools.Failure):
-        raise CommandError(f"the disassembler refuses it: {text.message}")
-    return text
+    try:
+        return convert.listing(module_words)
+    except words.BinaryError as e:
+        raise CommandError(str(e)) from None
 
 
 def optimize_module(args: tuple, text_of: Callable[[str], str | None], target_env: str | None) -> dict:
-    """[{"uri": U, "passes": [FLAG, …] or "FLAGS"}] -> {"source": U as friendly text, "text": the
-    optimized module, "before"/"after": instruction counts, "passes": [{"name", "before", "after"}]}."""
+    """[{"uri": U, "passes": [FLAG, …] or "FLAGS", "perPass"?: bool}] -> {"source": U as friendly
+    text, "text": the optimized module, "before"/"after": instruction counts, "passes": [{"name",
+    "before", "after"}] (with perPass; else empty: spirv-opt --print-all is several times slower)}."""
     arg = _argument(args, "uri")
     passes = arg.get("passes", ["-O"])
     flags = passes.split() if isinstance(passes, str) else passes
@@ -146,7 +149,7 @@ def optimize_module(args: tuple, text_of: Callable[[str], str | None], target_en
         raise CommandError('"passes": spirv-opt\'s flags, a list of strings or one string')
     source = module_words(arg["uri"], text_of(arg["uri"]), target_env)
     try:
-        result = optimize.optimize(source, flags)
+        result = optimize.optimize(source, flags, per_pass=bool(arg.get("perPass")))
     except optimize.OptimizeError as e:
         raise CommandError(e.message, {"pass": e.failed_pass}) from None
     except (tools.Missing, TimeoutError) as e:

@@ -5,6 +5,7 @@ ids; here they read as spirv-dis's friendly names, and the listing becomes a uni
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import re
@@ -34,14 +35,11 @@ class Comparison:
 
 def _friendly_names(module_words: array) -> dict[int, str]:
     """id number -> spirv-dis's friendly name, for a module."""
-    friendly = spirv_tools.disassemble(module_words, convert.DIS_ENV, raw_ids=False, header=False)
-    raw = spirv_tools.disassemble(module_words, convert.DIS_ENV, raw_ids=True, header=False)
-    if isinstance(friendly, spirv_tools.Failure) or isinstance(raw, spirv_tools.Failure):
-        return {}
     try:
-        return {n: name for name, n in names.pair(friendly, raw).items() if name != str(n)}
-    except names.Ambiguous:
+        pairs = names.pair(convert.listing(module_words), convert.listing(module_words, raw_id=True))
+    except (words.BinaryError, names.Ambiguous):
         return {}
+    return {n: name for name, n in pairs.items() if name != str(n)}
 
 
 def _listing(a: array, b: array, time_limit: float) -> list[tuple[str, str]]:
@@ -98,7 +96,7 @@ def _renamer(left: dict[int, str], right: dict[int, str]) -> Callable[[str], str
 def _right_words(listing: list[tuple[str, str]]) -> array | None:
     """The second module in the first's ids, assembled (for the names of the ids it adds)."""
     text = "\n".join(body for tag, body in listing if tag != "-")
-    words_ = spirv_tools.assemble(text, "spv1.6", preserve_numeric_ids=True)
+    words_ = spirv_tools.assemble(text, convert.env_for(text, None), preserve_numeric_ids=True)
     return None if isinstance(words_, spirv_tools.Failure) else words_
 
 
@@ -163,8 +161,8 @@ def compare(
 ) -> Comparison:
     """Raises CompareError, tools.Missing, TimeoutError, spirv_tools.Unavailable."""
     if a == b:  # spirv-diff leaves some ids of a module unmatched even against itself
-        text = spirv_tools.disassemble(a, convert.DIS_ENV, raw_ids=False, header=False)
-        if not isinstance(text, spirv_tools.Failure):
+        with contextlib.suppress(words.BinaryError):
+            text = convert.listing(a)
             return Comparison(text, text, "", 0)
     listing = _listing(a, b, time_limit)
     right = _right_words(listing)

@@ -17,7 +17,7 @@ from ..binding import spirv_tools
 from ..binding import text as text_bytes
 from ..spec import env as envs
 from . import header, names
-from .words import HEADER_WORDS, BinaryError, Module, read, to_bytes
+from .words import HEADER_WORDS, BinaryError, Module, is_binary, read, to_bytes
 
 DIS_ENV = "spv1.6"  # the disassembler reads every older version under the newest env
 
@@ -46,9 +46,11 @@ class Disassembly:
         return self.module.offsets[k] if 0 <= k < len(self.module.offsets) else None
 
 
-def _dis(module: Module, raw_id: bool, opts: Options) -> str:
+def listing(module_words: Sequence[int], raw_id: bool = False, opts: Options = Options()) -> str:
+    """spirv-dis's text of a module (friendly names unless `raw_id`), with no check that its names
+    number back; BinaryError when the disassembler refuses it."""
     text = spirv_tools.disassemble(
-        module.words,
+        module_words,
         DIS_ENV,
         raw_ids=raw_id,
         header=not opts.no_header,
@@ -67,13 +69,13 @@ _GENERATOR_LINE = re.compile(r"^; Generator: .*$", re.MULTILINE)
 def disassemble(data: bytes, opts: Options = Options()) -> Disassembly:
     """The text of a binary module; BinaryError (with the word offset) if it cannot be read."""
     module = read(data)
-    text = _dis(module, opts.raw_id, opts)
+    text = listing(module.words, opts.raw_id, opts)
     if not opts.raw_id:
         try:
-            names.pair(text, _dis(module, True, opts))
+            names.pair(text, listing(module.words, True, opts))
         except names.Ambiguous:
             # Friendly names that could not be numbered back would lose ids on save.
-            text = _dis(module, True, opts)
+            text = listing(module.words, True, opts)
     if not opts.no_header:
         text = _GENERATOR_LINE.sub(header.generator_line(module.generator), text, count=1)
     lines = names.instruction_lines(text, len(module.offsets))
@@ -98,16 +100,21 @@ def env_for(text: str, given: str | None, original: Module | None = None) -> str
     """`--target-env` if given, else the version of the header comment, else of the binary, else 1.6."""
     if given:
         return envs.tools_name(given)
-    version = header.read_comments(text).get("version") or (original.version if original else 0)
+    return env_of(header.read_comments(text).get("version") or (original.version if original else 0))
+
+
+def env_of(version: int) -> str:
+    """The env of a header's version word (SPIR-V 1.x), else the newest."""
     minor = (version >> 8) & 0xFF
     return f"spv1.{minor}" if version >> 16 == 1 and minor <= 6 else "spv1.6"
 
 
-def assemble(text: str, env: str | None = None, original: Module | None = None) -> array:
+def assemble(text: str, env: str | None = None, original: Module | None = None, *, saving: bool = True) -> array:
     """The words of `text`, numbered after `original` when given (else as the text numbers its
     ids: `%12` stays 12). An instruction the text shows unchanged keeps `original`'s exact words
     (a string's bytes that are not UTF-8, or after its terminating NUL, which no text can show).
-    Raises AssembleError, also for a module `disassemble` would refuse: what is saved reopens."""
+    Raises AssembleError, also (when `saving`) for a module `disassemble` would refuse: what is
+    saved reopens."""
     lone = text_bytes.lone_surrogate(text)
     if lone is not None:  # spirv-as would take its bytes into a string: a module that is not UTF-8
         raise AssembleError(lone[2], lone[0], lone[1])
@@ -119,8 +126,8 @@ def assemble(text: str, env: str | None = None, original: Module | None = None) 
     kept: dict[tuple[int, ...], tuple[int, ...]] = {}
     largest = 0  # the original's largest id
     if original is not None:
-        raw = _dis(original, True, Options())
-        pairs = names.pair(_dis(original, False, Options()), raw)
+        raw = listing(original.words, True)
+        pairs = names.pair(listing(original.words), raw)
         first_free = max([original.bound, *[n + 1 for n in pairs.values()]])
         source, _ = names.renumber(text, pairs, first_free)
         kept = _lossy(original, raw, env)
@@ -143,8 +150,20 @@ def assemble(text: str, env: str | None = None, original: Module | None = None) 
     for i, key in enumerate(("version", "generator", "bound", "schema")):
         words[1 + i] = comments.get(key, base[i])
     words[3] = max(words[3], needed)  # grows when the text needs more ids than the header says
-    _reopens(words, text)
+    if saving:
+        _reopens(words, text)
     return words
+
+
+def module_words(data: bytes | str, env: str | None = None) -> array:
+    """A module's words from a file's bytes or an editor's text: a binary as it is, a text
+    assembled (its numeric ids kept: `%12` stays 12). Raises BinaryError, AssembleError,
+    spirv_tools.Unavailable."""
+    if isinstance(data, bytes):
+        if is_binary(data):
+            return array("I", read(data).words)
+        data = data.decode("utf-8", "replace")
+    return assemble(data, env, saving=False)
 
 
 def _instructions(words: Sequence[int]) -> list[tuple[int, ...]]:

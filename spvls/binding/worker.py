@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-from . import keepgoing
+from . import keepgoing, tools
 from . import spirv_tools as st
 from .text import utf8
 
@@ -325,7 +325,7 @@ class Worker:
         env = dict(os.environ)
         root = str(Path(__file__).resolve().parents[2])  # the directory holding the spvls package
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-        lib = st.library_path()
+        lib = tools.library_path()
         if lib is not None:
             env["SPVLS_SPIRV_TOOLS_LIB"] = str(lib)  # the same library, found without a search
         try:

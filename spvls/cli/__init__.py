@@ -124,7 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     command = command_of(words)
     if argv is None:  # the console script; in-process callers (tests) start it on their first job
         _start_validator(command, words)
-    args = parser(command).parse_args(words)
+    p = parser(command)
+    args, rest = p.parse_known_args(words)
+    # A command that hands its other arguments to a program (opt: spirv-opt's flags) names where.
+    passthrough = getattr(args, "passthrough", None)
+    if passthrough:
+        setattr(args, passthrough, rest)
+    elif rest:
+        p.error(f"unrecognized arguments: {' '.join(rest)}")
     tune_gc()
     if args.command:
         code: int = args.run(args)

@@ -1,5 +1,6 @@
 """The workbench over a real stdio LSP session: spvls.optimize and spvls.diff (against spirv-opt and
 spirv-diff run in process here), the code lens on each entry point, and the refusals."""
+
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,11 @@ async def command(client, name: str, **arg):
 
 def _open(client, path: Path, text: str | None = None) -> str:
     uri = path.as_uri()
-    client.text_document_did_open(T.DidOpenTextDocumentParams(
-        T.TextDocumentItem(uri=uri, language_id="spvasm", version=1, text=text or path.read_text())))
+    client.text_document_did_open(
+        T.DidOpenTextDocumentParams(
+            T.TextDocumentItem(uri=uri, language_id="spvasm", version=1, text=text or path.read_text())
+        )
+    )
     return uri
 
 
@@ -42,7 +46,7 @@ async def test_optimize_reads_the_open_text_not_the_file(client, tmp_path):
     path = tmp_path / "m.spvasm"
     path.write_text("this is not SPIR-V\n")
     uri = _open(client, path, MODULE.read_text())
-    answer = await command(client, "spvls.optimize", uri=uri, passes="--eliminate-dead-code-aggressive")
+    answer = await command(client, "spvls.optimize", uri=uri, passes="--eliminate-dead-code-aggressive", perPass=True)
     assert answer["passes"][0]["name"] == "eliminate-dead-code-aggressive"
 
 
@@ -62,8 +66,12 @@ async def test_diff_answers_both_sides_in_the_first_modules_ids(client, tmp_path
     uri = _open(client, MODULE)
     answer = await command(client, "spvls.diff", uri=uri, other=other.as_uri())
     expected = compare.compare(read_words(str(MODULE)), read_words(str(other)), MODULE.name, other.name)
-    assert answer == {"left": expected.left, "right": expected.right, "diff": expected.diff,
-                      "changed": expected.changed}
+    assert answer == {
+        "left": expected.left,
+        "right": expected.right,
+        "diff": expected.diff,
+        "changed": expected.changed,
+    }
     # The constant changed, and its use; spirv-diff leaves an OpUndef unmatched.
     assert [line for line in answer["diff"].splitlines() if line[:1] in "-+" and line[:3] not in ("---", "+++")] == [
         "-; Bound: 180",
