@@ -106,9 +106,10 @@ const ops = {
     }
     return out;
   },
-  // The editor's rendered lines in order (Monaco reuses line elements: the DOM order is not the text's).
-  async editorLines() {
-    return page.$$eval(".monaco-editor .view-lines .view-line", (els) => els
+  // The editor's rendered lines in order (Monaco reuses line elements: the DOM order is not the text's);
+  // `within`: which editor (a side of a diff editor, say).
+  async editorLines({ within }) {
+    return page.$$eval(`${within ?? ".monaco-editor"} .view-lines .view-line`, (els) => els
       .map((e) => [parseFloat(e.style.top), e.textContent.replace(/\u00a0/g, " ")])
       .sort((a, b) => a[0] - b[0]).map((x) => x[1]));
   },

@@ -237,12 +237,18 @@ class Window:
         self.press("Enter")
         self.b.call("waitHidden", selector=".quick-input-widget")
 
-    def command(self, title: str) -> None:
-        """Runs a command from the command palette by its title."""
+    def command(self, title: str, asks: bool = False) -> None:
+        """Runs a command from the command palette by its title; `asks`: the command opens a quick
+        input of its own (an input box, a file dialog), left open."""
         self.press("F1")
         self.wait(".quick-input-widget input")
         self.type(title)
-        self.pick(title)
+        if not asks:
+            self.pick(title)
+            return
+        self.wait(".quick-input-widget .monaco-list-row", pattern=_literal(title))
+        self.press("Enter")
+        self.wait(".quick-input-widget .quick-input-title", pattern=".")
 
     def open(self, name: str) -> None:
         """Opens a file of the folder with Quick Open, and waits for its tab."""
@@ -275,9 +281,10 @@ class Window:
         return self.b.call("waitAttribute", selector=".markers-panel .monaco-list-row", name="aria-label",
                            pattern=pattern, timeout=timeout)
 
-    def editor_lines(self) -> list[str]:
-        """The lines the editor shows, top to bottom (Monaco renders only those in view)."""
-        return self.b.call("editorLines")
+    def editor_lines(self, within: str = ".monaco-editor") -> list[str]:
+        """The lines the editor shows, top to bottom (Monaco renders only those in view); `within`
+        names which editor (`.monaco-diff-editor .editor.modified`: a diff's right side)."""
+        return self.b.call("editorLines", within=within)
 
     def screenshot(self, name: str) -> Path:
         self.artifacts.mkdir(parents=True, exist_ok=True)
