@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .facts import module_fact
 from .module import Module
 from .shapes import Shape, decoration_int, decorations, member_decorations, member_names, members, shape
 
@@ -194,3 +195,100 @@ def follows(m: Module, struct_id: str, rule: str, depth: int = 0) -> bool:
 def layouts(m: Module, struct_id: str) -> list[str]:
     """The standard layouts a block's declarations follow (possibly several, possibly none)."""
     return [rule for rule in RULES if follows(m, struct_id, rule)]
+
+
+# -- which structs must be laid out explicitly --------------------------------
+# Storage classes whose Block (for Uniform also BufferBlock) structs are laid out explicitly; Workgroup
+# only with WorkgroupMemoryExplicitLayoutKHR.
+_EXPLICIT = ("Uniform", "PushConstant", "StorageBuffer", "PhysicalStorageBuffer")
+
+
+@module_fact
+def explicit_blocks(m: Module) -> dict[str, str]:
+    """The structs a module-level variable's type makes a laid-out block (through one level of
+    arrays, except in Workgroup), each with its block decoration (Block or BufferBlock), in the
+    order of the variables."""
+    workgroup = "WorkgroupMemoryExplicitLayoutKHR" in m.declared_caps
+    out: dict[str, str] = {}
+    for var in m.outside_functions():
+        if var.opname != "OpVariable" or len(var.operands) < 2:
+            continue
+        storage = var.operands[1].enumerants[0].name if var.operands[1].enumerants else ""
+        ptr = shape(m, var.operands[0].token.text)
+        if (
+            ptr is None
+            or ptr.outer != "pointer"
+            or not (storage in _EXPLICIT or (storage == "Workgroup" and workgroup))
+        ):
+            continue
+        t = m.definition(ptr.parent)
+        if t is not None and t.opname in ("OpTypeArray", "OpTypeRuntimeArray") and storage != "Workgroup":
+            t = m.definition(_element(m, t.result or ""))
+        if t is None or t.opname != "OpTypeStruct" or t.result is None:
+            continue
+        decs = decorations(m, t.result)
+        if "Block" in decs:
+            out.setdefault(t.result, "Block")
+        elif "BufferBlock" in decs and storage == "Uniform":
+            out.setdefault(t.result, "BufferBlock")
+    return out
+
+
+def _element(m: Module, array_id: str) -> str:
+    t = m.definition(array_id)
+    ids = t.ids(skip_type=True) if t is not None else []
+    return ids[0].token.text if ids and ids[0].token.text != array_id else ""
+
+
+# (the struct, its member index) holding what is missing; the struct is the block or one inside it.
+Place = tuple[str, int]
+
+
+def missing_offset(m: Module, struct_id: str, depth: int = 0) -> Place | None:
+    """The first member without an Offset, in the struct or (through structs and arrays) inside it."""
+    t = m.definition(struct_id)
+    if t is None or depth > 32:
+        return None
+    if t.opname in ("OpTypeArray", "OpTypeRuntimeArray"):
+        return missing_offset(m, _element(m, struct_id), depth + 1)
+    if t.opname != "OpTypeStruct":
+        return None
+    decs = member_decorations(m, struct_id)
+    for i in range(len(members(m, struct_id))):
+        offset = decoration_int(decs.get(i, {}), "Offset")
+        if offset is None or offset == 0xFFFFFFFF:
+            return struct_id, i
+    for member in members(m, struct_id):
+        inner = missing_offset(m, member, depth + 1)
+        if inner is not None:
+            return inner
+    return None
+
+
+def missing_stride(m: Module, struct_id: str, wanted: str, depth: int = 0) -> Place | None:
+    """The first member lacking what `wanted` names: "ArrayStride" (a member that is a fixed-size
+    array), "MatrixStride" or "RowMajor" (RowMajor or ColMajor) (a member that is a matrix or an
+    array of them); in the struct, then in its members that are structs."""
+    if depth > 32:
+        return None
+    decs = member_decorations(m, struct_id)
+    ids = members(m, struct_id)
+    for i, member in enumerate(ids):
+        t = m.definition(member)
+        if wanted != "ArrayStride":
+            while t is not None and t.opname in ("OpTypeArray", "OpTypeRuntimeArray"):
+                t = m.definition(_element(m, t.result or ""))
+        kind = "OpTypeArray" if wanted == "ArrayStride" else "OpTypeMatrix"
+        if t is None or t.opname != kind or t.result is None:
+            continue
+        own, on_member = decorations(m, t.result), decs.get(i, {})
+        names = ("RowMajor", "ColMajor") if wanted == "RowMajor" else (wanted,)
+        if not any(n in own or n in on_member for n in names):
+            return struct_id, i
+    for member in ids:
+        t = m.definition(member)
+        if t is not None and t.opname == "OpTypeStruct":
+            inner = missing_stride(m, member, wanted, depth + 1)
+            if inner is not None:
+                return inner
+    return None
