@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
 DATA = ROOT / "tests" / "data"
-# corpus/, cases/ and spirv-registry/: the full sets beside the repository when they are there, else
+# corpus/, cases/, spirv-registry/ and uniformity/tint/: the full sets beside the repository when they are there, else
 # the subsets in tests/data (tests/data/README.md says which files, from where, and why those).
 FULL_DATA = SHARED.is_dir()
 DATA_ROOT = SHARED if FULL_DATA else DATA
