@@ -9,6 +9,11 @@ the Module's whole life, and is computed once per Module with `module_fact`.
 
 A fact that reads an instruction inside a function body must not be a module fact: it would go
 stale after an in-place edit. Checks re-run over the edited function instead (see `checks.family.Family`).
+
+A background request reads its snapshot's Module in a worker thread while the event loop may update
+that Module in place; what it computes then is dropped (the request answers ContentModified), but a
+fact cached meanwhile would outlive it. So a value is cached only when the Module was steady from
+start to end of its computation (`keeps`): a fact is always computed from one consistent model.
 """
 
 from __future__ import annotations
@@ -36,7 +41,16 @@ def module_fact(compute: Callable[Concatenate[Module, P], T]) -> Callable[Concat
         facts = m.facts
         if slot in facts:
             return facts[slot]  # type: ignore[return-value]
-        value = facts[slot] = compute(m, *key, **kw)
+        rewrites = m.rewrites
+        value = compute(m, *key, **kw)
+        if keeps(m, rewrites):
+            facts[slot] = value
         return value
 
     return get
+
+
+def keeps(m: Module, rewrites: int) -> bool:
+    """Whether a value computed from `m`, begun when `m.rewrites` was `rewrites`, may be cached on it:
+    no in-place update was under way when it began, nor began or ended since."""
+    return not rewrites & 1 and m.rewrites == rewrites

@@ -16,7 +16,7 @@ from ..syntax.document import Document
 from ..syntax.heap import building
 from ..syntax.parser import Line, Token, int_value, string_value
 from .enablement import lacks
-from .facts import module_fact
+from .facts import keeps, module_fact
 from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, match, operands_of, templates_of
 from .target import Stated
 
@@ -260,6 +260,7 @@ class Module:
         self.unknown_names: Counter[tuple[str, str]] = Counter()  # problems per (pool, unknown name)
         self._ints: dict[str | None, int | None] = {}
         self.facts: dict[tuple, object] = {}  # see model.facts: kept across in-place updates
+        self.rewrites = 0  # even while the model is steady, odd while `update` rewrites it (model.facts.keeps)
         self.generation: int | None = None  # the document generation checked; None while updating
         self._by_op: dict[str, list[Inst]] | None = None  # built with the model, then kept current
         self._function_lines: list[int] = []
@@ -534,11 +535,15 @@ class Module:
         if fn is None or self.suggests_opcodes() != (self._unknown_opcodes_after(lines) <= SUGGEST_OPCODES_UP_TO):
             return None
         suggesting = self.suggests_ids(), self.suggests_names()
-        for n in sorted(lines):
-            self._replace_line(fn, n)
+        self.rewrites += 1
+        try:
+            for n in sorted(lines):
+                self._replace_line(fn, n)
+            self._ints.clear()
+        finally:
+            self.rewrites += 1
         if (self.suggests_ids(), self.suggests_names()) != suggesting:
             return None  # the messages elsewhere change: a fresh module (this one is dropped)
-        self._ints.clear()
         return fn
 
     def suggests_opcodes(self) -> bool:
@@ -699,7 +704,10 @@ class Module:
         try:
             return self._ints[id_]
         except KeyError:
-            v = self._ints[id_] = self._int_value(id_)
+            rewrites = self.rewrites
+            v = self._int_value(id_)
+            if keeps(self, rewrites):
+                self._ints[id_] = v
             return v
 
     def _int_value(self, id_: str | None) -> int | None:

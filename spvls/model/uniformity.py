@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cfg import Cfg, cfg_of, continue_target, merge_block
-from .facts import module_fact
+from .facts import keeps, module_fact
 from .module import Function, Inst, Module
 
 INVOCATION, GROUP, SUBGROUP, WORKGROUP, ALL = 0, 1, 2, 3, 4
@@ -389,6 +389,7 @@ def _cache(m: Module) -> dict[str, tuple[tuple, Uniformity]]:
 
 def analyse(m: Module, fn: Function, _busy: frozenset[str] = frozenset()) -> Uniformity:
     """The function's uniformity (callees first, each once per change)."""
+    rewrites = m.rewrites
     cache = _cache(m)
     callees: dict[str, Summary | None] = {}
     for callee, _site in fn.calls:
@@ -401,7 +402,8 @@ def analyse(m: Module, fn: Function, _busy: frozenset[str] = frozenset()) -> Uni
     if hit is not None and hit[1].fn is fn and _same(hit[0], stamp):
         return hit[1]
     u = _Analysis(m, fn, callees).run()
-    cache[fn.id] = (stamp, u)
+    if keeps(m, rewrites):
+        cache[fn.id] = (stamp, u)
     return u
 
 

@@ -1,0 +1,114 @@
+"""What a Module caches (module facts, integer constants, each function's uniformity) is computed from a
+steady model (model/facts.py): a background request reads its snapshot's Module in a worker thread while
+the event loop may update that Module in place, and nothing it computes from a half-updated model may be
+kept. The interleavings are forced (the reader runs inside the update, or the update inside the reader),
+never timed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from spvls.model import uniformity as uni
+from spvls.model.facts import module_fact
+from spvls.model.module import Inst, Module, build
+from spvls.spec.grammar import load
+from spvls.syntax.document import Document
+
+TEXT = """\
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 64 1 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %uint_2 = OpConstant %uint 2
+   %uint_264 = OpConstant %uint 264
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %a = OpIAdd %uint %uint_2 %uint_2
+          %b = OpIMul %uint %a %uint_2
+               OpReturn
+               OpFunctionEnd
+"""
+EDITED = 12  # %b's line
+NEW = "          %b = OpISub %uint %a %uint_2"
+
+
+@module_fact
+def _body_opnames(m: Module) -> tuple[str, ...]:
+    """What a fact reading inside a function body would see (no real fact may: this one shows what a
+    half-updated model looks like)."""
+    return tuple(i.opname for i in m.insts if i.line >= m.functions[0].line)
+
+
+def _module() -> Module:
+    return build(Document(TEXT), load(), (1, 3))
+
+
+def _edit(m: Module) -> None:
+    m.doc.replace((EDITED, 0), (EDITED, len(m.doc.texts[EDITED])), NEW)
+
+
+def _update_reading(monkeypatch: pytest.MonkeyPatch, m: Module, read: Callable[[Module], object]) -> list[object]:
+    """Edit %b's line and update `m` in place, calling read(m) where the update has taken the old
+    instruction out and not yet put the new one in: where a worker thread may be scheduled."""
+    seen: list[object] = []
+    unindex = Module._unindex
+
+    def reading(self: Module, inst: Inst) -> None:
+        unindex(self, inst)
+        seen.append(read(self))
+
+    monkeypatch.setattr(Module, "_unindex", reading)
+    _edit(m)
+    assert m.update({EDITED}) is not None
+    monkeypatch.undo()
+    return seen
+
+
+def test_a_fact_read_while_an_update_runs_is_not_kept(monkeypatch):
+    m = _module()
+    seen = _update_reading(monkeypatch, m, _body_opnames)
+    assert seen == [("OpFunction", "OpLabel", "OpIAdd", "OpReturn", "OpFunctionEnd")]  # %b's line missing
+    assert _body_opnames(m) == ("OpFunction", "OpLabel", "OpIAdd", "OpISub", "OpReturn", "OpFunctionEnd")
+
+
+def test_a_fact_whose_computation_spans_an_update_is_not_kept():
+    m = _module()
+
+    @module_fact
+    def spanning(m: Module) -> tuple[str, ...]:
+        before = _body_opnames.__wrapped__(m)
+        _edit(m)  # the loop thread takes an edit while the worker is here
+        assert m.update({EDITED}) is not None
+        return before
+
+    assert "OpIMul" in spanning(m)
+    assert not any(slot[0] is spanning.__wrapped__ for slot in m.facts)
+
+
+def test_a_fact_computed_on_a_steady_model_is_kept():
+    m = _module()
+    first = _body_opnames(m)
+    assert _body_opnames(m) is first
+
+
+def test_an_integer_read_while_an_update_runs_is_not_kept(monkeypatch):
+    m = _module()
+    seen = _update_reading(monkeypatch, m, lambda m: m.int_value("%uint_2"))
+    assert seen == [2]
+    assert "%uint_2" not in m._ints
+    assert m.int_value("%uint_2") == 2
+    assert m._ints["%uint_2"] == 2
+
+
+def test_a_uniformity_analysed_while_an_update_runs_is_not_kept(monkeypatch):
+    m = _module()
+    seen = _update_reading(monkeypatch, m, lambda m: uni.analyse(m, m.functions[0]))
+    assert len(seen) == 1
+    assert uni.cached(m, m.functions[0]) is None
+    after = uni.analyse(m, m.functions[0])
+    assert uni.cached(m, m.functions[0]) is after
