@@ -423,17 +423,10 @@ def of_module(m: Module) -> dict[str, Uniformity]:
 
 
 def has_needs(m: Module) -> bool:
-    """Whether any instruction of the module needs uniform control flow (else there is nothing to check)."""
-    return bool(_needing(m))
-
-
-@module_fact
-def _needing(m: Module) -> bool:
-    if m.with_op(("OpControlBarrier",)) or m.with_op(tuple(_derivative_ops(m))):
-        return True
-    if m.with_op(("OpTypeCooperativeMatrixKHR",)):
-        return True
-    return bool(m.with_op(_group_ops(m)))
+    """Whether any instruction of the module needs uniform control flow (else there is nothing to check).
+    Not a module fact: it reads function bodies, where an in-place edit may add the first barrier."""
+    ops = ("OpControlBarrier", *_derivative_ops(m), "OpTypeCooperativeMatrixKHR", *_group_ops(m))
+    return any(m.with_op((op,)) for op in ops)
 
 
 @module_fact

@@ -122,6 +122,34 @@ def test_an_edit_that_changes_a_summary_rechecks_the_callers():
     assert got == fresh == [(CALLER.split("\n").index("         %r1 = OpFunctionCall %void %sync %i"), "uniformity.call")]
 
 
+@pytest.mark.parametrize("where", ["main", "callee"])
+def test_an_edit_adding_the_first_barrier_is_checked_in_place_as_afresh(where):
+    """A module with nothing that needs uniform control flow, then a barrier typed in place: in the
+    divergent branch of the rule module's first function, or in %sync, whose branch follows its
+    parameter, so the warning lands on the call in %main, a function the edit did not touch."""
+    if where == "main":
+        text = (RULES / "uniformity-barrier-fail.spvasm").read_text()
+    else:
+        text = CALLER.replace("%c = OpUGreaterThan %bool %uint_8 %uint_2", "%c = OpUGreaterThan %bool %n %uint_2")
+    lines = text.split("\n")
+    n = next(k for k, t in enumerate(lines) if "OpControlBarrier" in t)
+    barrier = lines[n]
+    for k, t in enumerate(lines):
+        if "OpControlBarrier" in t:
+            lines[k] = "               OpNop"
+    doc = Document("\n".join(lines))
+    a = analyze(doc, "vulkan1.1")
+    assert uniformity_warnings(doc.text) == []
+    doc.replace((n, 0), (n, len(doc.texts[n])), barrier)
+    b = analyze(doc, "vulkan1.1", a)
+    assert b.module is a.module  # taken in place
+    fresh = analyze(Document(doc.text), "vulkan1.1")
+    assert b.diagnostics == fresh.diagnostics
+    assert [d.code for d in b.diagnostics if d.code.startswith(CODES)] == [
+        "uniformity.barrier" if where == "main" else "uniformity.call"
+    ]
+
+
 def test_cfg_view_shades_divergent_blocks_whole_answer():
     """The CFG of the barrier rule module: the four divergent regions shaded, each diverging branch
     and the merge where its invocations meet again labelled (SPVLS_UPDATE_EXPECTED=1 rewrites it)."""

@@ -41,8 +41,8 @@ def widen(m: Module, fn: Function) -> Scope:
     """After an in-place edit of `fn`: the whole module when what its callers read of it changed
     (their call diagnostics follow its summary), else just `fn`."""
     before = uni.cached(m, fn)
-    if before is None or not uni.has_needs(m):
-        return fn  # no diagnostic was made from it
+    if before is None:  # never analysed: the module needed nothing, so its callers were never judged
+        return None if uni.has_needs(m) else fn
     after = uni.analyse(m, fn)
     return fn if before.summary.key() == after.summary.key() else None
 
