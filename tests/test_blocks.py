@@ -11,7 +11,6 @@ import pytest
 
 from spvls.cli.modules import numbered_module, read_words
 from spvls.model import blocks
-from spvls.model.shapes import names
 
 SHADER = Path(__file__).resolve().parent / "data" / "workbench" / "layouts.comp"
 
@@ -27,7 +26,7 @@ def module(tmp_path_factory):
     subprocess.run([glslang, "-V", "--target-env", "vulkan1.2", str(SHADER), "-o", str(out)], check=True,
                    capture_output=True)
     m = numbered_module(read_words(str(out)))
-    return m, {name: id_ for id_, name in names(m).items()}
+    return m, {name: id_ for id_, name in m.names.items()}
 
 
 def test_glslangs_offsets_are_the_standard_ones(module):

@@ -9,10 +9,11 @@ from pathlib import Path
 from ..model import uniformity as uni
 from ..model.enablement import lacks
 from ..model.module import Inst, Module
+from ..model.shapes import member_names
 from ..model.sourcemap import in_effect, inlining, location_of, scope_function_name
 from ..model.typeinfo import type_text
 from ..spec.grammar import Enumerant, Instruction, ext_set
-from ..syntax.parser import Token, string_value
+from ..syntax.parser import Token, int_value
 from .docs import code, enumerant_md, ext_set_doc, extension_md, fenced, instruction_md, term_md
 from .interface import hover_md
 from .sourcefiles import source_line
@@ -95,7 +96,7 @@ def _id(m: Module, id_: str) -> str:
         )
     decorations = m.decorations.get(id_, [])
     if decorations:
-        members = _member_names(m, id_) if any(i.opname == "OpMemberDecorate" for i in decorations[:8]) else {}
+        members = member_names(m, id_) if any(i.opname in _MEMBER_DECORATIONS for i in decorations[:8]) else {}
         parts.append(
             "Decorations: "
             + ", ".join(_decoration(i, members) for i in decorations[:8])
@@ -155,23 +156,17 @@ def _as_operand(m: Module, inst: Inst | None, tok: Token) -> str:
     return f"  \nAs {op.grammar_operand.name or kind}: `{name}` ({kind} {value:#x})"
 
 
-def _member_names(m: Module, struct: str) -> dict[str, str]:
-    """A struct's OpMemberName strings by member number (as written)."""
-    out: dict[str, str] = {}
-    for n in m.with_op(("OpMemberName",)):
-        ops = n.match.operands
-        if len(ops) > 2 and ops[0].token.text == struct:
-            out.setdefault(ops[1].token.text, string_value(ops[2].token.text))
-    return out
+_MEMBER_DECORATIONS = ("OpMemberDecorate", "OpMemberDecorateString")
 
 
-def _decoration(inst: Inst, members: dict[str, str]) -> str:
+def _decoration(inst: Inst, members: dict[int, str]) -> str:
     """A decoration without its target; a member's with the member's number and OpMemberName."""
     ops = inst.match.operands
-    if inst.opname != "OpMemberDecorate" or len(ops) < 2:
+    if inst.opname not in _MEMBER_DECORATIONS or len(ops) < 2:
         return code(_after(inst, 1))
     member = ops[1].token.text
-    name = members.get(member)
+    index = int_value(member)
+    name = members.get(index) if index is not None else None
     return f"{code(_after(inst, 2))} (member {member}{f' {code(name)}' if name else ''})"
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..model.blocks import declared_members, declared_size, layouts
 from ..model.module import EntryPoint, Module
 from ..model.resources import Resource, resources
-from ..model.shapes import Shape, decoration_int, decorations, names, shape
+from ..model.shapes import Shape, decoration_int, decorations, shape
 from .docs import code
 
 # What each kind of resource is called, one and many.
@@ -80,7 +80,7 @@ def type_name(m: Module, s: Shape) -> str:
         name = type_name(m, pointee) if pointee else "???"
         return name + "".join(f"{v}_" if lit else f"id{number(str(v))}_" for v, lit in s.array) + "Pointer"
     if s.base == "struct":
-        return names(m).get(s.self) or "_" + number(s.self)
+        return m.names.get(s.self) or "_" + number(s.self)
     if s.base in ("image", "sampled_image"):
         return _image_name(s)
     if s.base == "sampler":

@@ -15,7 +15,7 @@ from typing import Any
 from ..model.blocks import declared_size
 from ..model.module import EntryPoint, Module
 from ..model.resources import KINDS, Resource, default_entry, resources, storage
-from ..model.shapes import Shape, decoration_int, decorations, member_decorations, member_names, members, names, shape
+from ..model.shapes import Shape, decoration_int, decorations, member_decorations, member_names, members, shape
 from ..syntax.parser import int_value
 from .interface import number, type_name
 
@@ -290,7 +290,7 @@ def _spec_constants(m: Module) -> list[dict[str, Any]]:
             continue
         s = shape(m, c.result_type)
         entry: dict[str, Any] = {
-            "name": names(m).get(c.result, ""),
+            "name": m.names.get(c.result, ""),
             "id": spec_id,
             "type": type_name(m, s) if s else "???",
             "variable_id": int(number(c.result)) if number(c.result).isdigit() else c.result,

@@ -188,10 +188,16 @@ _INDEXED = frozenset(
         "OpMemberDecorate",
         "OpDecorateId",
         "OpDecorateString",
+        "OpMemberDecorateString",
         "OpEntryPoint",
         "OpExecutionMode",
         "OpExecutionModeId",
     )
+)
+
+# What _index files in Module.decorations, by target.
+_DECORATIONS = frozenset(
+    ("OpDecorate", "OpMemberDecorate", "OpDecorateId", "OpDecorateString", "OpMemberDecorateString")
 )
 
 # Allowed inside a function body although their grammar class is a module-level one.
@@ -430,7 +436,7 @@ class Module:
         elif opname == "OpName":
             if len(ops) >= 2:
                 self.names.setdefault(ops[0].token.text, string_value(ops[1].token.text))
-        elif opname in ("OpDecorate", "OpMemberDecorate", "OpDecorateId", "OpDecorateString"):
+        elif opname in _DECORATIONS:
             self.decorations.setdefault(ops[0].token.text, []).append(inst)
         elif opname == "OpEntryPoint":
             if len(ops) >= 3:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .module import EntryPoint, Inst, Module
-from .shapes import Shape, decorations, member_decorations, names, shape
+from .shapes import Shape, decorations, member_decorations, shape
 
 # The kinds, in the order reflection lists them, with spirv-cross --reflect's keys.
 KINDS = (
@@ -76,7 +76,7 @@ def _has(m: Module, id_: str, decoration: str) -> bool:
 
 
 def _block_name(m: Module, var: Inst, s: Shape, prefer_instance: bool) -> str:
-    names_ = names(m)
+    names_ = m.names
     var_name = names_.get(var.result or "", "")
     if prefer_instance:
         return var_name or "_" + _number(var.result or "")
@@ -141,7 +141,7 @@ def resources(m: Module, ep: EntryPoint | None = None) -> list[Resource]:
 
 
 def _classify(m: Module, var: Inst, s: Shape, sc: str, instance: bool) -> tuple[str, str]:
-    own = names(m).get(var.result or "", "")
+    own = m.names.get(var.result or "", "")
     image = s.image
     if sc == "Input":
         return "inputs", _block_name(m, var, s, False) if _has(m, s.self, "Block") else own

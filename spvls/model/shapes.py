@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..syntax.parser import int_value
+from ..syntax.parser import int_value, string_value
 from .facts import module_fact
 from .module import Inst, Module
 
@@ -221,35 +221,12 @@ def members(m: Module, struct_id: str) -> list[str]:
 
 @module_fact
 def member_names(m: Module, struct_id: str) -> dict[int, str]:
+    """A struct's OpMemberName strings by member index (the first one given); OpName's are `Module.names`."""
     out: dict[int, str] = {}
     for inst in m.with_op(("OpMemberName",)):
         ops = inst.operands
         if len(ops) >= 3 and ops[0].token.text == struct_id:
             index = int_value(ops[1].token.text)
             if index is not None:
-                out.setdefault(index, _string(ops[2].token.text))
-    return out
-
-
-def _string(text: str) -> str:
-    """A literal string's value: its quotes off, its escapes read."""
-    body = text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
-    out, escaped = [], False
-    for ch in body:
-        if escaped or ch != "\\":
-            out.append(ch)
-            escaped = False
-        else:
-            escaped = True
-    return "".join(out)
-
-
-@module_fact
-def names(m: Module) -> dict[str, str]:
-    """Each id's OpName as a string value (the first one given)."""
-    out: dict[str, str] = {}
-    for inst in m.with_op(("OpName",)):
-        ops = inst.operands
-        if len(ops) >= 2:
-            out.setdefault(ops[0].token.text, _string(ops[1].token.text))
+                out.setdefault(index, string_value(ops[2].token.text))
     return out

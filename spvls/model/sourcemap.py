@@ -48,11 +48,6 @@ class Inlining:
     at: SourceLoc | None
 
 
-def unquote(text: str) -> str:
-    """A string literal's value as spirv-as reads it (a backslash escapes the next character)."""
-    return string_value(text)
-
-
 def debug_op(m: Module, inst: Inst) -> str | None:
     """The DebugInfo instruction an OpExtInst is (e.g. 'DebugLine'), or None."""
     if inst.opname not in _EXT_OPS or inst.match.ext_inst is None:
@@ -98,7 +93,7 @@ def string_of(m: Module, d: Inst | None) -> str | None:
     if d is None or d.opname != "OpString":
         return None
     lit = d.literal(0)
-    return unquote(lit) if lit is not None else None
+    return string_value(lit) if lit is not None else None
 
 
 def _source_file(m: Module, source: Inst | None) -> str | None:
@@ -335,11 +330,11 @@ def embedded_texts(m: Module) -> dict[str, str]:
             last = None
             if file is not None and src is not None:
                 last = out.setdefault(file, [])
-                last.append(unquote(src.token.text))
+                last.append(string_value(src.token.text))
         elif op == "OpSourceContinued" and last is not None:
             src = inst.operand("Continued Source")
             if src is not None:
-                last.append(unquote(src.token.text))
+                last.append(string_value(src.token.text))
         elif op in _EXT_OPS:
             d = debug_op(m, inst)
             if d == "DebugSource":

@@ -93,9 +93,8 @@ def test_check_rejects_exactly_what_spirv_as_rejects(line):
 
 
 def test_a_glued_string_is_one_token_with_spirv_as_value():
-    from spvls.model.sourcemap import unquote
-    from spvls.syntax.parser import parse_line
+    from spvls.syntax.parser import parse_line, string_value
 
     line = parse_line('%s = OpString "x""y" ; c')
     assert [t.text for t in line.operands] == ['"x""y"'] and line.error is None
-    assert unquote(line.operands[0].text) == 'x""y'  # as spirv-dis shows what spirv-as made: "x\"\"y"
+    assert string_value(line.operands[0].text) == 'x""y'  # as spirv-dis shows what spirv-as made: "x\"\"y"

@@ -70,6 +70,7 @@ def test_the_indexed_instructions_have_the_operands_the_index_reads():
         "OpMemberDecorate": ["IdRef"],
         "OpDecorateId": ["IdRef"],
         "OpDecorateString": ["IdRef"],
+        "OpMemberDecorateString": ["IdRef"],
         "OpEntryPoint": ["ExecutionModel", "IdRef", "LiteralString"],
         "OpExecutionMode": ["IdRef"],
         "OpExecutionModeId": ["IdRef"],
