@@ -161,18 +161,17 @@ FAMILY = Family(
         Rule(
             "ballot.result-type",
             "OpSubgroupBallotKHR whose result is not a vector of four 32-bit integers.",
-            sentence="Result type and masks now changed to 4 component vector of 32 bit integers.",
+            sentence="Result Type must be a 4 component vector of 32 bit integer types.",
         ),
         Rule(
             "ballot.predicate",
             "OpSubgroupBallotKHR whose Predicate is not a Boolean.",
-            sentence="OpSubgroupBallotKHR takes a Boolean Predicate.",
+            sentence="Predicate must be a Boolean type.",
         ),
         Rule(
             "ballot.value-type",
             "a subgroup read whose result is not of Value's type.",
-            sentence="OpSubgroupReadInvocationKHR and OpSubgroupFirstInvocationKHR return a value of the "
-            "type of Value.",
+            sentence="The type of Value must be the same as Result Type.",
         ),
         Rule(
             "ballot.index",

@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ...model.enablement import CAPABILITY, LAST_VERSION, RESERVED, VERSION, lacks
+from ...model.enablement import CAPABILITY, LAST_VERSION, RESERVED, VERSION, Need, lacks
 from ...model.facts import module_fact
 from ...model.module import Inst, Module
 from ...model.operands import Operand
 from ...spec.grammar import Instruction, format_version
 from .. import fixes
-from ..diagnostic import ERROR, Diagnostic, Fix, at
+from ..diagnostic import ERROR, Diagnostic, Fix, Spanned, at
 from ..family import EXTENSION_PAGE, Family, Rule
 from ..scope import Scope, insts
 
@@ -142,100 +142,68 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
 
 
 def _opcode(m: Module, inst: Inst, grammar_inst: Instruction) -> list[Diagnostic]:
-    tok, v = inst.opcode, m.version
-    d = lambda code, msg, found=(): at(inst.line, tok, ERROR, code, msg, fixes=found)  # noqa: E731
     need = lacks(m, grammar_inst)
-    if need is None:
-        return []
-    if need.what == CAPABILITY:
-        caps = list(need.names)
-        return [
-            d(
-                "capability.missing",
-                f"{grammar_inst.name} requires one of these capabilities: {', '.join(caps)} "
-                "(SPIR-V 2.16.1: declare it with OpCapability)",
-                fixes.add_capabilities(m, caps),
-            )
-        ]
-    if need.what == LAST_VERSION:
-        return [
-            d("capability.version", f"{grammar_inst.name} requires SPIR-V {format_version(need.version)} or earlier")
-        ]
-    if need.what == RESERVED:
-        return [
-            d(
-                "capability.reserved",
-                f"{grammar_inst.name} is reserved for future use: no capability, extension or version enables it",
-            )
-        ]
-    note, header = _from_header(m, need.version)
-    if need.what == VERSION:
-        return [
-            d(
-                "capability.version",
-                f"{grammar_inst.name} requires SPIR-V {format_version(need.version)} at minimum "
-                f"(the module targets {format_version(v)}){note}",
-                fixes.made_safe(header),
-            )
-        ]
-    exts = list(need.names)
-    also = "" if need.version is None else f"SPIR-V {format_version(need.version)} or "
-    return [
-        d(
-            "capability.extension",
-            f"{grammar_inst.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
-            fixes.add_extensions(m, exts, safe=not header) + header,
-        )
-    ]
+    return [] if need is None else [_lacking(m, inst.line, inst.opcode, grammar_inst.name, need)]
 
 
 def _operand(m: Module, inst: Inst, op: Operand) -> list[Diagnostic]:
     out = []
-    v = m.version
     for e in op.enumerants:
         if e.value == 0 and m.grammar.kinds[e.kind].category == "BitEnum":
             continue
-        tok = op.token
-        d = lambda code, msg, found=(): at(inst.line, tok, ERROR, code, msg, fixes=found)  # noqa: E731, B023 - called in this iteration
         # OpCapability declares its operand: only version and extension apply to it.
         need = lacks(m, e, declaring=inst.opname == "OpCapability")
-        if need is None:
-            continue
-        if need.what == CAPABILITY:
-            caps = list(need.names)
-            out.append(
-                d(
-                    "capability.missing",
-                    f"{e.kind} {e.name} requires one of these capabilities: {', '.join(caps)} (SPIR-V 2.16.1)",
-                    fixes.add_capabilities(m, caps),
-                )
-            )
-        elif need.what == LAST_VERSION:
-            out.append(
-                d("capability.version", f"{e.kind} {e.name} requires SPIR-V {format_version(need.version)} or earlier")
-            )
-        elif need.what == VERSION:
-            note, header = _from_header(m, need.version)
-            out.append(
-                d(
-                    "capability.version",
-                    f"{e.kind} {e.name} requires SPIR-V {format_version(need.version)} or later "
-                    f"(the module targets {format_version(v)}){note}",
-                    fixes.made_safe(header),
-                )
-            )
-        else:
-            exts = list(need.names)
-            also = "" if need.version is None else f"SPIR-V {format_version(need.version)} or "
-            note, header = _from_header(m, need.version)
-            out.append(
-                d(
-                    "capability.extension",
-                    f"{e.kind} {e.name} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
-                    fixes.add_extensions(m, exts, safe=not header) + header,
-                )
-            )
+        if need is not None:
+            out.append(_lacking(m, inst.line, op.token, f"{e.kind} {e.name}", need))
     return out
+
+
+def _lacking(m: Module, line: int, tok: Spanned, what: str, need: Need) -> Diagnostic:
+    """What the module lacks to enable `what` (an opcode, or an operand's enumerant), on `tok`."""
+    if need.what == CAPABILITY:
+        caps = list(need.names)
+        return _error(
+            line,
+            tok,
+            "capability.missing",
+            f"{what} requires one of these capabilities: {', '.join(caps)} "
+            "(SPIR-V 2.16.1: declare it with OpCapability)",
+            fixes.add_capabilities(m, caps),
+        )
+    if need.what == LAST_VERSION:
+        return _error(
+            line, tok, "capability.version", f"{what} requires SPIR-V {format_version(need.version)} or earlier"
+        )
+    if need.what == RESERVED:
+        return _error(
+            line,
+            tok,
+            "capability.reserved",
+            f"{what} is reserved for future use: no capability, extension or version enables it",
+        )
+    note, header = _from_header(m, need.version)
+    if need.what == VERSION:
+        return _error(
+            line,
+            tok,
+            "capability.version",
+            f"{what} requires SPIR-V {format_version(need.version)} at minimum "
+            f"(the module targets {format_version(m.version)}){note}",
+            fixes.made_safe(header),
+        )
+    exts = list(need.names)
+    also = "" if need.version is None else f"SPIR-V {format_version(need.version)} or "
+    return _error(
+        line,
+        tok,
+        "capability.extension",
+        f"{what} requires {also}OpExtension of one of: {', '.join(exts)}{note}",
+        fixes.add_extensions(m, exts, safe=not header) + header,
+    )
+
+
+def _error(line: int, tok: Spanned, code: str, message: str, found: tuple[Fix, ...] = ()) -> Diagnostic:
+    return at(line, tok, ERROR, code, message, fixes=found)
 
 
 @module_fact

@@ -5,13 +5,15 @@ from __future__ import annotations
 from ...model.module import Inst, Module
 from ...model.typeinfo import describe, int_info, scalar_of
 from ...spec.env import is_vulkan
-from ..diagnostic import ERROR, Diagnostic, at
+from ..diagnostic import Diagnostic
 from ..family import Family, Rule
 from ..scope import Scope, with_op
 
 # "Execution is the scope ... It must be either Workgroup or Subgroup" (prose): the names, whose
 # values the grammar gives.
 _SCOPES = ("Workgroup", "Subgroup")
+# The Vulkan specification's VUID-StandaloneSpirv-None-04642, which narrows the extension's scopes.
+_VULKAN_SCOPE = "Scope for Non Uniform Group Operations must be limited to Subgroup"
 
 
 def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
@@ -50,13 +52,12 @@ def _rotate(m: Module, inst: Inst) -> list[Diagnostic]:
             out.append(FAMILY.cite(inst.line, scope.token, "rotate.scope", f"Execution is {name.name if name else v}"))
         elif name.name == "Workgroup" and is_vulkan(m.env):
             out.append(
-                at(
+                FAMILY.cite(
                     inst.line,
                     scope.token,
-                    ERROR,
                     "rotate.scope",
-                    f"{FAMILY.extension}: under a Vulkan target the Execution scope is limited to Subgroup "
-                    "(VUID-StandaloneSpirv-None-04642); this is Workgroup",
+                    "Execution is Workgroup under a Vulkan target (VUID-StandaloneSpirv-None-04642)",
+                    sentence=_VULKAN_SCOPE,
                 )
             )
     delta = inst.operand("Delta")
