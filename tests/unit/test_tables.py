@@ -10,7 +10,8 @@ from pathlib import Path
 import spvls.spec
 from spvls.checks import families, idkinds
 from spvls.checks.families import coopmat
-from spvls.model import module
+from spvls.features import interface, reflect
+from spvls.model import module, uniformity
 from spvls.spec.grammar import load
 
 TEXTS = Path(spvls.spec.__file__).parent / "texts"
@@ -107,12 +108,13 @@ def test_coopmat_judges_the_instructions_its_extension_names():
 
 
 def test_every_opcode_a_family_types_by_hand_is_the_grammars_own_name():
-    """Every opcode name in a rule family's module-level tables (and in idkinds' and the model's) is
+    """Every opcode name in a rule family's module-level tables (and in idkinds', the model's, the
+    uniformity analysis' and reflection's) is
     an instruction's name in the grammar: not an alias, not a name the grammar dropped."""
     g = load()
     modules = [importlib.import_module(f"{families.__name__}.{m.name}") for m in pkgutil.iter_modules(families.__path__)]
     wrong, seen = [], 0
-    for mod in [*modules, idkinds, module]:
+    for mod in [*modules, idkinds, module, uniformity, reflect, interface]:
         for table, value in vars(mod).items():
             if table.startswith("__") or not isinstance(value, (set, frozenset, tuple, list, dict)):
                 continue
@@ -124,3 +126,23 @@ def test_every_opcode_a_family_types_by_hand_is_the_grammars_own_name():
                         wrong.append(f"{mod.__name__}.{table}: {name}")
     assert seen > 300
     assert wrong == []
+
+
+def test_the_reflection_tables_name_the_grammars_enumerants():
+    """`spvls reflect`'s and the interface's names by enumerant (SPIRV-Cross' stage names, GLSL's image
+    format qualifiers and sampler dimensions): each key is an enumerant's own name in the grammar, a
+    format's qualifier spells its enumerant, and what each table leaves out is what GLSL and
+    SPIRV-Cross' reflection have no name for, so an enumerant the grammar adds fails here."""
+    g = load()
+    left_out = {
+        "ExecutionModel": (reflect._MODES, {"Kernel"}),  # OpenCL's: no GLSL stage
+        "ImageFormat": (reflect._FORMATS, {"Unknown", "R64i", "R64ui"}),  # no format, or 64-bit (an extension's)
+        "Dim": (interface._DIMS, {"SubpassData", "TileImageDataEXT"}),  # subpass inputs: no sampler type
+    }
+    for kind, (table, absent) in left_out.items():
+        enumerants = g.kinds[kind].enumerants
+        assert [k for k in table if k not in enumerants or enumerants[k].name != k] == [], kind
+        assert {e.name for e in enumerants.values()} - set(table) == absent, kind
+    assert {k: v for k, v in reflect._FORMATS.items() if v.replace("_", "") != k.lower()} == {}
+    for name in reflect._SPEC:
+        assert g.instruction(name).cls == "Constant-Creation", name
