@@ -56,7 +56,7 @@ end
 
 local workbench = require("spvls.workbench")
 local optimized = nil
-workbench.optimize({ "-O" }, { on_done = function(answer, buffers, err)
+workbench.optimize({ "-O" }, { per_pass = true, on_done = function(answer, buffers, err)
   if not answer then optimized = { error = tostring(err and err.message) } return end
   optimized = { before = answer.before, after = answer.after, views = shown(buffers) }
 end })

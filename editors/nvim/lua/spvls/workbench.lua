@@ -40,15 +40,17 @@ local function show_diff(left_name, left, right_name, right)
   return a, b
 end
 
--- :SpvlsOptimize [FLAGS] — spirv-opt's passes (default -O) over the buffer's module; the result
--- opens beside the module (as spirv-dis shows it) as a diff, with the instruction counts.
+-- :SpvlsOptimize[!] [FLAGS] — spirv-opt's passes (default -O) over the buffer's module; the result
+-- opens beside the module (as spirv-dis shows it) as a diff, with the instruction counts; with !
+-- (opts.per_pass) also the passes that changed them (spirv-opt --print-all: several times slower).
 --   opts.on_done(answer, buffers) is called after.
 function M.optimize(flags, opts)
   opts = opts or {}
   local bufnr = vim.api.nvim_get_current_buf()
   local passes = (flags and #flags > 0) and flags or { "-O" }
   local label = table.concat(passes, " ")
-  execute(bufnr, "spvls.optimize", { uri = vim.uri_from_bufnr(bufnr), passes = passes }, function(result, err)
+  local arg = { uri = vim.uri_from_bufnr(bufnr), passes = passes, perPass = opts.per_pass or false }
+  execute(bufnr, "spvls.optimize", arg, function(result, err)
     if not result then
       if opts.on_done then opts.on_done(nil, nil, err) end
       return
@@ -109,8 +111,9 @@ function M.lenses(group)
 end
 
 function M.setup(group)
-  vim.api.nvim_create_user_command("SpvlsOptimize", function(a) M.optimize(a.fargs) end,
-    { nargs = "*", desc = "spvls: spirv-opt's passes (default -O) over this module, shown as a diff" })
+  vim.api.nvim_create_user_command("SpvlsOptimize", function(a) M.optimize(a.fargs, { per_pass = a.bang }) end,
+    { nargs = "*", bang = true,
+      desc = "spvls: spirv-opt's passes (default -O) over this module, shown as a diff (!: with each pass's counts)" })
   vim.api.nvim_create_user_command("SpvlsDiff", function(a) M.diff(a.args) end,
     { nargs = 1, complete = "file", desc = "spvls: compare this module with another by structure (spirv-diff)" })
   M.lenses(group)
