@@ -1,7 +1,8 @@
 """The workbench in a real VS Code (code-server and Chromium, as tests/e2e/test_vscode_web.py):
 an entry point's resources in the Outline view and its code lens, spirv-opt's effect opened as a
 diff beside the module with the instruction counts, and "Compare with…" on a SPIR-V file through
-VS Code's own file dialog — against what spirv-opt and spirv-diff themselves make."""
+VS Code's own file dialog, from the command palette and from the explorer's menu on a binary —
+against what spirv-opt and spirv-diff themselves make."""
 
 import subprocess
 from pathlib import Path
@@ -46,6 +47,10 @@ def window(session, tmp_path_factory):
     (folder / "lit.spv").unlink()
     subprocess.run([glslang, "-V", "-Os", str(WORKBENCH / "lit.frag"), "-o", str(folder / "lit-os.spv")],
                    check=True, capture_output=True)
+    # Two builds of blur.comp (RADIUS 2, its default, and 3) as binaries, for the explorer's menu.
+    for name, define in (("blur-r2.spv", []), ("blur-r3.spv", ["-DRADIUS=3"])):
+        subprocess.run([glslang, "-V", *define, str(WORKBENCH / "blur.comp"), "-o", str(folder / name)], check=True,
+                       capture_output=True)
     return session.open_window(folder)
 
 
@@ -117,10 +122,7 @@ def test_compare_with_a_binary_through_the_file_dialog(window):
     window.open("lit.spvasm")
     window.command("spvls: Compare with…", asks=True)
     assert window.texts(".quick-input-widget .quick-input-title") == ["Compare lit.spvasm with…"]
-    window.press("Control+a")
-    window.type(str(window.folder / "lit-os.spv"))
-    window.wait(".quick-input-widget .monaco-list-row", pattern="lit-os.spv")
-    window.press("Enter")
+    window.choose_file(window.folder / "lit-os.spv")
     tab = window.b.call("waitAttribute", selector=".tab.active", name="aria-label", pattern="spirv-diff",
                         timeout=60000)
     assert tab[-1] == (f"lit.spvasm ↔ lit-os.spv (spirv-diff: {expected.changed} lines differ) "
@@ -132,3 +134,58 @@ def test_compare_with_a_binary_through_the_file_dialog(window):
     assert right == _lines(expected.right)[: len(right)]
     window.command("View: Close All Editor Groups")
 
+
+
+def _explorer_menu(window: vscode_web.Window, name: str, item: str) -> None:
+    """Chooses `item` in the explorer's context menu of the file `name`."""
+    row = ".explorer-folders-view .monaco-list-row"
+    window.wait(row, pattern=name)
+    window.b.call("click", selector=row, pattern=f"^{name}$", button="right")
+    window.wait(".context-view .monaco-menu .action-label", pattern=item)
+    # Down to the item and Enter, as a keyboard does (a click just as the menu opens is ignored).
+    for _ in range(30):
+        window.press("ArrowDown")
+        if any(t.startswith(item) for t in window.texts(".context-view .monaco-menu .action-item.focused")):
+            window.press("Enter")
+            return
+    raise AssertionError(f"no {item!r} in the explorer's menu of {name}")
+
+
+def test_compare_with_from_the_explorers_menu_on_a_binary(window):
+    """The explorer's *spvls: Compare with…* on blur-r2.spv, blur-r3.spv picked in the dialog: the
+    two builds' difference as spirv-diff matches them (only the radius's constants and their uses)."""
+    folder = window.folder
+    expected = compare.compare(read_words(str(folder / "blur-r2.spv")), read_words(str(folder / "blur-r3.spv")),
+                               "blur-r2.spv", "blur-r3.spv")
+    _explorer_menu(window, "blur-r2.spv", "spvls: Compare with…")
+    window.wait(".quick-input-widget .quick-input-title", pattern="^Compare blur-r2.spv with…$")
+    window.choose_file(folder / "blur-r3.spv")
+    tab = window.b.call("waitAttribute", selector=".tab.active", name="aria-label", pattern="spirv-diff",
+                        timeout=60000)
+    assert tab[-1] == (f"blur-r2.spv ↔ blur-r3.spv (spirv-diff: {expected.changed} lines differ) "
+                       "(blur-r2.spv ↔ blur-r3.spv)")
+    assert expected.diff == (WORKBENCH / "blur.diff").read_text().replace("--- a.spv", "--- blur-r2.spv", 1).replace(
+        "+++ b.spv", "+++ blur-r3.spv", 1)
+    left = _shown(window, ORIGINAL)
+    right = _shown(window, MODIFIED)
+    assert left == _lines(expected.left)[: len(left)]
+    assert right == _lines(expected.right)[: len(right)]
+    window.command("View: Close All Editor Groups")
+
+
+def test_optimize_from_the_explorers_menu_on_a_binary(window):
+    """The explorer's *spvls: Optimize with spirv-opt* on a binary that is not open: read from disk."""
+    words = read_words(str(window.folder / "blur-r2.spv"))
+    expected = optimize.optimize(words, ["-O"])
+    _explorer_menu(window, "blur-r2.spv", "spvls: Optimize with spirv-opt")
+    window.wait(".quick-input-widget .quick-input-title", pattern="^spirv-opt passes$")
+    window.press("Enter")  # the offered -O
+    tab = window.b.call("waitAttribute", selector=".tab.active", name="aria-label", pattern="instructions",
+                        timeout=60000)
+    assert tab[-1] == (f"blur-r2.spv: spirv-opt -O: {expected.before} → {expected.after} instructions "
+                       "(blur-r2.spv (before -O) ↔ blur-r2.spv (after -O))")
+    left = _shown(window, ORIGINAL)
+    right = _shown(window, MODIFIED)
+    assert left == _lines(convert.listing(words))[: len(left)]
+    assert right == _lines(expected.text)[: len(right)]
+    window.command("View: Close All Editor Groups")

@@ -79,17 +79,23 @@ const ops = {
     }
     throw new Error(`no ${selector}[${name}] matching /${pattern}/ within ${timeout ?? 30000} ms; saw ${JSON.stringify(last)}`);
   },
-  async click({ selector, pattern }) {
+  // Clicks the first element matching `selector` whose text matches `pattern`; `button`: "right"
+  // opens its context menu.
+  async click({ selector, pattern, button }) {
     const re = new RegExp(pattern ?? "[^]", "m");
     const handles = await page.$$(selector);
     for (const h of handles) {
       const t = await h.evaluate((e) => e.innerText ?? e.textContent);
       if (re.test(t)) {
-        await h.click();
+        await h.click({ button: button ?? "left" });
         return t;
       }
     }
     throw new Error(`no ${selector} matching /${pattern}/ to click`);
+  },
+  // The value of the first input matching `selector` (a quick input's text, say).
+  async value({ selector }) {
+    return page.$eval(selector, (e) => e.value);
   },
   async attribute({ selector, name }) {
     return page.$$eval(selector, (els, n) => els.map((e) => e.getAttribute(n)), name);

@@ -259,6 +259,19 @@ class Window:
         self.b.call("waitAttribute", selector=".tab.active", name="aria-label", pattern=_literal(name))
         self.wait(".monaco-editor .view-lines")
 
+    def choose_file(self, path: Path, timeout: float = 30) -> None:
+        """In VS Code's own file dialog (a quick input holding a folder's path), the file at `path`:
+        its name typed after the folder it shows, once that is `path`'s folder."""
+        field = ".quick-input-widget .quick-input-box input"
+        deadline = time.monotonic() + timeout
+        while self.b.call("value", selector=field) != f"{path.parent}/":
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the file dialog shows {self.b.call('value', selector=field)!r}, not {path.parent}/")
+            time.sleep(0.2)
+        self.type(path.name)
+        self.wait(".quick-input-widget .monaco-list-row", pattern=_literal(path.name))
+        self.press("Enter")
+
     def goto(self, line: int, column: int) -> None:
         """Puts the cursor at a 1-based line and column (Go to Line)."""
         self.press("Control+g")

@@ -69,13 +69,14 @@ export function registerWorkbench(context: vscode.ExtensionContext, client: () =
   const texts = new Texts();
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, texts),
-    vscode.commands.registerCommand("spvls.optimize.show", async (resource?: vscode.Uri, passes?: string) => {
+    // From the explorer's menu, the second argument is the files selected there (not passes).
+    vscode.commands.registerCommand("spvls.optimize.show", async (resource?: vscode.Uri, passes?: unknown) => {
       const uri = target(resource);
       if (!uri) {
         return undefined;
       }
       const flags =
-        passes ??
+        (typeof passes === "string" ? passes : undefined) ??
         (await vscode.window.showInputBox({
           title: "spirv-opt passes",
           prompt: "spirv-opt's flags, e.g. -O, -Os, --eliminate-dead-code-aggressive",
@@ -95,12 +96,13 @@ export function registerWorkbench(context: vscode.ExtensionContext, client: () =
       await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false });
       return { title, left: left.toString(), right: right.toString(), answer };
     }),
-    vscode.commands.registerCommand("spvls.compareWith", async (resource?: vscode.Uri, otherUri?: vscode.Uri) => {
+    // From the explorer's menu, the second argument is the files selected there (not the other).
+    vscode.commands.registerCommand("spvls.compareWith", async (resource?: vscode.Uri, otherUri?: unknown) => {
       const uri = target(resource);
       if (!uri) {
         return undefined;
       }
-      let other = otherUri;
+      let other = otherUri instanceof vscode.Uri ? otherUri : undefined;
       if (!other) {
         const picked = await vscode.window.showOpenDialog({
           title: `Compare ${baseName(uri)} with…`,
