@@ -94,6 +94,53 @@ def test_rounds_stop_at_their_bound_and_at_what_cannot_be_set_aside() -> None:
     assert keepgoing.later_failures(words, 1, "", lambda w: None, validator.keep_ops(), 1e9) == []
 
 
+def test_past_the_assemblers_error_the_later_errors_are_found() -> None:
+    # A missing operand (noticed on the next line), an operand spirv-as cannot read: each line is
+    # set aside in turn, then spirv-val finds the two mistakes that stand.
+    bad = (MODULE.replace("LocalSize 1 1 1", "LocalSize 1 1")
+           .replace("OpIAdd %int %int_1 %int_1", "OpIAdd %int %int_1 %float_1")
+           .replace("%y = OpFAdd %float %f %float_1", "%y = OpCompositeInsert %float %f 0")
+           .replace("OpIMul %int %int_1 %int_1", "OpIMul %float %int_1 %int_1"))
+    assert _run(bad) == [
+        (_line(bad, "OpExecutionMode"),
+         "Expected operand for OpExecutionMode instruction, but found the next instruction instead."),
+        (_line(bad, "OpCompositeInsert"), "Expected id to start with %."),
+        (_line(bad, "OpIAdd"), "Expected int scalar or vector type as operand: IAdd operand index 3"),
+        (_line(bad, "OpIMul"), "Expected int scalar or vector type as Result Type: IMul"),
+    ]
+
+
+def test_a_line_set_aside_keeps_every_other_ids_name() -> None:
+    # %y is first named on the refused line: every id keeps the number spirv-as gives it in the
+    # module as written, so the validator's message names %int and %e, not their neighbours.
+    bad = (MODULE.replace("LocalSize 1 1 1", "LocalSize 1 1 1\n               OpDecorate %y NoContraction 7")
+           .replace("%f = OpLoad %float %e", "%f = OpLoad %int %e")
+           .replace("OpIMul %int %int_1 %int_1", "OpIMul %float %int_1 %int_1"))
+    assert _run(bad) == [
+        (_line(bad, "OpDecorate"), "Expected <opcode> or <result-id> at the beginning of an instruction, found '7'."),
+        (_line(bad, "OpLoad"), "OpLoad Result Type <id> '%int' does not match Pointer <id> '%e's type."),
+        (_line(bad, "OpIMul"), "Expected int scalar or vector type as Result Type: IMul"),
+    ]
+
+
+def test_past_the_assembler_an_error_the_setting_aside_caused_is_never_reported() -> None:
+    # %float loses its width: set aside, it is an empty structure, and the constant of that type
+    # (an assembler error), the OpFAdd of that type (a validator error) are not the user's.
+    bad = (MODULE.replace("%float = OpTypeFloat 32", "%float = OpTypeFloat")
+           .replace("OpIAdd %int %int_1 %int_1", "OpIAdd %int %int_1 %int_0 %int_0")
+           .replace("OpIMul %int %int_1 %int_1", "OpIMul %float %int_1 %int_1"))
+    assert _run(bad) == [
+        (_line(bad, "OpTypeFloat"), "Expected operand for OpTypeFloat instruction, but found the next instruction instead."),
+        # A word too many is read as the next instruction's result id: put on its own line.
+        (_line(bad, "OpIAdd"), "'=' expected after result id but found '%e'."),
+    ]
+    # What cannot be set aside (a return) ends the rounds.
+    stop = MODULE.replace("OpReturn", "OpReturn 5").replace("OpIMul %int %int_1", "OpIMul %float %int_1")
+    assert _run(stop) == [
+        (_line(stop, "OpReturn"), "Expected <opcode> or <result-id> at the beginning of an instruction, found '5'.")
+    ]
+
+
 def test_the_worker_process_answers_what_runs_in_process() -> None:
     bad = (MODULE.replace("OpIAdd %int %int_1 %int_1", "OpIAdd %int %int_1 %float_1")
            .replace("OpIMul %int %int_1 %int_1", "OpIMul %float %int_1 %int_1"))
@@ -106,6 +153,15 @@ def test_the_worker_process_answers_what_runs_in_process() -> None:
         w.close()
     assert here == there
     assert here[1] is not None and len(here[1].later) == 1
+    refused = bad.replace("LocalSize 1 1 1", "LocalSize 1 1")
+    w = workers.Worker()
+    try:
+        here = workers.check(refused.encode(), "spv1.6", options)
+        there = w.check(refused, "spv1.6", options)
+    finally:
+        w.close()
+    assert here == there
+    assert here[0] == "as" and here[1] is not None and len(here[1].later) == 2
 
 
 SHADER = """\

@@ -163,8 +163,9 @@ def test_merge_keeps_both_on_different_instructions(tmp_path: Path) -> None:
     text = MODULE.replace("OpIAdd %int %int_1 %int_1", "OpBitwiseAnd %int %int_1 %float_1").replace(
         "OpEntryPoint GLCompute %main \"main\"", "OpEntryPoint GLCompute %main \"main\" %nowhere")
     codes = [(d.line, d.code) for d in check_file_text(text, tmp_path) if d.severity == ERROR]
-    # The validator names the undefined id first: the native error on it stays alone.
-    assert codes == [(_line(text, "OpEntryPoint"), "id.undefined")]
+    # The validator names the undefined id first: the native error on it stays alone; keep-going
+    # then finds the other (a constant's value, 1 like the entry point's id, is no id).
+    assert codes == [(_line(text, "OpEntryPoint"), "id.undefined"), (_line(text, "OpBitwiseAnd"), "spirv-val")]
     text = MODULE.replace("OpIAdd %int %int_1 %int_1", "OpBitwiseAnd %int %int_1 %float_1").replace(
         "OpCapability Shader", "OpCapability Shader\n               OpExtension \"SPV_KHR_nope\"")
     lines = {(d.line, d.code) for d in check_file_text(text, tmp_path)}

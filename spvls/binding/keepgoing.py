@@ -51,6 +51,10 @@ class KeepOps:
     # (opcode, its operands after the result as `_ids` reads them): "i" an id, "w" a word, "s" a
     # string, "*" then what repeats to the end, "." words of unknown meaning to the end.
     shapes: tuple[tuple[int, str], ...]
+    # What setting aside a line the assembler refuses reads (refused.py): each instruction's name
+    # and opcode, and OpSourceExtension, which marks a line naming no id.
+    names: tuple[tuple[str, int], ...] = ()
+    source_extension: int = 0
 
 
 def _ids(words: Sequence[int], start: int, end: int, shape: str) -> list[int]:
@@ -157,14 +161,15 @@ class _Rounds:
                     self._users.setdefault(w, []).append(k)
         return self._users.get(id_, [])
 
-    def set_aside(self, k: int) -> bool:
-        """Set instruction k aside; False when it cannot be. A result of void type (an extended
-        instruction's, say DebugInfo's) is left out with every instruction naming it, in turn."""
-        plan = self._plan(k)
+    def set_aside(self, k: int, how: str | None = None) -> bool:
+        """Set instruction k aside (`how`: as that, else as its kind says); False when it cannot be.
+        A result of void type (an extended instruction's, say DebugInfo's) is left out with every
+        instruction naming it, in turn."""
+        plan = self._plan(k, how)
         if plan is None:
             return False
-        for n, how in plan.items():
-            self.aside[n] = how
+        for n, way in plan.items():
+            self.aside[n] = way
             x = self.insts[n]
             if x.op == self.ops.variable and not x.in_function:
                 self.unlisted.add(x.result)
@@ -183,7 +188,15 @@ class _Rounds:
             return "undef"
         return "nop" if x.in_function else "drop"
 
-    def _plan(self, k: int) -> dict[int, str] | None:
+    def refused_how(self, x: _Inst) -> str | None:
+        """How a line the assembler refused is set aside: as any instruction, except that a result
+        whose type could not be read goes (and every instruction naming it, in turn)."""
+        how = self._how(x)
+        if how is None and x.result and x.op not in self.fixed:
+            return "nop" if x.in_function else "drop"
+        return how
+
+    def _plan(self, k: int, how: str | None = None) -> dict[int, str] | None:
         if k in self.aside:
             return None
         plan: dict[int, str] = {}
@@ -192,12 +205,12 @@ class _Rounds:
             n = work.pop()
             if n in plan or n in self.aside:
                 continue
-            how = self._how(self.insts[n])
-            if how is None or len(plan) > 256:
+            way = how if n == k and how is not None else self._how(self.insts[n])
+            if way is None or len(plan) > 256:
                 return None
-            plan[n] = how
+            plan[n] = way
             result = self.insts[n].result
-            if result and how in ("nop", "drop"):  # its result is gone: so are its users
+            if result and way in ("nop", "drop"):  # its result is gone: so are its users
                 work.extend(self.users(result))
         return plan
 
@@ -282,30 +295,112 @@ def later_failures(
     insts = _parse(words, ops)
     if insts is None:
         return []
-    if 1 <= first <= len(insts):
-        targets = [first - 1]
-    elif message.startswith(UNDEFINED):
-        missing = {int(m.group(1)) for m in _MESSAGE_ID.finditer(message)}
-        targets = [k for k, x in enumerate(insts) if x.rtype in missing or missing.intersection(x.ids)]
-    else:
-        return []
     state = _Rounds(words, insts, ops)
+    targets = _targets(state, first, message)
+    if not targets or not all(state.set_aside(k) for k in targets):
+        return []
+    return _rounds(state, validate, stop_at, rounds)
+
+
+def after_refused(
+    words: Sequence[int],
+    mark: str,
+    validate: Callable[[Sequence[int]], object],
+    ops: KeepOps,
+    stop_at: float,
+    rounds: int = ROUNDS,
+) -> list:
+    """The validator's errors that stand in the module as written, for words assembled from a text
+    whose refused lines were replaced by markers (refused.py: an OpEntryPoint or OpSourceExtension
+    whose string starts with `mark`, holding the line's ids in order). Each marker is set aside as
+    the instruction it stands for would be, then the rounds go on as after a first error."""
+    insts = _parse(words, ops)
+    if insts is None:
+        return []
+    marked = _marked(words, insts, ops, mark)
+    for k, x in marked.items():
+        insts[k] = x
+    state = _Rounds(words, insts, ops)
+    for k, x in marked.items():
+        how = state.refused_how(x)
+        if how is None or not (k in state.aside or state.set_aside(k, how)):
+            return []
+    return _rounds(state, validate, stop_at, rounds)
+
+
+def _string(words: Sequence[int], i: int, end: int) -> tuple[str, int]:
+    """The literal string starting at words[i], and the index of the word after it."""
+    out = bytearray()
+    while i < end:
+        w = words[i]
+        i += 1
+        for shift in (0, 8, 16, 24):
+            b = (w >> shift) & 0xFF
+            if not b:
+                return out.decode("utf-8", "replace"), i
+            out.append(b)
+    return out.decode("utf-8", "replace"), i
+
+
+def _marked(words: Sequence[int], insts: list[_Inst], ops: KeepOps, mark: str) -> dict[int, _Inst]:
+    """The markers among the instructions, each as the instruction it stands for: its string is
+    `mark`, the opcode, ':', then whether its first id is the result and its second the result type."""
+    out: dict[int, _Inst] = {}
+    for k, x in enumerate(insts):
+        if x.op == ops.entry_point:
+            start = x.at + 3
+        elif x.op == ops.source_extension:
+            start = x.at + 1
+        else:
+            continue
+        text, after = _string(words, start, x.at + x.count)
+        if not text.startswith(mark):
+            continue
+        opcode, _, flags = text[len(mark) :].partition(":")
+        ids = [words[x.at + 2], *words[after : x.at + x.count]] if x.op == ops.entry_point else []
+        result = ids[0] if flags[:1] == "1" and ids else 0
+        rest = ids[1:] if result else ids
+        rtype = rest[0] if flags[1:2] == "1" and rest else 0
+        out[k] = _Inst(int(opcode), result, rtype, x.in_function, tuple(rest[1:] if rtype else rest), x.at, x.count)
+    return out
+
+
+def _targets(state: _Rounds, first: int, message: str) -> list[int]:
+    """The instructions to set aside after an error on 1-based instruction `first` (0: none named):
+    it, or for ids never defined every instruction naming them."""
+    if 1 <= first <= len(state.insts):
+        return [first - 1]
+    if message.startswith(UNDEFINED):
+        missing = {int(m.group(1)) for m in _MESSAGE_ID.finditer(message)}
+        return [k for k, x in enumerate(state.insts) if x.rtype in missing or missing.intersection(x.ids)]
+    return []
+
+
+def _rounds(state: _Rounds, validate: Callable[[Sequence[int]], object], stop_at: float, rounds: int) -> list:
+    """Validate what is set aside, keep the error if it stands, set its instruction aside; again."""
     found: list = []
     longest = 0.0
     for _ in range(rounds):
-        if not targets or not all(state.set_aside(k) for k in targets):
-            break
         start = time.process_time()
         if start + longest > stop_at:
             break
         module, numbers = state.module()
         fail = validate(module)
         longest = max(longest, time.process_time() - start)
-        index = getattr(fail, "index", 0) or 0
-        if fail is None or not 1 <= index <= len(numbers):
+        if fail is None:
             break
-        at = numbers[index - 1]
-        if state.stands(at, fail.message):  # type: ignore[attr-defined]
-            found.append(replace(fail, index=at + 1))  # type: ignore[type-var]
-        targets = [at]
+        index = getattr(fail, "index", 0) or 0
+        message: str = fail.message  # type: ignore[attr-defined]
+        if not 1 <= index <= len(numbers):
+            # Ids never defined: they stand if none of them is touched, then their users go.
+            targets = _targets(state, 0, message)
+            if targets and not any(int(m.group(1)) in state.touched for m in _MESSAGE_ID.finditer(message)):
+                found.append(fail)
+        else:
+            at = numbers[index - 1]
+            if state.stands(at, message):
+                found.append(replace(fail, index=at + 1))  # type: ignore[type-var]
+            targets = [at]
+        if not targets or not all(state.set_aside(k) for k in targets):
+            break
     return found

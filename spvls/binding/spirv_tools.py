@@ -137,7 +137,7 @@ class ValidatorOptions:
             names = NameOps(**fields)  # type: ignore[arg-type]  # JSON's lists back to tuples
         keep = d.get("keep_going")
         if keep is not None:
-            pairs = ("results", "shapes")
+            pairs = ("results", "shapes", "names")
             keep = KeepOps(**{k: tuple(map(tuple, v)) if k in pairs else _tuple(v) for k, v in keep.items()})  # type: ignore[arg-type]
         return cls(**{**d, "names": names, "keep_going": keep})
 

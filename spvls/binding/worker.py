@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-from . import keepgoing, tools
+from . import keepgoing, refused, tools
 from . import spirv_tools as st
 from .text import utf8
 
@@ -140,15 +140,25 @@ def check(
     start = time.process_time()
     text = data if isinstance(data, bytes) else data.pop()
     words = st.assemble_bytes(text, env, preserve_numeric_ids=False)
-    if isinstance(words, st.Failure):
-        return "as", words
-    del text
-    fail = st.validate(words, env, options)
     keep = options.keep_going
-    if fail is None or keep is None:
-        return "val", fail
     once = replace(options, keep_going=None)
     limit = budget or options.timeout or st.DEFAULT_TIMEOUT
+    if isinstance(words, st.Failure):
+        if keep is None:
+            return "as", words
+        past = refused.later_failures(
+            text,
+            words,
+            lambda data: st.assemble_bytes(data, env, preserve_numeric_ids=False),
+            lambda w: st.validate(w, env, once),
+            keep,
+            start + KEEP_GOING_SHARE * limit,
+        )
+        return "as", replace(words, later=tuple(past))
+    del text
+    fail = st.validate(words, env, options)
+    if fail is None or keep is None:
+        return "val", fail
     later = keepgoing.later_failures(
         words,
         fail.index or 0,

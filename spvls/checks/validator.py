@@ -17,7 +17,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from ..binding import cli_tools
+from ..binding import cli_tools, refused
 from ..binding import spirv_tools as tools
 from ..binding import worker as workers
 from ..binding.keepgoing import UNDEFINED, KeepOps
@@ -132,8 +132,9 @@ def run(
         stage, fail = ("as", words) if isinstance(words, tools.Failure) else ("val", be.validate(words, env, opts))
     if fail is None:
         return []
-    if stage == "as":
-        return [assembler_error(fail, lines)]
+    if stage == "as":  # then the errors keep-going found past it: the assembler's, the validator's
+        later = [assembler_error(f, lines) if f.line is not None else validator_error(f, lines) for f in fail.later]
+        return [assembler_error(fail, lines), *later]
     return [validator_error(f, lines) for f in (fail, *fail.later)]
 
 
@@ -188,6 +189,8 @@ def keep_ops() -> KeepOps:
         fixed=tuple(sorted(fixed)),
         results=name_ops().results,
         shapes=tuple(sorted((i.opcode, _shape(i)) for i in insts)),
+        names=tuple(sorted((i.name, i.opcode) for i in insts)),
+        source_extension=_op("OpSourceExtension"),
     )
 
 
@@ -222,6 +225,8 @@ def _shape(inst: Instruction) -> str:
             one = _ID_PAIRS[o.kind]
         elif o.kind == "LiteralString":
             one = "s"
+        elif o.kind == "LiteralContextDependentNumber":
+            return out + "*w"  # a constant's value: literal words to the end
         elif o.kind in _ONE_WORD or (kind is not None and kind.category in ("ValueEnum", "BitEnum") and plain):
             one = "w"
         else:
@@ -245,7 +250,7 @@ def assembler_error(fail: tools.Failure, lines: Sequence[Line]) -> Diagnostic:
         return Diagnostic(0, 0, 0, ERROR, ASSEMBLER, fail.message.strip())
     n = _assembler_line(lines, fail.line or 0)
     col = code_points(lines[n].text, fail.column or 0)
-    if "found the next instruction instead" in fail.message:
+    if refused.about_previous(fail.message, col <= len(lines[n].text) - len(lines[n].text.lstrip())):
         before = next((k for k in range(n - 1, -1, -1) if lines[k].opcode is not None), None)
         if before is not None:
             n, col = before, len(lines[before].text.rstrip())
