@@ -181,7 +181,7 @@ def test_doc_for_a_diagnostic_code(capsys):
     assert out.startswith("rotate.cluster-size — a ClusterSize that is not an unsigned integer constant, a power of 2, at least 1.")
     assert "Spec (SPV_KHR_subgroup_rotate):" in out
     assert "Behavior is undefined unless ClusterSize is at least 1 and a power of 2." in out
-    assert "Minimal failing module (target env vulkan1.3; reported on line 16" in out
+    assert "Minimal failing module (target env vulkan1.3; reported on line 17" in out
     assert "%r6 = OpGroupNonUniformRotateKHR %float %subgroup %float_1 %uint_1 %uint_3" in out
 
 

@@ -50,11 +50,15 @@ _INDEX = {
 _FORWARD_SETS = frozenset({"DebugInfo", "OpenCL.DebugInfo.100"})
 
 
-def _may_forward(m: Module, inst: Inst, index: int) -> bool:
+def _may_forward(m: Module, inst: Inst, index: int, name: str) -> bool:
     op = inst.opname
     grammar_inst = inst.grammar_inst
-    if op in _ANY or (grammar_inst and grammar_inst.is_type):
+    if op in _ANY:
         return True
+    if grammar_inst and grammar_inst.is_type and op != "OpTypeForwardPointer":
+        # SPIR-V 2.4: a type may name a pointer type only OpTypeForwardPointer declared before it.
+        declared = _forward_pointers(m).get(name)
+        return declared is not None and declared < inst.line
     if op in _NOT_FIRST:
         return index != 0
     if op == "OpPhi":
@@ -135,6 +139,17 @@ class _DidYouMean:
 
 
 @module_fact
+def _forward_pointers(m: Module) -> dict[str, int]:
+    """The pointer types OpTypeForwardPointer declares, each with the first line declaring it."""
+    out: dict[str, int] = {}
+    for inst in m.with_op(("OpTypeForwardPointer",)):
+        ids = inst.ids()
+        if ids:
+            out.setdefault(ids[0].token.text, inst.line)
+    return out
+
+
+@module_fact
 def _module_ids(m: Module) -> list[str]:
     """The ids defined outside functions, in line order (read only: shared by every check)."""
     return [i.result for i in m.outside_functions() if i.result]
@@ -201,15 +216,19 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
                     )
                 )
             else:
-                if d.line > line and d.src.result and not _may_forward(m, inst, _word_index(inst, pos)):
+                if d.line > line and d.src.result and not _may_forward(m, inst, _word_index(inst, pos), name):
+                    why = (
+                        "a type may name a later pointer type only once OpTypeForwardPointer has declared it"
+                        if inst.grammar_inst is not None and inst.grammar_inst.is_type
+                        else f"{inst.opname} may not forward-reference this operand"
+                    )
                     out.append(
                         at(
                             inst.line,
                             tok,
                             ERROR,
                             "id.forward-reference",
-                            f"{name} is used before its definition on line {d.line + 1}; "
-                            f"{inst.opname} may not forward-reference this operand (SPIR-V 2.4)",
+                            f"{name} is used before its definition on line {d.line + 1}; {why} (SPIR-V 2.4)",
                             (Related(d.line, d.src.result.start, d.src.result.end, f"{name} is defined here"),),
                         )
                     )

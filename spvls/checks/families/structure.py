@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...model.cfg import Cfg, cfg_of
+from ...model.cfg import Cfg, cfg_of, merge_targets, targets
 from ...model.module import Block, Function, Inst, Module
 from ..diagnostic import Diagnostic, related_at
 from ..family import Family, Rule
@@ -84,7 +84,9 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
     suspects: list[Block] = []
     returns: list[Inst] = []
     phis = False
+    out.extend(_before_first_block(m, fn))
     for k, b in enumerate(blocks):
+        out.extend(_not_labels(m, fn, b))
         insts = b.insts
         if insts and insts[0].opname in _PHI_OR_LINE and _first(b).opname == "OpPhi":
             phis = True
@@ -125,6 +127,50 @@ def _first(b: Block) -> Inst:
         if i.opname not in _TRANSPARENT:
             return i
     return b.insts[0]
+
+
+def _before_first_block(m: Module, fn: Function) -> list[Diagnostic]:
+    """The first instruction of a function body before its first OpLabel (parameters aside)."""
+    stop = fn.blocks[0].line if fn.blocks else fn.end_line
+    for line in range(fn.line + 1, stop):
+        inst = m.inst_at.get(line)
+        if inst is None or inst.opname in _TRANSPARENT or inst.opname in ("OpFunctionParameter", "OpFunctionEnd"):
+            continue
+        if inst.grammar_inst is None:
+            return []  # an unknown opcode (operand.unknown-opcode) may be OpLabel, misspelt
+        return [
+            FAMILY.cite(
+                inst.line,
+                inst.src.opcode,
+                "structure.outside-block",
+                f"{inst.opname} comes before the first OpLabel of function {fn.id}: it is in no block",
+            )
+        ]
+    return []
+
+
+def _not_labels(m: Module, fn: Function, b: Block) -> list[Diagnostic]:
+    """Branch targets, merge blocks and continue targets that name something other than a label,
+    defined outside functions or in this one (what another function defines may change in place)."""
+    out = []
+    operands = [(e.token, e.line) for e in targets(b)]
+    operands += [(o.token, b.merge.line) for o in merge_targets(b) if b.merge is not None]
+    for tok, line in operands:
+        if tok is None:
+            continue
+        d = m.definition(tok.text)
+        if d is None or d.opname == "OpLabel" or d.grammar_inst is None:
+            continue
+        if fn.line <= d.line <= fn.end_line or m.function_at(d.line) is None:
+            out.append(
+                FAMILY.cite(
+                    line,
+                    tok,
+                    "structure.not-a-label",
+                    f"{tok.text} is the result of {d.opname}, not a label: a branch goes to a block",
+                )
+            )
+    return out
 
 
 def _function_end(m: Module, fn: Function) -> list[Diagnostic]:
@@ -374,6 +420,18 @@ FAMILY = Family(
             "structure.after-terminator",
             "an instruction after its block's terminator.",
             sentence="Each block termination instruction must be the last instruction in a block.",
+        ),
+        Rule(
+            "structure.outside-block",
+            "an instruction of a function body before its first OpLabel.",
+            sentence="Block: A contiguous sequence of instructions starting with an OpLabel, ending with a "
+            "block termination instruction.",
+        ),
+        Rule(
+            "structure.not-a-label",
+            "a branch target, merge block or continue target that is not a label.",
+            sentence="OpBranch: Target Label must be the Result <id> of an OpLabel instruction in the "
+            "current function.",
         ),
         Rule(
             "structure.function-end",
