@@ -216,7 +216,8 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
                     )
                 )
             else:
-                if d.line > line and d.src.result and not _may_forward(m, inst, _word_index(inst, pos), name):
+                ahead = d.line > line or (d is inst and inst.opname != "OpPhi")  # naming itself too
+                if ahead and d.src.result and not _may_forward(m, inst, _word_index(inst, pos), name):
                     why = (
                         "a type may name a later pointer type only once OpTypeForwardPointer has declared it"
                         if inst.grammar_inst is not None and inst.grammar_inst.is_type
