@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from ...model.cfg import Cfg, cfg_of, merge_targets, targets
 from ...model.module import Block, Function, Inst, Module
 from ..diagnostic import Diagnostic, related_at
@@ -21,14 +23,88 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     assert not isinstance(scope, Lines)  # not line-wise: given the module or a function
     out: list[Diagnostic] = []
     shader = "Shader" in m.declared_caps
+    fn_types = [t.result for t in m.with_op(("OpTypeFunction",)) if t.result]
+    if scope is None:
+        out.extend(_function_type_uses(m, fn_types, None))
     for fn in m.functions if scope is None else [scope]:
         if scope is None:
             out.extend(_function_end(m, fn))
             out.extend(_linkage(m, fn))
         else:  # whether it is a declaration reads its lines, which an in-place edit may change
             out.extend(d for d in _linkage(m, fn) if d.line == fn.line)
+        out.extend(_signature(m, fn))
+        out.extend(_calls(m, fn))
+        out.extend(_function_type_uses(m, fn_types, fn))
         out.extend(_function(m, fn, shader))
     return out
+
+
+def _signature(m: Module, fn: Function) -> list[Diagnostic]:
+    """OpFunction's Function Type is an OpTypeFunction returning the function's Result Type."""
+    op = fn.inst.operand("Function Type")
+    d = m.definition(op.token.text) if op is not None and op.token.kind == "ID" else None
+    if op is None or d is None or d.grammar_inst is None:
+        return []  # missing or undefined: operand.* and id.* say so
+    if d.opname != "OpTypeFunction":
+        lead = f"the Function Type {op.token.text} is the result of {d.opname}, not of OpTypeFunction"
+        return [FAMILY.cite(fn.line, op.token, "structure.function-type", lead)]
+    returns = d.ids()
+    mine = next((o.token for o in fn.inst.operands if o.grammar_operand.kind == "IdResultType"), None)
+    if not returns or mine is None or mine.kind != "ID" or returns[0].token.text == mine.text:
+        return []
+    lead = (
+        f"function {fn.id} returns {mine.text}, but its Function Type {op.token.text} returns {returns[0].token.text}"
+    )
+    return [FAMILY.cite(fn.line, mine, "structure.function-type", lead)]
+
+
+def _calls(m: Module, fn: Function) -> list[Diagnostic]:
+    """OpFunctionCall's Function is an OpFunction."""
+    out = []
+    for call in m.with_op(("OpFunctionCall",), fn):
+        op = call.operand("Function")
+        d = m.definition(op.token.text) if op is not None and op.token.kind == "ID" else None
+        if op is None or d is None or d.grammar_inst is None or d.opname == "OpFunction":
+            continue
+        lead = f"{op.token.text} is not a function: OpFunctionCall calls the result of an OpFunction"
+        out.append(FAMILY.cite(call.line, op.token, "structure.call-target", lead))
+    return out
+
+
+def _function_type_uses(m: Module, fn_types: list[str], fn: Function | None) -> list[Diagnostic]:
+    """Uses of an OpTypeFunction other than by OpFunction, a debug or decoration instruction or a
+    NonSemantic extended instruction: those inside `fn`, or (fn None) those outside functions."""
+    out = []
+    for name in fn_types:
+        uses = m.uses.get(name, ())
+        if fn is not None:
+            lo = bisect_left(uses, fn.line, key=_line_of)
+            uses = uses[lo : bisect_right(uses, fn.end_line, key=_line_of)]
+        last = None
+        for inst in uses:
+            if inst is last or _may_name_function_type(m, inst):
+                continue
+            last = inst
+            if fn is None and m.function_at(inst.line) is not None:
+                continue
+            tok = next(o.token for o in inst.operands if o.token.kind == "ID" and o.token.text == name)
+            lead = f"{name} is a function type, which only OpFunction may use (here {inst.opname})"
+            out.append(FAMILY.cite(inst.line, tok, "structure.function-type-use", lead))
+    return out
+
+
+def _line_of(inst: Inst) -> int:
+    return inst.line
+
+
+def _may_name_function_type(m: Module, inst: Inst) -> bool:
+    g = inst.grammar_inst
+    if inst.opname == "OpFunction" or g is None or g.cls in ("Debug", "Annotation"):
+        return True
+    if inst.opname == "OpExtInst":
+        ids = inst.ids()
+        return len(ids) > 1 and m.ext_imports.get(ids[1].token.text, "").startswith("NonSemantic.")
+    return False
 
 
 def _import(m: Module, fn: Function) -> Inst | None:
@@ -432,6 +508,23 @@ FAMILY = Family(
             "a branch target, merge block or continue target that is not a label.",
             sentence="OpBranch: Target Label must be the Result <id> of an OpLabel instruction in the "
             "current function.",
+        ),
+        Rule(
+            "structure.function-type",
+            "an OpFunction whose Function Type is not an OpTypeFunction returning its Result Type.",
+            sentence="OpFunction: Result Type must be the same as the Return Type declared in Function Type. "
+            "Function Type is the result of an OpTypeFunction, which declares the types of the return value "
+            "and parameters of the function.",
+        ),
+        Rule(
+            "structure.function-type-use",
+            "a function type used by an instruction other than OpFunction.",
+            sentence="OpTypeFunction: OpFunction is the only valid use of OpTypeFunction.",
+        ),
+        Rule(
+            "structure.call-target",
+            "an OpFunctionCall whose Function is not an OpFunction.",
+            sentence="OpFunctionCall: Function is an OpFunction instruction. This could be a forward reference.",
         ),
         Rule(
             "structure.function-end",
