@@ -324,6 +324,53 @@ class Cfg:
                 return False
         return False
 
+    def construct_exits(self) -> list[tuple[Edge, Construct]]:
+        """The edges that leave a construct other than by a structured exit, each with the construct
+        it leaves so (SPIR-V 2.11). A construct is left through its merge block; a loop construct
+        also through its continue target, a continue construct through its loop's header or merge
+        block, a case construct also to another case of its OpSwitch; from a selection or case
+        construct, a break or continue of the innermost loop around it and a break to the innermost
+        OpSwitch's merge block leave it too, and then each construct around it in turn."""
+        out: list[tuple[Edge, Construct]] = []
+        if not self.constructs:
+            return out
+        for e in self.edges:
+            if e.source not in self.reachable or e.target not in self.reachable:
+                continue
+            c = self.innermost(e.source)
+            while c is not None and not self.holds(c, e.target):
+                how = self._exit(c, e.target)
+                if how is None:
+                    out.append((e, c))
+                    break
+                if how == "merge":
+                    break
+                c = c.parent
+        return out
+
+    def _exit(self, c: Construct, t: str) -> str | None:
+        """How a branch to t leaves c: through its own exit ("merge"), as a break or continue that
+        also leaves the constructs around c ("out"), or not structurally (None)."""
+        if t == c.merge:
+            return "merge"
+        if c.kind == "loop" and t == continue_target(self.blocks[c.header]):
+            return "merge"
+        if c.kind == "continue" and c.loop is not None and t == c.loop.header:
+            return "merge"
+        if c.kind == "case" and any(d.kind == "case" and d.header == t and d.merge == c.merge for d in self.constructs):
+            return "merge"
+        if c.kind not in ("selection", "case"):
+            return None
+        loop = _around(c, "loop")
+        if loop is not None and t in (loop.merge, loop.header, continue_target(self.blocks[loop.header])):
+            return "out"
+        switch = _around(c, "case")
+        return "out" if switch is not None and t == switch.merge else None
+
+    def loop_around(self, c: Construct) -> Construct | None:
+        """The innermost loop construct around c (a continue construct's is its loop)."""
+        return _around(c, "loop")
+
     def members(self, c: Construct) -> set[str]:
         """The construct's blocks (costs the blocks its header dominates: for tests and tools)."""
         return {b for b in self.dominated(c.header) if self.holds(c, b)}
@@ -340,6 +387,19 @@ def _first(chain: _Chain, label: str) -> Construct | None:
         if c.kind != "continue" or label in (c.only or ()):
             return c
         chain = rest
+    return None
+
+
+def _around(c: Construct, kind: str) -> Construct | None:
+    """The innermost loop (kind "loop"; a continue construct stands for its loop) or case
+    construct around c."""
+    d = c.parent
+    while d is not None:
+        if d.kind == kind:
+            return d
+        if kind == "loop" and d.kind == "continue":
+            return d.loop
+        d = d.parent
     return None
 
 

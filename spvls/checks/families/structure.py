@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
-from ...model.cfg import Cfg, cfg_of, merge_targets, targets
+from ...model.cfg import Cfg, cfg_of, continue_target, merge_targets, targets
 from ...model.module import Block, Function, Inst, Module
 from ..diagnostic import Diagnostic, related_at
 from ..family import Family, Rule
@@ -158,6 +158,7 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     blocks = fn.blocks
     suspects: list[Block] = []
+    headers = False
     returns: list[Inst] = []
     phis = False
     out.extend(_before_first_block(m, fn))
@@ -173,6 +174,7 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
         op = t.opname
         merge = b.merge
         if merge is not None:
+            headers = True
             allowed = _MERGE_BEFORE[merge.opname]
             if not (len(insts) >= 2 and insts[-2] is merge and op in allowed):
                 out.extend(_misplaced(b, t, merge, allowed))
@@ -188,6 +190,8 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
         out.extend(_returns(m, fn, returns))
     if suspects:
         out.extend(_structured(cfg_of(m, fn), suspects))
+    if headers:
+        out.extend(_exits(cfg_of(m, fn)))
     if phis:
         out.extend(_phis(m, fn))
     return out
@@ -367,6 +371,26 @@ def _structured(cfg: Cfg, suspects: list[Block]) -> list[Diagnostic]:
             )
         if b.label in cfg.structurally_reachable:
             out.append(FAMILY.cite(t.line, t.src.opcode, "structure.unstructured", lead))
+    return out
+
+
+def _exits(cfg: Cfg) -> list[Diagnostic]:
+    """Branches that leave a structured construct other than through its merge block (or a break
+    or continue of the innermost loop, a break of the innermost switch)."""
+    out = []
+    for e, c in cfg.construct_exits():
+        label = cfg.blocks[e.source].label_inst
+        if e.token is None or e.line < 0 or label is None or label.src.result is None:
+            continue
+        ways = f"its merge block {c.merge}"
+        loop = cfg.loop_around(c) if c.kind in ("selection", "case") else None
+        if loop is not None:
+            cont = continue_target(cfg.blocks[loop.header])
+            ways += f", a break to {loop.merge} or a continue to {cont} (the innermost loop's)"
+        lead = f"block {e.source} branches to {e.target}, leaving the {c.kind} construct of {c.header} other than through {ways}"
+        # On the block's label, where spirv-val puts it (one mistake, one diagnostic), the branch related.
+        branch = related_at(e.line, e.token, f"the branch to {e.target}")
+        out.append(FAMILY.cite(label.line, label.src.result, "structure.construct-exit", lead, related=[branch]))
     return out
 
 
@@ -559,6 +583,12 @@ FAMILY = Family(
             "to precede: an OpSwitch instruction, an OpBranchConditional instruction that has "
             "different True Label and False Label operands where neither are declared merge "
             "blocks or Continue Targets.",
+        ),
+        Rule(
+            "structure.construct-exit",
+            "a branch leaving a structured construct other than through its merge block, a break or a continue.",
+            sentence="a break block is valid only for the innermost loop it is nested inside of; a continue "
+            "block is valid only for the innermost loop it is nested inside of",
         ),
         Rule(
             "structure.phi-parents",
