@@ -194,6 +194,7 @@ def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
                 f"the Result Type points into {rptr[0]}, but Base {base.text} points into {bptr[0]}",
             )
         )
+    out.extend(_indexes(m, inst, bptr[1], ops[2:]))
     reached = _walk(m, bptr[1], ops[2:])
     if reached is not None and reached != rptr[1]:
         out.append(
@@ -204,6 +205,41 @@ def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
                 f"the indexes reach {reached}, but the Result Type points to {rptr[1]}",
             )
         )
+    return out
+
+
+_COMPOSITES = (
+    "OpTypeVector",
+    "OpTypeMatrix",
+    "OpTypeArray",
+    "OpTypeRuntimeArray",
+    "OpTypeStruct",
+    "OpTypeCooperativeMatrixKHR",
+    "OpTypeCooperativeMatrixNV",
+)
+
+
+def _indexes(m: Module, inst: Inst, type_id: str | None, indexes: list[Operand]) -> list[Diagnostic]:
+    """Each index a scalar integer; none left once a type that is not a composite is reached."""
+    out = []
+    for o in indexes:
+        t = m.type_of(o.token.text)
+        d = m.definition(o.token.text)
+        if t is not None and d is not None and not d.is_type and t.opname != "OpTypeInt":
+            lead = f"the index {o.token.text} is of type {t.result} ({t.opname}), not a scalar integer"
+            out.append(FAMILY.cite(inst.line, o.token, "memory.access-chain-index", lead))
+    for k, o in enumerate(indexes):
+        t = m.definition(type_id)
+        if t is None or not t.is_type:
+            break
+        if t.opname not in _COMPOSITES:
+            lead = f"{len(indexes) - k} index(es) left after reaching {type_id}, which is not a composite"
+            out.append(FAMILY.cite(inst.line, o.token, "memory.access-chain-index", lead))
+            break
+        reached = _walk(m, type_id, [o])
+        if reached is None:
+            break
+        type_id = reached
     return out
 
 
@@ -293,6 +329,12 @@ FAMILY = Family(
             sentence="OpAccessChain: Result Type must be an OpTypePointer. Its Type operand must be the type "
             "reached by walking the Base’s type hierarchy down to the last provided index in Indexes, "
             "and its Storage Class operand must be the same as the Storage Class of Base.",
+        ),
+        Rule(
+            "memory.access-chain-index",
+            "an access chain index that is not a scalar integer, or one left after a non-composite type.",
+            sentence="OpAccessChain: Once any non-composite type is reached, there must be no remaining (unused) "
+            "indexes. Each index in Indexes must have a scalar integer type.",
         ),
     ),
     check=check,
