@@ -93,9 +93,19 @@ def test_opt_names_the_pass_that_fails(capsys):
     )
 
 
-def test_opt_without_passes_says_so(capsys):
-    assert main(["opt", str(MODULE)]) == 1
-    assert "no passes given" in capsys.readouterr().err
+def test_opt_says_what_it_does_not_hand_spirv_opt(tmp_path, capsys):
+    """No passes, an output file (the result goes to standard output), a second file: said before
+    any file is read."""
+    out = str(tmp_path / "out.spv")
+    for argv, said in (
+        ([str(MODULE)], "no passes given: pass spirv-opt's flags, e.g. -O, -Os or --eliminate-dead-code-aggressive"),
+        ([str(MODULE), "-O", "-o", out], "-o: the result goes to standard output (> FILE writes it to a file)"),
+        (["-O", "-o", out, str(MODULE)], "-o: the result goes to standard output (> FILE writes it to a file)"),
+        ([str(MODULE), str(PHYSICAL), "-O"], f"not a pass flag: {PHYSICAL} (one module is optimized at a time)"),
+    ):
+        assert main(["opt", *argv]) == 1
+        assert capsys.readouterr() == ("", f"spvls opt: {said}\n")
+    assert not (tmp_path / "out.spv").exists()
 
 
 def _builds(tmp_path: Path) -> None:
@@ -191,6 +201,22 @@ def test_without_the_programs_the_editor_commands_say_so(monkeypatch):
         assert (
             e.value.message == f"{program} not found anywhere (SPVLS_SPIRV_TOOLS_BIN is set empty); {tools.HOW_TO_GET}"
         )
+    # No library either: the module cannot even be assembled, and they say that.
+    from spvls.binding import spirv_tools
+
+    monkeypatch.setenv("SPVLS_SPIRV_TOOLS_LIB", "")
+    spirv_tools.reset()
+    try:
+        for run, arg in (
+            (commands.optimize_module, {"uri": uri}),
+            (commands.diff_modules, {"uri": uri, "other": PHYSICAL.as_uri()}),
+        ):
+            with pytest.raises(commands.CommandError) as e:
+                run((arg,), lambda _uri: None, None)
+            assert e.value.message == f"libSPIRV-Tools-shared.so not found; {tools.HOW_TO_GET}"
+    finally:
+        monkeypatch.undo()
+        spirv_tools.reset()
 
 
 def test_without_spirv_tools_at_all_each_command_says_so(tmp_path, monkeypatch, capsys):

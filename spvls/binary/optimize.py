@@ -68,6 +68,18 @@ def _messages(stderr: str) -> str:
     return "\n".join(kept).strip()
 
 
+def refused_flags(flags: list[str]) -> str | None:
+    """Why these are not flags to hand spirv-opt (none, a file, an output), or None."""
+    if not flags:
+        return "no passes given: pass spirv-opt's flags, e.g. -O, -Os or --eliminate-dead-code-aggressive"
+    for flag in flags:
+        if flag == "-o":
+            return "-o: the result goes to standard output (> FILE writes it to a file)"
+        if not flag.startswith("-") or flag == "-":
+            return f"not a pass flag: {flag} (one module is optimized at a time)"
+    return None
+
+
 def optimize(
     module_words: array, flags: list[str], time_limit: float = tools.TIME_LIMIT, per_pass: bool = False
 ) -> Optimized:
@@ -75,11 +87,9 @@ def optimize(
     module; `per_pass`: with each pass's instruction counts (--print-all, several times slower on a
     large module, so asked for). Raises OptimizeError, tools.Missing, TimeoutError,
     spirv_tools.Unavailable."""
-    if not flags:
-        raise OptimizeError("no passes given: pass spirv-opt's flags, e.g. -O, -Os or --eliminate-dead-code-aggressive")
-    bad = [f for f in flags if not f.startswith("-") or f in ("-o", "-")]
-    if bad:
-        raise OptimizeError(f"not a pass flag: {bad[0]} (spvls opt reads the module and writes the result itself)")
+    refused = refused_flags(flags)
+    if refused is not None:
+        raise OptimizeError(refused)
     with tempfile.TemporaryDirectory(prefix="spvls-opt-") as tmp:
         source, target = os.path.join(tmp, "in.spv"), os.path.join(tmp, "out.spv")
         with open(source, "wb") as out:

@@ -36,6 +36,10 @@ def run(args: argparse.Namespace) -> int:
     flags = list(args.flags)
     if args.target_env:
         flags.insert(0, f"--target-env={envs.tools_name(args.target_env)}")
+    refused = optimize.refused_flags(args.flags)  # before FILE is read: `-o OUT FILE` names OUT as FILE
+    if refused is not None:
+        print(f"spvls opt: {refused}", file=sys.stderr)
+        return 1
     try:
         result = optimize.optimize(read_words(args.file, args.target_env), flags, per_pass=args.stats)
     except FAILURES as e:
