@@ -1,5 +1,5 @@
 """The workbench in a real VS Code (code-server and Chromium, as tests/e2e/test_vscode_web.py):
-an entry point's resources in the Outline view and its code lens, spirv-opt's effect opened as a
+an entry point's resources in the Outline view, its code lens and a resource's hover, spirv-opt's effect opened as a
 diff beside the module with the instruction counts, and "Compare with…" on a SPIR-V file through
 VS Code's own file dialog, from the command palette and from the explorer's menu on a binary —
 against what spirv-opt and spirv-diff themselves make."""
@@ -189,3 +189,24 @@ def test_optimize_from_the_explorers_menu_on_a_binary(window):
     assert left == _lines(convert.listing(words))[: len(left)]
     assert right == _lines(expected.text)[: len(right)]
     window.command("View: Close All Editor Groups")
+
+
+def test_hover_on_a_resource_gives_its_binding_and_member_layout(window):
+    text = (window.folder / "lit.spvasm").read_text().split("\n")
+    line = next(n for n, s in enumerate(text) if "%camera = OpVariable" in s)
+    window.open("lit.spvasm")
+    window.goto(line + 1, text[line].index("%camera") + 2)
+    window.command("Show or Focus Hover")
+    (shown,) = window.wait(".monaco-hover-content", pattern="UBO")
+    window.press("Escape")
+    # Its definition, then (after the id's facts) the resource and its members' layout as a table.
+    paragraphs = shown.split("\n\n")
+    assert paragraphs[0] == "%camera = OpVariable %_ptr_Uniform_Camera Uniform"
+    assert paragraphs[-2:] == [
+        "UBO Camera · set 0 · binding 0 · 112 B · std140, std430, scalar",
+        "offset\tsize\tmember\ttype\n"
+        "0\t64\tview_proj\tmat4 · matrix stride 16\n"
+        "64\t12\teye\tvec3\n"
+        "76\t4\texposure\tfloat\n"
+        "80\t32\tlights\tvec4[2] · array stride 16",
+    ]
