@@ -323,7 +323,7 @@ def response_with_ints(msg_id: object, result: dict[str, object], key: str, valu
     head = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": {{{fields}{json.dumps(key)}: ['.encode()
     slices = range(0, len(values), INT_SLICE)
     length = len(head) + sum(_text_len(values[i : i + INT_SLICE]) for i in slices) + 2 * max(len(slices) - 1, 0) + 3
-    yield b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n%s" % (length, head)
+    yield _FRAME_HEAD % length + head
     for i in slices:
         text = str(list(values[i : i + INT_SLICE]))  # "[1, 2, 3]": JSON already
         yield (text[1:-1] if not i else ", " + text[1:-1]).encode()
@@ -336,10 +336,16 @@ def notification_with_raw(method: str, fields: dict[str, object], key: str, raw:
     head = "".join(f"{json.dumps(k)}: {json.dumps(v)}, " for k, v in fields.items())
     body = f'{{"jsonrpc": "2.0", "method": {json.dumps(method)}, "params": {{{head}{json.dumps(key)}: '.encode()
     body += raw + b"}}"
-    return b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n%s" % (
-        len(body),
-        body,
-    )
+    return _FRAME_HEAD % len(body) + body
+
+
+def framed(message: dict[str, object]) -> bytes:
+    """A message, framed for the wire."""
+    body = json.dumps(message).encode()
+    return _FRAME_HEAD % len(body) + body
+
+
+_FRAME_HEAD = b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
 
 
 async def serve(

@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 from .. import __version__
 from ..session import cache, progress
 from ..session.session import Session
-from ..transport import Framer, notification_with_raw
+from ..transport import Framer, framed
 from . import published
 
 log = logging.getLogger("spvls")
@@ -60,11 +60,6 @@ def recall_initialize(params: dict[str, Any]) -> dict[str, Any] | None:
     return result
 
 
-def _frame(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
-
-
 class Front:
     """The messages answered before pygls: what they did to the session, and what pygls must see."""
 
@@ -81,9 +76,7 @@ class Front:
         self.out.flush()
 
     def _publish(self, uri: str, version: int, diags: list[dict[str, Any]]) -> None:
-        fields = {"uri": uri, "version": version}
-        raw = json.dumps(diags).encode()
-        self._write(notification_with_raw("textDocument/publishDiagnostics", fields, "diagnostics", raw))
+        self._write(published.notification(uri, version, diags))
 
     def handle(self, m: object) -> bool:
         """Answer the message here; False leaves it (and all after it) to pygls."""
@@ -110,10 +103,10 @@ class Front:
             return False
         encoding = result["capabilities"].get("positionEncoding", "utf-16")
         problems = self.session.start(params, encoding if encoding in ("utf-8", "utf-16", "utf-32") else "utf-16")
-        self._write(_frame({"jsonrpc": "2.0", "id": m["id"], "result": result}))
+        self._write(framed({"jsonrpc": "2.0", "id": m["id"], "result": result}))
         if problems:
             show = {"type": WARNING, "message": "\n".join(problems)}
-            self._write(_frame({"jsonrpc": "2.0", "method": "window/showMessage", "params": show}))
+            self._write(framed({"jsonrpc": "2.0", "method": "window/showMessage", "params": show}))
         self.muted = m["id"]
         self.replay.append(m)
         return True

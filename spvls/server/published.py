@@ -4,12 +4,14 @@ the most severe after a note. No protocol library: server.early publishes with t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..checks import validator
 from ..checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from ..session.cache import MAX_PUBLISHED
+from ..transport import notification_with_raw
 from . import wire
 
 if TYPE_CHECKING:
@@ -58,3 +60,10 @@ def diagnostics(session: Session, uri: str, validated: bool = True) -> list[wire
     shown = sorted(first[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
     more = f"{len(diags) - MAX_PUBLISHED} more problems not shown; run `spvls check` for all"
     return [wire.note(code="spvls.truncated", message=more, severity=INFORMATION)] + [convert(d) for d in shown]
+
+
+def notification(uri: str, version: int | None, diags: list[wire.Json]) -> bytes:
+    """A publishDiagnostics of wire diagnostics, framed for the wire, the diagnostics written as they are
+    (no protocol types built)."""
+    fields: dict[str, object] = {"uri": uri} if version is None else {"uri": uri, "version": version}
+    return notification_with_raw("textDocument/publishDiagnostics", fields, "diagnostics", json.dumps(diags).encode())

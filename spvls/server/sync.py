@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -13,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
 
-from .. import transport
 from ..binding.spirv_tools import trim
 from ..checks import Analysis, analyze, parallel
 from ..session import progress
@@ -43,11 +41,7 @@ _opener = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spvls-open")
 # -- diagnostics ------------------------------------------------------------------------------
 def send_diagnostics(ls: SpvServer, uri: str, version: int | None, diags: list[wire.Json]) -> None:
     """A publishDiagnostics of wire diagnostics, written as they are (no protocol types built)."""
-    fields: dict[str, object] = {"uri": uri} if version is None else {"uri": uri, "version": version}
-    raw = json.dumps(diags).encode()
-    if not ls.protocol.send_raw(
-        transport.notification_with_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, fields, "diagnostics", raw)
-    ):
+    if not ls.protocol.send_raw(published.notification(uri, version, diags)):
         items = ls.protocol._converter.structure(diags, list[T.Diagnostic])
         ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, items, version=version))
 

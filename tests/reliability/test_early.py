@@ -17,12 +17,21 @@ ROOT = Path(__file__).resolve().parents[2]
 URI = "file:///tmp/early.spvasm"
 TEXT = (ROOT / "tests" / "data" / "rules" / "reconvergence-fail.spvasm").read_text()
 
-# Run spvls with the import of pygls and lsprotocol held until the file SPVLS_TEST_RELEASE exists.
+# Run spvls with the import of pygls and lsprotocol held until the file SPVLS_TEST_RELEASE exists. The
+# hold first writes a HOLDING notification on the server's output, after everything the server wrote
+# before it: what comes before it was answered without pygls.
+HOLDING = "spvls/test/holding"
 HELD = """
-import importlib.abc, os, sys, time
+import importlib.abc, json, os, sys, time
 class Hold(importlib.abc.MetaPathFinder):
+    told = False
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in ("pygls", "lsprotocol"):
+            if not Hold.told:
+                Hold.told = True
+                body = json.dumps({"jsonrpc": "2.0", "method": "@HOLDING@", "params": None}).encode()
+                sys.stdout.buffer.write(b"Content-Length: " + str(len(body)).encode() + b"\\r\\n\\r\\n" + body)
+                sys.stdout.buffer.flush()
             while not os.path.exists(os.environ["SPVLS_TEST_RELEASE"]):
                 time.sleep(0.01)
         return None
@@ -30,7 +39,7 @@ sys.meta_path.insert(0, Hold())
 sys.argv = ["spvls"]
 from spvls.cli import entry
 entry()
-"""
+""".replace("@HOLDING@", HOLDING)
 
 
 class HeldServer(Server):
@@ -47,6 +56,13 @@ class HeldServer(Server):
             super().__init__(env=env)
         finally:
             rawlsp.subprocess.Popen = real  # type: ignore[attr-defined]
+
+
+def _until_held(s: Server) -> list[dict]:
+    """The messages the server wrote before it began to import pygls."""
+    seen: list[dict] = []
+    s.wait_for(lambda m: seen.append(m) or m.get("method") == HOLDING, timeout=120)
+    return seen[:-1]
 
 
 def _open(s: Server, text: str, version: int = 1) -> dict:
@@ -91,9 +107,9 @@ def test_a_known_client_gets_its_first_answers_before_pygls_is_imported(tmp_path
         held.close()
 
 
-def test_an_unknown_client_or_a_pulling_one_is_answered_by_pygls(tmp_path):
-    """No kept result for these capabilities (or a client that pulls): nothing is answered before
-    pygls, and all is answered after it."""
+def test_an_unknown_client_is_answered_by_pygls_alone(tmp_path):
+    """No kept result for these capabilities: nothing is answered before pygls, all is after it, and
+    pygls' result is kept for the next start."""
     env = {"SPVLS_NO_CACHE": "", "SPVLS_CACHE_DIR": str(tmp_path / "cache"), "SPVLS_TEST_RELEASE": str(tmp_path / "r")}
     held = HeldServer(env=env)
     try:
@@ -105,14 +121,47 @@ def test_an_unknown_client_or_a_pulling_one_is_answered_by_pygls(tmp_path):
                 "params": {"processId": None, "rootUri": None, "capabilities": {}},
             }
         )
-        try:
-            held.wait_for(lambda m: m.get("id") == 1, timeout=2)
-            raise AssertionError("initialize answered before pygls was imported, for a client never seen")
-        except TimeoutError:
-            pass
+        assert _until_held(held) == []
         (tmp_path / "r").touch()
         assert "capabilities" in held.wait_for(lambda m: m.get("id") == 1, timeout=120)["result"]
     finally:
         (tmp_path / "r").touch()
         held.close()
     assert os.listdir(tmp_path / "cache" / "initialize")  # kept for the next start
+
+
+def test_a_known_client_that_pulls_gets_initialize_early_and_its_diagnostics_from_pygls(tmp_path):
+    """A client seen before that pulls diagnostics: `initialize` is answered before pygls; the open is
+    left to pygls, which answers the pull as it did for the same client before (nothing is pushed)."""
+    caps = {"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": True}}}
+    options = {"validate": "off"}
+    env = {"SPVLS_NO_CACHE": "", "SPVLS_CACHE_DIR": str(tmp_path / "cache")}
+    pull = {"textDocument": {"uri": URI}}
+
+    def opened(s: Server) -> None:
+        s.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1, "text": TEXT}}
+        )
+
+    first = Server(env=env)
+    try:
+        want_init = first.initialize(caps, options)["result"]
+        opened(first)
+        want_items = first.request("textDocument/diagnostic", pull, timeout=120)["result"]["items"]
+    finally:
+        first.close()
+    assert want_items  # the module breaks reconvergence rules
+
+    release = tmp_path / "release"
+    held = HeldServer(env={**env, "SPVLS_TEST_RELEASE": str(release)})
+    try:
+        init = held.initialize(caps, options)
+        opened(held)
+        assert init["result"] == want_init
+        early = _until_held(held)
+        assert [m for m in early if m.get("method") == "textDocument/publishDiagnostics"] == []
+        release.touch()
+        assert held.request("textDocument/diagnostic", pull, timeout=120)["result"]["items"] == want_items
+    finally:
+        release.touch()
+        held.close()
