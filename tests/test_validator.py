@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import FULL_DATA, tool
+from helpers import FULL_DATA, SMALL_MODULE, tool
 
 from spvls.binding import spirv_tools as st
 from spvls.checks import codes, validator
@@ -16,24 +16,7 @@ from spvls.checks.diagnostic import ERROR, INFO, Diagnostic, Related
 from spvls.cli import check_file, main
 from spvls.syntax.document import Document
 
-MODULE = """\
-; SPIR-V
-               OpCapability Shader
-               OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main "main"
-               OpExecutionMode %main LocalSize 1 1 1
-       %void = OpTypeVoid
-        %int = OpTypeInt 32 1
-      %float = OpTypeFloat 32
-      %int_1 = OpConstant %int 1
-    %float_1 = OpConstant %float 1
-         %fn = OpTypeFunction %void
-       %main = OpFunction %void None %fn
-          %l = OpLabel
-          %x = OpIAdd %int %int_1 %int_1
-               OpReturn
-               OpFunctionEnd
-"""
+MODULE = SMALL_MODULE
 
 
 def _tools(text: str, env: str = "spv1.6", options=None):

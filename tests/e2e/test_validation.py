@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest_lsp
+from helpers import SMALL_MODULE
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 from shaders import build, line_of, mistyped
@@ -14,23 +15,7 @@ from generate import module
 
 from tests.scale.inputs import slow_cfg
 
-BAD = """; SPIR-V
-               OpCapability Shader
-               OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main "main"
-               OpExecutionMode %main LocalSize 1 1 1
-       %void = OpTypeVoid
-        %int = OpTypeInt 32 1
-      %float = OpTypeFloat 32
-      %int_1 = OpConstant %int 1
-    %float_1 = OpConstant %float 1
-         %fn = OpTypeFunction %void
-       %main = OpFunction %void None %fn
-          %l = OpLabel
-          %x = OpBitwiseAnd %int %int_1 %float_1
-               OpReturn
-               OpFunctionEnd
-"""
+BAD = SMALL_MODULE.replace("OpIAdd %int %int_1 %int_1", "OpBitwiseAnd %int %int_1 %float_1")
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "spvls"])
 
 

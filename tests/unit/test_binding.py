@@ -8,32 +8,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from helpers import tool
+from helpers import SMALL_MODULE, tool
 
 from spvls.binding import spirv_tools as st
 from spvls.spec import env
 from tests.scale.inputs import call_chain
 
-MODULE = """\
-; SPIR-V
-               OpCapability Shader
-               OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main "main"
-               OpExecutionMode %main LocalSize 1 1 1
-               OpName %x "x"
-       %void = OpTypeVoid
-        %int = OpTypeInt 32 1
-      %float = OpTypeFloat 32
-      %int_1 = OpConstant %int 1
-    %float_1 = OpConstant %float 1
-
-         %fn = OpTypeFunction %void
-       %main = OpFunction %void None %fn
-          %l = OpLabel
-          %x = OpIAdd %int %int_1 %int_1
-               OpReturn
-               OpFunctionEnd
-"""
+# With a name and a blank line, which the assembler's line numbers count.
+MODULE = SMALL_MODULE.replace(
+    "LocalSize 1 1 1\n", 'LocalSize 1 1 1\n               OpName %x "x"\n'
+).replace("%float 1\n", "%float 1\n\n")
 BAD = MODULE.replace("%int_1 %int_1", "%int_1 %float_1")
 
 
