@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from helpers import SMALL_MODULE
 
 from spvls.model import uniformity as uni
 from spvls.model.facts import module_fact
@@ -16,25 +17,8 @@ from spvls.model.module import Inst, Module, build
 from spvls.spec.grammar import load
 from spvls.syntax.document import Document
 
-TEXT = """\
-               OpCapability Shader
-               OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main "main"
-               OpExecutionMode %main LocalSize 64 1 1
-       %void = OpTypeVoid
-         %fn = OpTypeFunction %void
-       %uint = OpTypeInt 32 0
-     %uint_2 = OpConstant %uint 2
-   %uint_264 = OpConstant %uint 264
-       %main = OpFunction %void None %fn
-      %entry = OpLabel
-          %a = OpIAdd %uint %uint_2 %uint_2
-          %b = OpIMul %uint %a %uint_2
-               OpReturn
-               OpFunctionEnd
-"""
-EDITED = 12  # %b's line
-NEW = "          %b = OpISub %uint %a %uint_2"
+EDITED = SMALL_MODULE.split("\n").index("          %x = OpIAdd %int %int_1 %int_1")
+NEW = "          %x = OpISub %int %int_1 %int_1"
 
 
 @module_fact
@@ -45,7 +29,7 @@ def _body_opnames(m: Module) -> tuple[str, ...]:
 
 
 def _module() -> Module:
-    return build(Document(TEXT), load(), (1, 3))
+    return build(Document(SMALL_MODULE), load(), (1, 3))
 
 
 def _edit(m: Module) -> None:
@@ -53,7 +37,7 @@ def _edit(m: Module) -> None:
 
 
 def _update_reading(monkeypatch: pytest.MonkeyPatch, m: Module, read: Callable[[Module], object]) -> list[object]:
-    """Edit %b's line and update `m` in place, calling read(m) where the update has taken the old
+    """Edit %x's line and update `m` in place, calling read(m) where the update has taken the old
     instruction out and not yet put the new one in: where a worker thread may be scheduled."""
     seen: list[object] = []
     unindex = Module._unindex
@@ -72,8 +56,8 @@ def _update_reading(monkeypatch: pytest.MonkeyPatch, m: Module, read: Callable[[
 def test_a_fact_read_while_an_update_runs_is_not_kept(monkeypatch):
     m = _module()
     seen = _update_reading(monkeypatch, m, _body_opnames)
-    assert seen == [("OpFunction", "OpLabel", "OpIAdd", "OpReturn", "OpFunctionEnd")]  # %b's line missing
-    assert _body_opnames(m) == ("OpFunction", "OpLabel", "OpIAdd", "OpISub", "OpReturn", "OpFunctionEnd")
+    assert seen == [("OpFunction", "OpLabel", "OpReturn", "OpFunctionEnd")]  # %x's line missing
+    assert _body_opnames(m) == ("OpFunction", "OpLabel", "OpISub", "OpReturn", "OpFunctionEnd")
 
 
 def test_a_fact_whose_computation_spans_an_update_is_not_kept():
@@ -86,7 +70,7 @@ def test_a_fact_whose_computation_spans_an_update_is_not_kept():
         assert m.update({EDITED}) is not None
         return before
 
-    assert "OpIMul" in spanning(m)
+    assert "OpIAdd" in spanning(m)
     assert not any(slot[0] is spanning.__wrapped__ for slot in m.facts)
 
 
@@ -98,11 +82,11 @@ def test_a_fact_computed_on_a_steady_model_is_kept():
 
 def test_an_integer_read_while_an_update_runs_is_not_kept(monkeypatch):
     m = _module()
-    seen = _update_reading(monkeypatch, m, lambda m: m.int_value("%uint_2"))
-    assert seen == [2]
-    assert "%uint_2" not in m._ints
-    assert m.int_value("%uint_2") == 2
-    assert m._ints["%uint_2"] == 2
+    seen = _update_reading(monkeypatch, m, lambda m: m.int_value("%int_1"))
+    assert seen == [1]
+    assert "%int_1" not in m._ints
+    assert m.int_value("%int_1") == 1
+    assert m._ints["%int_1"] == 1
 
 
 def test_a_uniformity_analysed_while_an_update_runs_is_not_kept(monkeypatch):
