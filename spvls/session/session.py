@@ -97,7 +97,9 @@ class Opened:
 @dataclass(frozen=True)
 class Snapshot:
     """One document as a background request sees it: its analysis at one generation. The request
-    answers only while the document is still at that generation (`current`)."""
+    answers only while the document is still at that generation (`current`). The module is the
+    workspace's own, which an edit may update in place while the request runs: nothing computed from
+    it meanwhile is cached on it (model.facts.keeps)."""
 
     uri: str
     generation: int
