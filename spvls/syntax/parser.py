@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import io
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 from importlib import resources
@@ -412,18 +413,27 @@ def _lark_template(shape: str) -> _Shape | None:
 
 _MAX_LAYOUTS = 64
 
-# The token made for each id at each column (a dict per column): an id written again at a column
-# where it was before (a type, a label in the branches to it, a right-aligned result) shares that
-# token, as tokens are immutable, and every token of an id shares one string (keeping only each
-# id's last token would make a third more tokens in a generated module). Two lookups per id. Emptied after each document build or edit (forget_ids), so it keeps no
-# document's tokens alive; held only while a Document is parsed, before any model is built.
-_id_at: list[dict[str, Token]] = []  # by column
-_last_id: dict[str, Token] = {}  # a token of each id: the string the others share
+
+class _Interned(threading.local):
+    """The token made for each id at each column (a dict per column): an id written again at a column
+    where it was before (a type, a label in the branches to it, a right-aligned result) shares that
+    token, as tokens are immutable, and every token of an id shares one string (keeping only each
+    id's last token would make a third more tokens in a generated module). Two lookups per id.
+    Emptied after each document build or edit (forget_ids), so it keeps no document's tokens alive.
+    One per thread: a large open is parsed in a worker thread while the loop parses edits."""
+
+    def __init__(self) -> None:
+        self.id_at: list[dict[str, Token]] = []  # by column
+        self.last: dict[str, Token] = {}  # a token of each id: the string the others share
+
+
+_interned = _Interned()
 
 
 def forget_ids() -> None:
-    _id_at.clear()
-    _last_id.clear()
+    """Empty this thread's interned ids."""
+    _interned.id_at.clear()
+    _interned.last.clear()
 
 
 def _layout(template: _Shape, lengths: tuple[int, ...]) -> tuple[list[Token | None], tuple[tuple[int, int], ...]]:
@@ -452,7 +462,8 @@ def _reshape(template: _Shape, text: str, ids: list[str]) -> Line:
     layout = template.layouts.get(lengths)
     fixed, slots = layout if layout is not None else _layout(template, lengths)
     out = fixed.copy()
-    last, id_at = _last_id, _id_at
+    interned = _interned
+    last, id_at = interned.last, interned.id_at
     for (i, start), tok_text in zip(slots, ids, strict=False):
         try:
             here = id_at[start]

@@ -96,9 +96,28 @@ def test_an_id_at_the_same_column_shares_one_token_and_its_text_one_string():
     assert doc.lines[3].operands[1].text is doc.lines[0].result.text  # one string for %a
     # Back at column 9 after %a was written at another column: still the one token of column 9.
     assert doc.lines[4].operands[0] is first and doc.lines[5].operands[0] == ("ID", "%a", 11, 13)
-    assert not parser._last_id and not parser._id_at
+    assert not parser._interned.last and not parser._interned.id_at
     doc.replace((2, 0), (2, 11), "OpBranch %a")
-    assert doc.lines[2] == doc.lines[1] and not parser._last_id and not parser._id_at
+    assert doc.lines[2] == doc.lines[1] and not parser._interned.last and not parser._interned.id_at
+
+
+def test_a_document_built_in_another_thread_leaves_this_threads_ids_alone():
+    """A large open is parsed in a worker thread while the loop parses edits: a build finishing
+    there (which empties its interned ids) does not empty them under a parse here."""
+    import threading
+
+    from spvls.syntax import parser
+
+    parser.parse_line("%x = OpIAdd %int %a %b")
+    here = parser._interned.id_at
+    assert here
+    other = threading.Thread(target=lambda: Document("%y = OpIAdd %int %c %d\n"))
+    other.start()
+    other.join()
+    assert parser._interned.id_at is here and here  # the other thread's build emptied only its own
+    line = parser.parse_line("%x = OpISub %int %a %b")
+    assert line.result is parser.parse_line("%x = OpIAdd %int %a %b").result
+    parser.forget_ids()
 
 
 @pytest.mark.parametrize(
