@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from helpers import required_program, tool
+from helpers import SMALL_MODULE, required_program, tool
 
 from spvls.binding import keepgoing
 from spvls.binding import spirv_tools as st
@@ -16,32 +16,26 @@ from spvls.checks.diagnostic import ERROR
 from spvls.cli import check_file
 from spvls.syntax.document import Document
 
-MODULE = """\
-               OpCapability Shader
-               OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main "main"
-               OpExecutionMode %main LocalSize 1 1 1
-       %void = OpTypeVoid
-        %int = OpTypeInt 32 1
-      %float = OpTypeFloat 32
-      %int_0 = OpConstant %int 0
-      %int_1 = OpConstant %int 1
-    %float_1 = OpConstant %float 1
-        %arr = OpTypeArray %float %int_1
-      %p_arr = OpTypePointer Function %arr
-    %p_float = OpTypePointer Function %float
-         %fn = OpTypeFunction %void
-       %main = OpFunction %void None %fn
-          %l = OpLabel
-          %v = OpVariable %p_arr Function
-          %x = OpIAdd %int %int_1 %int_1
-          %e = OpAccessChain %p_float %v %int_0
-          %f = OpLoad %float %e
-          %y = OpFAdd %float %f %float_1
-          %z = OpIMul %int %int_1 %int_1
-               OpReturn
-               OpFunctionEnd
-"""
+# helpers.SMALL_MODULE with an array, a pointer into it and more instructions to break.
+MODULE = (
+    SMALL_MODULE.replace("      %int_1 = OpConstant %int 1\n", "      %int_0 = OpConstant %int 0\n      %int_1 = OpConstant %int 1\n")
+    .replace(
+        "    %float_1 = OpConstant %float 1\n",
+        "    %float_1 = OpConstant %float 1\n"
+        "        %arr = OpTypeArray %float %int_1\n"
+        "      %p_arr = OpTypePointer Function %arr\n"
+        "    %p_float = OpTypePointer Function %float\n",
+    )
+    .replace("          %l = OpLabel\n", "          %l = OpLabel\n          %v = OpVariable %p_arr Function\n")
+    .replace(
+        "          %x = OpIAdd %int %int_1 %int_1\n",
+        "          %x = OpIAdd %int %int_1 %int_1\n"
+        "          %e = OpAccessChain %p_float %v %int_0\n"
+        "          %f = OpLoad %float %e\n"
+        "          %y = OpFAdd %float %f %float_1\n"
+        "          %z = OpIMul %int %int_1 %int_1\n",
+    )
+)
 
 
 def _run(text: str, env: str = "spv1.6") -> list[tuple[int, str]]:
