@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from .cfg import Cfg, cfg_of, continue_target, merge_block
 from .facts import keeps, module_fact
-from .module import Function, Inst, Module
+from .module import TERMINATORS, Function, Inst, Module
 
 INVOCATION, GROUP, SUBGROUP, WORKGROUP, ALL = 0, 1, 2, 3, 4
 LEVELS = (
@@ -114,15 +114,8 @@ _POINTER_OPS = {
 _TRANSPARENT = {"OpLine", "OpNoLine", "OpNop", "OpExtInst"}
 _KILLS = {"OpKill", "OpTerminateInvocation", "OpTerminateRayKHR", "OpIgnoreIntersectionKHR"}
 _READ_ONLY = {"Uniform", "UniformConstant", "PushConstant"}
-_EXITS = {
-    "OpReturn",
-    "OpReturnValue",
-    "OpKill",
-    "OpTerminateInvocation",
-    "OpIgnoreIntersectionKHR",
-    "OpTerminateRayKHR",
-    "OpEmitMeshTasksEXT",
-}
+# The terminators that leave the function: all but the branches and OpUnreachable.
+_EXITS = TERMINATORS - {"OpBranch", "OpBranchConditional", "OpSwitch", "OpUnreachable"}
 
 
 def meet(a: Fact, b: Fact) -> Fact:
