@@ -65,8 +65,10 @@ def _shown(window: vscode_web.Window, side: str) -> list[str]:
 def test_the_outline_lists_each_resource_under_its_entry_point(window):
     window.open("lit.spvasm")
     window.wait(".statusbar-item", pattern="^SPIR-V Assembly$")
+    window.wait(".monaco-editor.focused")  # the opened editor takes the focus, then the outline does
     window.command("Explorer: Focus on Outline View")
     window.wait(".outline-pane .monaco-list-row", pattern="main")
+    window.wait(".outline-pane .monaco-list:focus-within")
     rows = []
     for _ in range(8):  # the entry point, then its seven resources (the pane shows fewer at once)
         window.press("ArrowDown")
@@ -210,3 +212,18 @@ def test_hover_on_a_resource_gives_its_binding_and_member_layout(window):
         "76\t4\texposure\tfloat\n"
         "80\t32\tlights\tvec4[2] · array stride 16",
     ]
+
+
+def test_a_flag_spirv_opt_refuses_is_named_in_a_notification(window):
+    """A bad flag typed in the input box: VS Code shows spirv-opt's own words, and opens no diff."""
+    window.open("lit.spvasm")
+    window.command("spvls: Optimize with spirv-opt (show as diff)", asks=True)
+    window.press("Control+a")
+    window.type("-O --bogus")
+    window.press("Enter")
+    (message,) = window.wait(".notifications-toasts .notification-list-item-message", pattern="bogus",
+                             timeout=60000)
+    assert message == ("spvls: spirv-opt does not accept --bogus: Unknown flag '--bogus'. Use --help for a list of "
+                       "valid flags")
+    assert [t for t in window.b.call("attribute", selector=".tab", name="aria-label") if "spirv-opt" in t] == []
+    window.command("Notifications: Clear All Notifications")
