@@ -49,11 +49,11 @@ def source_text(name: str, line: int) -> str:
 
 
 def mistyped(path: Path) -> tuple[Path, int]:
-    """The module with weight's uint -> float conversion (the module's only one) given a float: an
-    error only spirv-val finds. Also that instruction's 0-based line."""
+    """The module with weight's uint -> float conversion (the module's only one) made an OpFConvert,
+    which converts floats only: an error only spirv-val finds. Also that instruction's 0-based line."""
     lines = path.read_text().split("\n")
     n = next(i for i, x in enumerate(lines) if "= OpConvertUToF %float " in x)
-    lines[n] = lines[n].rsplit(" ", 1)[0] + " %float_0_5"
+    lines[n] = lines[n].replace("OpConvertUToF", "OpFConvert")
     out = path.with_name("mistyped-" + path.name)
     out.write_text("\n".join(lines))
     return out, n

@@ -175,7 +175,7 @@ def test_spirv_val_diagnostics_carry_the_source_location_too(tmp_path, variant):
     stated = [line for line in out.stdout.splitlines() if line.endswith("[env.stated]")]
     assert len(stated) == (variant == "g")
     assert [line for line in out.stdout.splitlines() if line not in stated] == [
-        f"{path}:{n + 1}:10: error: Expected input to be int scalar or vector: ConvertUToF [spirv-val]",
+        f"{path}:{n + 1}:10: error: Expected input to be float scalar or vector: FConvert [spirv-val]",
         f"  --> ./common.glsl:{where}",
     ]
     assert (out.returncode, out.stderr) == (1, "checked 1 file: 1 error, 0 warnings\n")

@@ -134,7 +134,7 @@ async def test_validator_error_names_its_shader_source_line(client, tmp_path):
     _, [d] = await _published(client, uri, 1, with_tools=True, after=i)
     where = line_of("common.glsl", "return float(i % 7u)")
     assert (d.code, d.message, d.range.start) == (
-        "spirv-val", "Expected input to be int scalar or vector: ConvertUToF", T.Position(n, 9))
+        "spirv-val", "Expected input to be float scalar or vector: FConvert", T.Position(n, 9))
     assert [(r.message, r.location) for r in d.related_information] == [
         (f"source: ./common.glsl:{where}",
          T.Location((tmp_path / "common.glsl").as_uri(), T.Range(T.Position(where - 1, 0), T.Position(where - 1, 0))))]

@@ -54,6 +54,14 @@ _CODE = {
     **dict.fromkeys(_FLOAT_COMPARE, "arith.float-compare"),
 }
 _OPS = sorted(_CODE)
+# Conversions: (the Result Type's component kind, the operand's).
+_CONVERT = {
+    "OpConvertFToU": ("OpTypeInt", "OpTypeFloat"),
+    "OpConvertFToS": ("OpTypeInt", "OpTypeFloat"),
+    "OpConvertSToF": ("OpTypeFloat", "OpTypeInt"),
+    "OpConvertUToF": ("OpTypeFloat", "OpTypeInt"),
+}
+_KIND = {"OpTypeInt": "integer", "OpTypeFloat": "floating-point"}
 _SCALARS = {"OpTypeInt", "OpTypeFloat", "OpTypeBool"}
 
 
@@ -129,7 +137,38 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
         if _plainly_right(defs, inst, code, shapes):
             continue
         out.extend(_judge(m, inst, code, shapes))
+    for inst in with_op(m, _CONVERT, scope):
+        out.extend(_convert(m, inst, _shapes(m)))
     return out
+
+
+def _convert(m: Module, inst: Inst, shapes: _Shapes) -> list[Diagnostic]:
+    """A conversion's Result Type and operand: scalars or vectors of the kinds it converts between,
+    with as many components."""
+    ids = inst.ids()
+    if len(ids) < 2 or ids[0].grammar_operand.kind != "IdResultType":
+        return []
+    want, given = _CONVERT[inst.opname]
+    rt_tok, value = ids[0].token, ids[1].token
+    rt = shapes.get(rt_tok.text)
+    if not isinstance(rt, _Shape):
+        return []  # not a scalar or vector (a cooperative matrix: coopmat.*), or not judged here
+    if rt.kind != want:
+        lead = f"the Result Type of {inst.opname} is {rt.text()}, not a scalar or vector of {_KIND[want]} type"
+        return [FAMILY.cite(inst.line, rt_tok, "arith.convert", lead)]
+    v = m.definition(value.text)
+    vt = (
+        shapes.get(v.result_type or "") if v is not None and v.grammar_inst and v.grammar_inst.has_result_type else None
+    )
+    if not isinstance(vt, _Shape):
+        return []
+    if vt.kind != given:
+        lead = f"{value.text} is {vt.text()}, not a scalar or vector of {_KIND[given]} type"
+        return [FAMILY.cite(inst.line, value, "arith.convert", lead)]
+    if vt.count != rt.count:
+        lead = f"{value.text} has {vt.count} component(s), the Result Type {rt.count}"
+        return [FAMILY.cite(inst.line, value, "arith.convert", lead)]
+    return []
 
 
 def _plainly_right(defs: dict[str, Inst], inst: Inst, code: str, shapes: _Shapes) -> bool:
@@ -285,6 +324,14 @@ FAMILY = Family(
             sentence="Result Type must be a scalar or vector of Boolean type. The type of Operand 1 and "
             "Operand 2 must be a scalar or vector of floating-point type. They must have the same "
             "type, and they must have the same number of components as Result Type.",
+        ),
+        Rule(
+            "arith.convert",
+            "a conversion between floating-point and integer types whose result or operand is of the wrong kind.",
+            sentence="OpConvertFToS: Result Type must be a scalar or vector of integer type. Float Value must be a "
+            "scalar or vector of floating-point type. It must have the same number of components as Result Type. "
+            "OpConvertSToF: Result Type must be a scalar or vector of floating-point type. Signed Value must be a "
+            "scalar or vector of integer type. It must have the same number of components as Result Type.",
         ),
     ),
     check=check,
