@@ -31,6 +31,24 @@ OpReturn
 OpFunctionEnd
 %glsl = OpExtInstImport "GLSL.std.450"
 """
+MISPLACED_DECORATION = """\
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %arr ArrayStride 16
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%arr = OpTypeRuntimeArray %float
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpDecorate %arr ArrayStride 16
+%u = OpUndef %float
+ %v = OpFAdd %float %u %u
+OpReturn
+OpFunctionEnd
+"""
 
 
 def _fresh_equal(doc: Document, env=None) -> Document:
@@ -67,6 +85,8 @@ edit = st.tuples(st.integers(0, 10_000), st.integers(0, 200), st.integers(0, 3),
 # Found by the fuzzer: an OpExtInst naming a set imported further down resolves none of its operands
 # in a fresh build, so a re-check of its line in place must not resolve them either.
 @example(src=LATE_IMPORT, edits=[(9, 0, 0, 1, " ")])
+# And an annotation misplaced in a function body, which the decorations family judges whole only.
+@example(src=MISPLACED_DECORATION, edits=[(13, 0, 0, 1, " ")])
 def test_incremental_edits_match_fresh_parse_and_analysis(src, edits):
     doc = Document(src)
     previous = analyze(doc)

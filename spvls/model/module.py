@@ -110,7 +110,7 @@ class Function:
     calls: list[tuple[str, Inst]] = field(default_factory=list)  # callee id, call site
     labels: dict[str, Block] = field(default_factory=dict)  # the first block of each label
     # Lines inside it carry diagnostics of rules that run only over the whole module: a misplaced
-    # module-level instruction, an id an entry point's interface lists, or (at its OpFunction) the
+    # module-level instruction (header, annotation, type, constant), an id an entry point's interface lists, or (at its OpFunction) the
     # missing end of the function before it.
     # An edit inside it rebuilds the model (Module.update).
     foreign: bool = False
@@ -205,6 +205,9 @@ _IN_BODIES = {"OpLine", "OpNoLine", "OpExtInst", "OpExtInstWithForwardRefsKHR"}
 
 
 _HEADER_CLASSES = frozenset(("Mode-Setting", "Extension", "Debug"))
+# Inside a function body, an instruction of these classes is misplaced and judged by rules that run
+# over the whole module only (decorations, block layout...): its function is foreign.
+_MODULE_LEVEL_CLASSES = _HEADER_CLASSES | {"Annotation", "Constant-Creation", "Type-Declaration"}
 
 
 def _header(opname: str, grammar_inst: Instruction | None) -> bool:
@@ -352,7 +355,11 @@ class Module:
                     fn.end_line = n
                 fn = block = None
             elif fn is not None:
-                if (m.inst is not None and m.inst.cls in _HEADER_CLASSES and _header(op, m.inst)) or (
+                if (
+                    m.inst is not None
+                    and m.inst.cls in _MODULE_LEVEL_CLASSES
+                    and (m.inst.cls not in _HEADER_CLASSES or _header(op, m.inst))
+                ) or (
                     op in ("OpVariable", "OpUntypedVariableKHR") and all(t.text != "Function" for t in line.operands)
                 ):
                     fn.foreign = True
