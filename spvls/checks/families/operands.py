@@ -29,11 +29,26 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
                 m, inst, words.get(p.start)
             )
             out.append(at(inst.line, p, ERROR, p.code, p.message, fixes=found))
+        if inst.opname == "OpExtInst":
+            out.extend(_ext_set(m, inst))
         if inst.opname in _CONTEXT_DEPENDENT:
             out.extend(_literal_values(m, inst))
         if len(inst.src.text) > 2 * MAX_WORDS:  # every word takes at least two characters of text
             out.extend(_word_count(inst))
     return out
+
+
+def _ext_set(m: Module, inst: Inst) -> list[Diagnostic]:
+    """An OpExtInst naming its instruction by name whose Set is defined but is no OpExtInstImport
+    above it (spirv-as reads the name in the set it imported)."""
+    op, name = inst.operand("Set"), inst.operand("Instruction")
+    if op is None or name is None or op.token.kind != "ID" or name.token.kind != "WORD":
+        return []
+    d = m.definition(op.token.text)
+    if d is None or d.opname == "OpExtInstImport":
+        return []  # undefined (id.undefined), or an import below (id.forward-reference)
+    lead = f"{op.token.text} is the result of {d.opname}, not of an OpExtInstImport"
+    return [FAMILY.cite(inst.line, op.token, "operand.extinst-set", lead)]
 
 
 def _unknown_opcode(m: Module, inst: Inst, suggesting: bool) -> Diagnostic:
@@ -165,6 +180,11 @@ FAMILY = Family(
         Rule("operand.unknown-opcode", "an instruction the grammar does not have."),
         Rule("operand.unknown-enumerant", "a name the operand's kind does not have."),
         Rule("operand.unknown-extinst", "an instruction the extended instruction set does not have."),
+        Rule(
+            "operand.extinst-set",
+            "an OpExtInst whose Set is not an imported extended instruction set.",
+            sentence="OpExtInst: Set is the result of an OpExtInstImport instruction.",
+        ),
         Rule("operand.missing", "fewer operands than the instruction takes."),
         Rule("operand.extra", "more operands than the instruction takes."),
         Rule("operand.missing-result", "an instruction that produces a result written without one."),
