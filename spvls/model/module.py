@@ -110,8 +110,8 @@ class Function:
     calls: list[tuple[str, Inst]] = field(default_factory=list)  # callee id, call site
     labels: dict[str, Block] = field(default_factory=dict)  # the first block of each label
     # Lines inside it carry diagnostics of rules that run only over the whole module: a misplaced
-    # module-level instruction (header, annotation, type, constant), an id an entry point's interface lists, or (at its OpFunction) the
-    # missing end of the function before it.
+    # module-level instruction (header, annotation, type, constant), an id an entry point's
+    # interface lists, or (at its OpFunction) the missing end of the function before it.
     # An edit inside it rebuilds the model (Module.update).
     foreign: bool = False
 

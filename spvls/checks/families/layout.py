@@ -51,7 +51,11 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
             if highest < _FUNCTIONS:  # the first function: later module-level lines point here
                 highest, where = _FUNCTIONS, inst.line
             e = bisect_right(ends, inst.line)
-            k = bisect_right(insts, ends[e], k, key=_line) if e < len(ends) else len(insts)
+            after = bisect_right(insts, ends[e], k, key=_line) if e < len(ends) else len(insts)
+            fn = m.function_of.get(inst.result or "")
+            if fn is not None and fn.foreign:  # it holds a module-level line (Function.foreign)
+                out.extend(_in_function(insts[k + 1 : after]))
+            k = after
             continue
         k += 1
         r = _rank(inst)
@@ -68,6 +72,21 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
             highest, where = r, inst.line
     out.extend(_missing_model(m))
     return out
+
+
+def _in_function(body: list[Inst]) -> list[Diagnostic]:
+    """Module-level instructions inside a function body (a variable's storage class is memory's)."""
+    out = []
+    for inst in body:
+        r = _rank(inst)
+        if r is not None and r != _FUNCTIONS and inst.opname != "OpVariable" and not _is_untyped_variable(inst):
+            placed = f"belongs with {_NAMES[r]}, outside every function"
+            out.append(_misplaced(inst, "layout.in-function", placed))
+    return out
+
+
+def _is_untyped_variable(inst: Inst) -> bool:
+    return inst.opname.startswith("OpUntypedVariable")
 
 
 def _missing_model(m: Module) -> list[Diagnostic]:
@@ -94,6 +113,7 @@ FAMILY = Family(
     rules=(
         Rule("layout.order", "an instruction in a section after the one it belongs to."),
         Rule("layout.outside-function", "an instruction that belongs inside a function, outside every function."),
+        Rule("layout.in-function", "a module-level instruction (header, annotation, type, constant) in a function."),
         Rule("layout.missing-memory-model", "a module without its one OpMemoryModel."),
     ),
     check=check,
