@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
-from ...model.cfg import Cfg, cfg_of, continue_target, merge_targets, targets
+from ...model.cfg import Cfg, Edge, cfg_of, continue_target, merge_targets, targets
 from ...model.module import Block, Function, Inst, Module
 from ..diagnostic import Diagnostic, related_at
 from ..family import Family, Rule
@@ -162,8 +162,12 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
     returns: list[Inst] = []
     phis = False
     out.extend(_before_first_block(m, fn))
+    backward = False  # a branch to a block at or above its own: a back edge may be among them
     for k, b in enumerate(blocks):
-        out.extend(_not_labels(m, fn, b))
+        edges = targets(b)
+        out.extend(_not_labels(m, fn, b, edges))
+        if shader and not backward:
+            backward = any((to := fn.block(e.target)) is not None and to.line <= b.line for e in edges)
         insts = b.insts
         if insts and insts[0].opname in _PHI_OR_LINE and _first(b).opname == "OpPhi":
             phis = True
@@ -192,6 +196,8 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
         out.extend(_structured(cfg_of(m, fn), suspects))
     if headers:
         out.extend(_exits(cfg_of(m, fn)))
+    if backward:
+        out.extend(_back_edges(cfg_of(m, fn)))
     if phis:
         out.extend(_phis(m, fn))
     return out
@@ -229,11 +235,11 @@ def _before_first_block(m: Module, fn: Function) -> list[Diagnostic]:
     return []
 
 
-def _not_labels(m: Module, fn: Function, b: Block) -> list[Diagnostic]:
+def _not_labels(m: Module, fn: Function, b: Block, edges: list[Edge]) -> list[Diagnostic]:
     """Branch targets, merge blocks and continue targets that name something other than a label,
     defined outside functions or in this one (what another function defines may change in place)."""
     out = []
-    operands = [(e.token, e.line) for e in targets(b)]
+    operands = [(e.token, e.line) for e in edges]
     operands += [(o.token, b.merge.line) for o in merge_targets(b) if b.merge is not None]
     for tok, line in operands:
         if tok is None:
@@ -391,6 +397,21 @@ def _exits(cfg: Cfg) -> list[Diagnostic]:
         # On the block's label, where spirv-val puts it (one mistake, one diagnostic), the branch related.
         branch = related_at(e.line, e.token, f"the branch to {e.target}")
         out.append(FAMILY.cite(label.line, label.src.result, "structure.construct-exit", lead, related=[branch]))
+    return out
+
+
+def _back_edges(cfg: Cfg) -> list[Diagnostic]:
+    """Back edges to a block that is no loop header, on the branching block's label (as spirv-val)."""
+    out = []
+    for e in cfg.edges:
+        if not e.back or e.token is None:
+            continue
+        to, label = cfg.blocks[e.target], cfg.blocks[e.source].label_inst
+        if (to.merge is not None and to.merge.opname == "OpLoopMerge") or label is None or label.src.result is None:
+            continue
+        lead = f"block {e.source} branches back to {e.target}, which is no loop header (it has no OpLoopMerge)"
+        branch = related_at(e.line, e.token, f"the branch back to {e.target}")
+        out.append(FAMILY.cite(label.line, label.src.result, "structure.back-edge", lead, related=[branch]))
     return out
 
 
@@ -589,6 +610,12 @@ FAMILY = Family(
             "a branch leaving a structured construct other than through its merge block, a break or a continue.",
             sentence="a break block is valid only for the innermost loop it is nested inside of; a continue "
             "block is valid only for the innermost loop it is nested inside of",
+        ),
+        Rule(
+            "structure.back-edge",
+            "a back edge in a Shader module to a block that is not a loop header.",
+            sentence="all CFG back edges must branch to a loop header, with each loop header having exactly one "
+            "back edge branching to it",
         ),
         Rule(
             "structure.phi-parents",
