@@ -53,3 +53,47 @@ def test_declared_sizes(module):
     m, ids = module
     # The last member's offset plus its size: Light (vec3, float, vec2) is 24 bytes in each.
     assert {name: blocks.declared_size(m, ids[name]) for name in "ABCD"} == {"A": 136, "B": 104, "C": 72, "D": 96}
+
+
+def _nested(levels: int, offset_on_innermost: bool) -> str:
+    """A block whose struct holds two of the struct below it, `levels` deep: 2**levels paths reach the
+    innermost struct, one struct each level."""
+    lines = [
+        "OpCapability Shader",
+        "OpMemoryModel Logical GLSL450",
+        'OpEntryPoint GLCompute %main "main"',
+        "OpExecutionMode %main LocalSize 1 1 1",
+        f"OpDecorate %s{levels} Block",
+        "OpDecorate %var DescriptorSet 0",
+        "OpDecorate %var Binding 0",
+    ]
+    if offset_on_innermost:
+        lines.append("OpMemberDecorate %s0 0 Offset 0")
+    for i in range(1, levels + 1):
+        lines += [f"OpMemberDecorate %s{i} 0 Offset 0", f"OpMemberDecorate %s{i} 1 Offset {4 << (i - 1)}"]
+    lines += ["%void = OpTypeVoid", "%fn = OpTypeFunction %void", "%float = OpTypeFloat 32", "%s0 = OpTypeStruct %float"]
+    lines += [f"%s{i} = OpTypeStruct %s{i - 1} %s{i - 1}" for i in range(1, levels + 1)]
+    lines += [
+        f"%ptr = OpTypePointer StorageBuffer %s{levels}",
+        "%var = OpVariable %ptr StorageBuffer",
+        "%main = OpFunction %void None %fn",
+        "%entry = OpLabel",
+        "OpReturn",
+        "OpFunctionEnd",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_struct_met_by_many_paths_is_walked_once():
+    from spvls.checks import analyze
+    from spvls.syntax.document import Document
+
+    # 2**30 paths to the innermost struct: walking each path would never finish.
+    valid = analyze(Document(_nested(30, offset_on_innermost=True)))
+    assert [d.code for d in valid.diagnostics if d.severity == "error"] == []
+    text = _nested(30, offset_on_innermost=False)
+    broken = analyze(Document(text))
+    block = text.split("\n").index("%s30 = OpTypeStruct %s29 %s29")
+    assert [(d.line, d.code, d.message.split(".")[0]) for d in broken.diagnostics if d.severity == "error"] == [
+        (block, "block.offset", "%s30 is a Block struct: member 0 of %s0 has no Offset")
+    ]

@@ -244,13 +244,17 @@ def _element(m: Module, array_id: str) -> str:
 Place = tuple[str, int]
 
 
-def missing_offset(m: Module, struct_id: str, depth: int = 0) -> Place | None:
-    """The first member without an Offset, in the struct or (through structs and arrays) inside it."""
+def missing_offset(m: Module, struct_id: str, depth: int = 0, seen: set[str] | None = None) -> Place | None:
+    """The first member without an Offset, in the struct or (through structs and arrays) inside it.
+    `seen`: the types already walked (each answers the same wherever it is met, so a struct shared by
+    many paths is walked once: the paths grow exponentially with the nesting)."""
+    seen = set() if seen is None else seen
     t = m.definition(struct_id)
-    if t is None or depth > 32:
+    if t is None or depth > 32 or struct_id in seen:
         return None
+    seen.add(struct_id)
     if t.opname in ("OpTypeArray", "OpTypeRuntimeArray"):
-        return missing_offset(m, _element(m, struct_id), depth + 1)
+        return missing_offset(m, _element(m, struct_id), depth + 1, seen)
     if t.opname != "OpTypeStruct":
         return None
     decs = member_decorations(m, struct_id)
@@ -259,18 +263,23 @@ def missing_offset(m: Module, struct_id: str, depth: int = 0) -> Place | None:
         if offset is None or offset == 0xFFFFFFFF:
             return struct_id, i
     for member in members(m, struct_id):
-        inner = missing_offset(m, member, depth + 1)
+        inner = missing_offset(m, member, depth + 1, seen)
         if inner is not None:
             return inner
     return None
 
 
-def missing_stride(m: Module, struct_id: str, wanted: str, depth: int = 0) -> Place | None:
+def missing_stride(
+    m: Module, struct_id: str, wanted: str, depth: int = 0, seen: set[str] | None = None
+) -> Place | None:
     """The first member lacking what `wanted` names: "ArrayStride" (a member that is a fixed-size
     array), "MatrixStride" or "RowMajor" (RowMajor or ColMajor) (a member that is a matrix or an
-    array of them); in the struct, then in its members that are structs."""
-    if depth > 32:
+    array of them); in the struct, then in its members that are structs (each struct once, as in
+    missing_offset)."""
+    seen = set() if seen is None else seen
+    if depth > 32 or struct_id in seen:
         return None
+    seen.add(struct_id)
     decs = member_decorations(m, struct_id)
     ids = members(m, struct_id)
     for i, member in enumerate(ids):
@@ -288,7 +297,7 @@ def missing_stride(m: Module, struct_id: str, wanted: str, depth: int = 0) -> Pl
     for member in ids:
         t = m.definition(member)
         if t is not None and t.opname == "OpTypeStruct":
-            inner = missing_stride(m, member, wanted, depth + 1)
+            inner = missing_stride(m, member, wanted, depth + 1, seen)
             if inner is not None:
                 return inner
     return None
