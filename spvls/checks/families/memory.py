@@ -208,15 +208,18 @@ def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
     return out
 
 
-_COMPOSITES = (
+# Types an index steps into, reaching their one element type.
+_ELEMENTS = (
     "OpTypeVector",
     "OpTypeMatrix",
     "OpTypeArray",
     "OpTypeRuntimeArray",
-    "OpTypeStruct",
     "OpTypeCooperativeMatrixKHR",
     "OpTypeCooperativeMatrixNV",
 )
+# Types no index steps into. Only these are judged "not a composite": vendors add composites (a
+# cooperative vector, a node payload array) that spirv-val walks and this family need not know.
+_SCALARS = ("OpTypeBool", "OpTypeInt", "OpTypeFloat")
 
 
 def _indexes(m: Module, inst: Inst, type_id: str | None, indexes: list[Operand]) -> list[Diagnostic]:
@@ -232,7 +235,7 @@ def _indexes(m: Module, inst: Inst, type_id: str | None, indexes: list[Operand])
         t = m.definition(type_id)
         if t is None or not t.is_type:
             break
-        if t.opname not in _COMPOSITES:
+        if t.opname in _SCALARS:
             lead = f"{len(indexes) - k} index(es) left after reaching {type_id}, which is not a composite"
             out.append(FAMILY.cite(inst.line, o.token, "memory.access-chain-index", lead))
             break
@@ -252,14 +255,7 @@ def _walk(m: Module, type_id: str | None, indexes: list[Operand]) -> str | None:
             return None
         op = t.opname
         ids = t.ids()
-        if op in (
-            "OpTypeVector",
-            "OpTypeMatrix",
-            "OpTypeArray",
-            "OpTypeRuntimeArray",
-            "OpTypeCooperativeMatrixKHR",
-            "OpTypeCooperativeMatrixNV",
-        ):
+        if op in _ELEMENTS:
             type_id = ids[0].token.text if ids else None
         elif op == "OpTypeStruct":
             k = m.int_value(o.token.text)
