@@ -53,8 +53,9 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
             e = bisect_right(ends, inst.line)
             after = bisect_right(insts, ends[e], k, key=_line) if e < len(ends) else len(insts)
             fn = m.function_of.get(inst.result or "")
-            if fn is not None and fn.foreign:  # it holds a module-level line (Function.foreign)
-                out.extend(_in_function(insts[k + 1 : after]))
+            if fn is not None and fn.foreign and fn.blocks:  # it holds a module-level line (Function.foreign)
+                # Before the first label, structure.outside-block speaks for the first line.
+                out.extend(_in_function([i for i in insts[k + 1 : after] if i.line > fn.blocks[0].line]))
             k = after
             continue
         k += 1
