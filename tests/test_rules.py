@@ -48,3 +48,11 @@ def test_every_rule_cites_its_spec_text():
             if rule.sentence is not None:
                 assert rule.code.split(".")[0] in (family.prefix, "types")
                 assert len(rule.sentence) > 20
+
+
+@pytest.mark.parametrize("path", RULES, ids=lambda p: p.stem)
+def test_no_diagnostic_given_twice(path: Path):
+    text = path.read_text()
+    env = re.search(r"; target-env: (\S+)", text).group(1)
+    got = [(d.line, d.start, d.code) for d in check_file(path, env, spirv_val=False)]
+    assert sorted(got) == sorted(set(got))

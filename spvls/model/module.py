@@ -478,7 +478,7 @@ class Module:
                     lst.append(inst)
             self._by_op = by_op
         out: list[Inst] = []
-        for name in opnames:
+        for name in dict.fromkeys(opnames):  # an opname named twice gives its instructions once
             lst = self._by_op.get(name)
             if not lst:
                 continue
