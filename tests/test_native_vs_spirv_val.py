@@ -12,7 +12,7 @@ import pytest
 from helpers import tool
 
 RULES = Path(__file__).parent / "data" / "rules"
-FAMILIES = ("capability", "types", "types-id", "structure", "arith", "memory", "entry", "entry-interface",
+FAMILIES = ("capability", "types", "types-id", "structure", "arith", "glsl", "memory", "entry", "entry-interface",
             "entry-size", "entry-duplicate", "entry-1.3")
 _FUNCTION = re.compile(r"=\s*OpFunction\s")
 
@@ -77,7 +77,7 @@ def test_spirv_val_rejects_the_marked_instruction(tmp_path, path, line, variant,
     assert got in {_instruction_index(variant, j) for j in marked}, message
 
 
-@pytest.mark.parametrize("family", ("capability", "types", "structure", "arith", "memory", "entry"))
+@pytest.mark.parametrize("family", ("capability", "types", "structure", "arith", "glsl", "memory", "entry"))
 def test_passing_modules_are_valid(tmp_path, family):
     path = RULES / f"{family}-pass.spvasm"
     assert _run(tmp_path, path.read_text(), _env(path.read_text())) == ("ok", "")

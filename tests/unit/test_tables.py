@@ -9,7 +9,7 @@ from pathlib import Path
 
 import spvls.spec
 from spvls.checks import families, idkinds
-from spvls.checks.families import coopmat
+from spvls.checks.families import coopmat, glsl
 from spvls.features import interface, reflect
 from spvls.model import module, uniformity
 from spvls.spec.grammar import load
@@ -105,6 +105,20 @@ def test_coopmat_judges_the_instructions_its_extension_names():
     assert set(coopmat._OWN_JUDGES) - own == {"OpSpecConstantOp"}  # OpCooperativeMatrixLengthKHR's constant form
     for name in coopmat._VALUE_JUDGES:
         assert g.instruction(name) is not None and g.instruction(name).name == name, name
+
+
+def test_glsl_judges_instructions_of_the_sets_grammar_whose_operands_are_all_values():
+    """glsl.* groups GLSL.std.450's instructions as spirv-val does; each is the set's own name, and
+    takes only <id> operands (values of the types the group judges)."""
+    from spvls.model.operands import ext_set
+
+    s = ext_set(load(), glsl.SET)
+    assert s is not None
+    assert not glsl.FLOAT_SAME & glsl.INT_LIKE
+    for name in glsl.FLOAT_SAME | glsl.INT_LIKE:
+        inst = s.by_name.get(name)
+        assert inst is not None, name
+        assert inst.operands and all(o.kind == "IdRef" for o in inst.operands), name
 
 
 def test_every_opcode_a_family_types_by_hand_is_the_grammars_own_name():
