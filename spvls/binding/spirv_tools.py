@@ -28,13 +28,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from .keepgoing import KeepOps
+from .options import DEFAULT_TIMEOUT, FLAGS
 from .renaming import NameOps, rename
 from .text import utf8
 from .tools import HOW_TO_GET, LIBRARY, library_path
 
-# Seconds of CPU time a validation may take (worker.py): far more than a large valid module needs,
-# so only a pathological one is stopped.
-DEFAULT_TIMEOUT = 5.0
 _TEXT_PRESERVE_NUMERIC_IDS = 1 << 1
 _DIS = {
     "print": 1 << 1,
@@ -211,9 +209,6 @@ _SETTERS = {
     "allow_vulkan_32_bit_bitwise": "spvValidatorOptionsSetAllowVulkan32BitBitwise",
     "friendly_names": "spvValidatorOptionsSetFriendlyNames",
 }
-# spirv-val's flag for each boolean option.
-FLAGS = {name: "--" + name.replace("_", "-") for name in _SETTERS if name != "friendly_names"}
-FLAGS["allow_local_size_id"] = "--allow-localsizeid"
 for _setter in _SETTERS.values():
     _SIGNATURES[_setter] = (None, [_P, ctypes.c_bool])
 

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from ..binding import cli_tools, refused
+from ..binding import options as options_by_name
 from ..binding import spirv_tools as tools
 from ..binding import worker as workers
 from ..binding.keepgoing import UNDEFINED, KeepOps
@@ -40,13 +41,7 @@ _VUID = re.compile(r"\[?(VUID-[A-Za-z0-9_]+-[A-Za-z0-9_]+-\d+)\]?\s*")
 _OPERAND_INDEX = re.compile(r"operand index (\d+)")
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(w.capitalize() for w in rest)
-
-
-# Settings (camelCase, as editors send them) -> ValidatorOptions fields; spirv-val's meaning.
-SETTINGS = {_camel(name): name for name in tools.FLAGS}
+SETTINGS = options_by_name.SETTINGS
 
 
 def options(

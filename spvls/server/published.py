@@ -8,7 +8,6 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..checks import validator
 from ..checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
 from ..session.cache import MAX_PUBLISHED
 from ..transport import notification_with_raw
@@ -56,6 +55,8 @@ def diagnostics(session: Session, uri: str, validated: bool = True) -> list[wire
     convert = _converter(session, uri, doc, a.module, len(diags))
     if len(diags) <= MAX_PUBLISHED:
         return [convert(d) for d in diags]
+    from ..checks import validator  # the binding: imported once a list is long enough to cut
+
     first = sorted(diags, key=lambda d: -1 if validator.is_note(d) else _RANK[d.severity])
     shown = sorted(first[:MAX_PUBLISHED], key=lambda d: (d.line, d.start))
     more = f"{len(diags) - MAX_PUBLISHED} more problems not shown; run `spvls check` for all"

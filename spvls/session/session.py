@@ -233,7 +233,7 @@ class Session:
         answer could not be sent before the document is parsed."""
         if not cache.enabled() or not (self.client.pull or can_send):
             return None
-        settings = (dataclasses.asdict(self.ws.settings), self.ws.settings.validator_options())
+        settings = (dataclasses.asdict(self.ws.settings), self.ws.settings.validator_flags())
         folders = [str(f) for f in self.ws.folders]
         k = cache.key(text, uri, settings, self.client.encoding, folders, max_published)
         return Recalled(k, cache.get(k, uri))

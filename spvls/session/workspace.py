@@ -6,12 +6,15 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from ..binding.spirv_tools import DEFAULT_TIMEOUT, ValidatorOptions
-from ..checks import Analysis, analyze, suppress, validator
+from ..binding.options import DEFAULT_TIMEOUT, SETTINGS
+from ..checks import Analysis, analyze, suppress
 from ..spec import env as envs
 from ..syntax.document import Document
+
+if TYPE_CHECKING:
+    from ..binding.spirv_tools import ValidatorOptions
 
 SHOWN = 80  # characters of a rejected value a message quotes: a 100 KB setting is not a 100 KB popup
 
@@ -83,7 +86,7 @@ class Settings:
         "refuseInvalidSave": ("refuse_invalid_save", _boolean),
     }
     # spirv-val's options (relaxBlockLayout, scalarBlockLayout, ...), each a boolean.
-    KEYS.update({key: (name, _boolean) for key, name in validator.SETTINGS.items()})
+    KEYS.update({key: (name, _boolean) for key, name in SETTINGS.items()})
 
     def update(self, raw: object) -> list[str]:
         """Take every valid setting in `raw` (the client's object, or {"spvls": {...}}); the others
@@ -107,12 +110,18 @@ class Settings:
                 problems.append(f"spvls settings: {key}: {e}; kept {shown(getattr(self, attr))}")
         return problems
 
+    def validator_flags(self) -> dict[str, bool]:
+        """spirv-val's boolean options as set: with validator_timeout, all validator_options reads
+        (a key for the cache without loading the binding)."""
+        return {name: getattr(self, name) for name in SETTINGS.values()}
+
     def validator_options(self) -> ValidatorOptions:
-        flags = {name: getattr(self, name) for name in validator.SETTINGS.values()}
-        return validator.options(flags, timeout=self.validator_timeout)
+        from ..checks import validator  # the binding and its workers: not needed before the first validation
+
+        return validator.options(self.validator_flags(), timeout=self.validator_timeout)
 
 
-for _name in validator.SETTINGS.values():
+for _name in SETTINGS.values():
     setattr(Settings, _name, False)  # spirv-val's default for each of its options
 
 

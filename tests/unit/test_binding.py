@@ -95,6 +95,7 @@ def test_flags_are_spirv_vals() -> None:
     assert opts.flags() == ["--scalar-block-layout", "--relax-struct-store",
                             "--allow-localsizeid", "--max-struct-depth", "3"]
     help_text = subprocess.run([tool("spirv-val"), "--help"], capture_output=True, text=True).stdout
+    assert set(st._SETTERS) - {"friendly_names"} == set(st.FLAGS)  # options.py names each setter's flag
     every = st.ValidatorOptions(**{n: True for n in st._SETTERS if n != "friendly_names"})
     assert all(f in help_text for f in every.flags())
 
