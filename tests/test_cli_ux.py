@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import tool
+from helpers import build, tool
 from test_cli import VALID, run, run_process
 
 from spvls import __version__
@@ -44,7 +44,7 @@ def on_terminal(*args, env=None):
 
 def test_version():
     for r in run("--version"), run_process("--version"):
-        assert r.returncode == 0 and r.stdout == f"spvls {__version__}\n"
+        assert r.returncode == 0 and r.stdout == f"spvls {__version__}{build()}\n"
 
 
 def test_a_closed_pipe_is_no_traceback(tmp_path):

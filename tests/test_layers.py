@@ -10,7 +10,9 @@ ORDER = ("spec", "syntax", "model", "checks", "features")  # each uses only thos
 FRONT = {"server", "transport", "cli", "session", "__main__"}  # may use every layer
 BESIDE = {"binding": set(), "binary": {"binding", "spec", "syntax"}}  # what they may use
 USE_BINDING = {"checks", "features", *FRONT}
-FOUNDATION = {"fileio"}  # every layer's file writes and bounded reads; it uses no other spvls module
+# Every layer's file writes and bounded reads (fileio), and what the compiled build is told about a
+# class (compiled); they use no other spvls module.
+FOUNDATION = {"fileio", "compiled"}
 # What a check family (a module of spvls/checks/families) or a feature may import from its own
 # package besides the package itself.
 SHARED = {

@@ -45,7 +45,16 @@ IDLE_CORE = 0.5
 
 Run = Callable[[Module, list[str]], dict[str, list[Diagnostic]]]
 Prime = Callable[[Module, list[str]], None]
-_unprimed: list[tuple[weakref.ref[Module], list[str], Prime]] = []  # left for settle()
+_unprimed: list[tuple[Callable[[], Module | None], list[str], Prime]] = []  # left for settle()
+
+
+def _held(m: Module) -> Callable[[], Module | None]:
+    """A weak reference to m; a strong one where the compiled build's Module takes none (held only
+    until the server's next settle(), after its publication)."""
+    try:
+        return weakref.ref(m)
+    except TypeError:
+        return lambda: m
 
 
 def settle() -> None:
@@ -160,7 +169,7 @@ def _finish(child: _Forked, m: Module, names: list[str], run: Run, prime: Prime 
         spent = time.monotonic() - entered
         if prime is not None:
             if child.ready():
-                _unprimed.append((weakref.ref(m), theirs, prime))
+                _unprimed.append((_held(m), theirs, prime))
             else:
                 prime(m, theirs)
         got = child.answer(entered, spent)

@@ -68,8 +68,19 @@ class _Version(argparse.Action):
                 f"spvls {__version__} cannot run with {sys.executable}: {', '.join(missing)} not installed "
                 f"(install spvls with pip, which brings them)\n",
             )
-        print(f"spvls {__version__}")
+        print(f"spvls {__version__}{build()}")
         parser.exit(0)
+
+
+def build() -> str:
+    """' (compiled)' when the parser is a compiled extension module (tools/compiled.py), else ''.
+    Looked for as a file: importing would cost what `--version` must not."""
+    syntax = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "syntax")
+    try:
+        compiled = any(n.startswith("parser.") and n.endswith((".so", ".pyd")) for n in os.listdir(syntax))
+    except OSError:
+        compiled = False
+    return " (compiled)" if compiled else ""
 
 
 def command_of(argv: list[str]) -> str | None:

@@ -11,6 +11,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 
+from ..compiled import mypyc_attr
 from ..spec.grammar import Enumerant, Grammar, Instruction, is_type
 from ..syntax.document import Document
 from ..syntax.heap import building
@@ -128,6 +129,7 @@ class EntryPoint:
     modes: list[Inst] = field(default_factory=list)
 
 
+@mypyc_attr(native_class=False)  # a tuple or list subclass: mypyc compiles none
 class ByLine(list["Inst | None"]):
     """The instruction on each line (None on the others), read as a dict by line number: a list of
     the document's length, not a dict (a sixth of its size). The line count is fixed for
@@ -240,6 +242,9 @@ SUGGEST_IDS_UP_TO = 1000  # the same for undefined ids (each compared with the i
 SUGGEST_NAMES_UP_TO = 1000
 
 
+# Tests subclass it to act inside an update (where a worker thread may read): the compiled build
+# admits such a subclass only when told.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Module:
     def __init__(self, doc: Document, grammar: Grammar, version: tuple[int, int]):
         self.doc = doc

@@ -14,6 +14,7 @@ from itertools import repeat
 from operator import add, itemgetter
 from typing import NamedTuple
 
+from ..compiled import mypyc_attr
 from ..spec.did_you_mean import suggest
 from ..spec.grammar import Enumerant, Grammar, GrammarOperand, Instruction, OperandKind, ext_set
 from ..syntax.parser import Line, Token, int_value
@@ -24,6 +25,7 @@ class _Filled(NamedTuple):
     grammar_operand: GrammarOperand
 
 
+@mypyc_attr(native_class=False)  # a tuple or list subclass: mypyc compiles none
 class Operand(_Filled):
     """A token and the grammar operand it fills. A tuple of two items (64 bytes): an enum slot's
     operand, which also holds what its word names, is an EnumOperand (a third item). Most operands
@@ -37,6 +39,7 @@ class Operand(_Filled):
         return self.token.kind == "ID"
 
 
+@mypyc_attr(native_class=False)  # a tuple or list subclass: mypyc compiles none
 class EnumOperand(Operand):
     """An enum slot's operand, with the enumerants its word names (never none: an operand whose word
     names none is a plain Operand, with a problem)."""

@@ -43,7 +43,9 @@ _BREAK = re.compile(r"(\r\n|\r|\n)")
 
 
 # A high surrogate then a low one: the two halves of one character beyond U+FFFF.
-_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_PAIR = re.compile(
+    f"[{chr(0xD800)}-{chr(0xDBFF)}][{chr(0xDC00)}-{chr(0xDFFF)}]"
+)  # chr: a compiled build cannot hold lone surrogates in a literal
 
 
 def paired(text: str) -> str:

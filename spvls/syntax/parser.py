@@ -16,11 +16,12 @@ from functools import lru_cache
 from importlib import resources
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import lark
 from lark import Lark, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+from ..compiled import mypyc_attr
 from ..spec import builtcache
 
 
@@ -48,6 +49,7 @@ class _LineFields(NamedTuple):
     shape: str | None
 
 
+@mypyc_attr(native_class=False)  # a tuple or list subclass: mypyc compiles none
 class Line(_LineFields):
     """A parsed line: a tuple of six items (96 bytes). A line with a syntax error is an ErrorLine,
     which adds it as a seventh (a tuple subclass of 7 items takes 112 bytes, paid only by the lines
@@ -91,6 +93,7 @@ class Line(_LineFields):
         return None
 
 
+@mypyc_attr(native_class=False)  # a tuple or list subclass: mypyc compiles none
 class ErrorLine(Line):
     """A line with its syntax error (see Line)."""
 
@@ -236,7 +239,8 @@ def _problem(text: str, err: UnexpectedInput) -> SyntaxProblem:
         return SyntaxProblem(start, tok.end_pos or start + 1, _token_message(str(tok), tok.type, err))
     if isinstance(err, UnexpectedCharacters):
         # lark declares pos_in_stream None on the base class; UnexpectedCharacters always sets an int.
-        start = err.pos_in_stream or 0
+        # Read untyped: the compiled build would check the int against the declared None.
+        start = getattr(err, "pos_in_stream", None) or 0
         m = re.compile(r"\S*").match(text, start)
         end = max(m.end() if m else start, start + 1)
         bad = text[start:end]
@@ -277,8 +281,8 @@ class Stats:
     """Counts Lark's parses, and the lines a Document parsed (the caches may spare a line Lark):
     tests use it to prove edits re-parse only touched lines."""
 
-    parses = 0
-    lines = 0
+    parses: ClassVar[int] = 0
+    lines: ClassVar[int] = 0
 
 
 # Lines that differ only in their ids parse alike: Lark parses each distinct shape once,
