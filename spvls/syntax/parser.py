@@ -418,6 +418,7 @@ def _lark_template(shape: str) -> _Shape | None:
 _MAX_LAYOUTS = 64
 
 
+@mypyc_attr(native_class=False)  # a threading.local subclass: mypyc compiles none
 class _Interned(threading.local):
     """The token made for each id at each column (a dict per column): an id written again at a column
     where it was before (a type, a label in the branches to it, a right-aligned result) shares that
