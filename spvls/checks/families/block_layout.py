@@ -50,8 +50,8 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for struct_id, decoration in explicit_blocks(m).items():
         t = m.definition(struct_id)
-        if t is None:
-            continue
+        if t is None or m.function_at(t.line) is not None:
+            continue  # a type misplaced inside a function is layout.*'s
         for code, needed, sentence in _NEEDS:
             place = missing_offset(m, struct_id) if needed == "Offset" else missing_stride(m, struct_id, needed)
             if place is None:

@@ -2,9 +2,10 @@
 object declaration, a structure member), that an id or member has a decoration once, and that a
 structure's members are all built-ins or none.
 
-Everything here sits on annotation and type lines, outside functions, so it is judged whole. A
-decoration's target may be defined inside a function: an in-place edit of such a line rebuilds the
-module (Module.update: the id is read outside the function).
+Everything here sits on annotation and type lines, outside functions, except a repeated
+decoration, which is reported on its target's definition (where spirv-val reports it), possibly
+inside a function. A decoration's target may be defined inside a function: an in-place edit of such
+a line rebuilds the module (Module.update: the id is read outside the function).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from ...model.shapes import members
 from ...syntax.parser import int_value
 from ..diagnostic import Diagnostic, related_at
 from ..family import Family, Rule
-from ..scope import Scope
+from ..scope import Scope, holds
 
 _VARIABLES = frozenset({"OpVariable", "OpUntypedVariableKHR"})
 _SPEC_SCALARS = frozenset({"OpSpecConstantTrue", "OpSpecConstantFalse", "OpSpecConstant"})
@@ -122,16 +123,22 @@ _EXCLUSIVE_ON_MEMBER = (("RowMajor", "ColMajor"),)
 
 
 def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
-    if scope is not None:
-        return []  # annotation and type lines only: judged whole (see the module docstring)
+    if scope is not None:  # only a repeated decoration's target may lie inside a function
+        return [d for d in _check(m) if holds(scope, d.line)]
+    return _check(m)
+
+
+def _check(m: Module) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for inst in m.with_op(("OpDecorate",)):
-        out.extend(_decorate(m, inst))
-    for inst in m.with_op(("OpMemberDecorate",)):
-        out.extend(_member_decorate(m, inst))
-    out.extend(_repeated(m))
+    # A decoration or type misplaced inside a function is layout.*'s: judged here, its diagnostic would
+    # lie inside a function this family does not re-check in place.
+    decorations = [i for i in m.with_op(("OpDecorate", "OpMemberDecorate")) if m.function_at(i.line) is None]
+    for inst in decorations:
+        out.extend((_member_decorate if inst.opname == "OpMemberDecorate" else _decorate)(m, inst))
+    out.extend(_repeated(m, decorations))
     for inst in m.with_op(("OpTypeStruct",)):
-        out.extend(_builtin_members(m, inst))
+        if m.function_at(inst.line) is None:
+            out.extend(_builtin_members(m, inst))
     return out
 
 
@@ -236,12 +243,12 @@ def _member_decorate(m: Module, inst: Inst) -> list[Diagnostic]:
     return []
 
 
-def _repeated(m: Module) -> list[Diagnostic]:
+def _repeated(m: Module, decorations: list[Inst]) -> list[Diagnostic]:
     """A decoration given twice to one id or member (or one of an exclusive pair with the other), on
-    the later OpDecorate/OpMemberDecorate, in line order as spirv-val reads them."""
+    the target's definition (where spirv-val reports it), in line order as spirv-val reads them."""
     out: list[Diagnostic] = []
     seen: dict[tuple[str, str, str], Inst] = {}  # (target, member index or "", decoration)
-    for inst in m.with_op(("OpDecorate", "OpMemberDecorate")):
+    for inst in decorations:
         member = inst.opname == "OpMemberDecorate"
         dec = _decoration(inst, 2 if member else 1)
         if dec is None or not inst.operands[0].is_id:
@@ -253,24 +260,32 @@ def _repeated(m: Module) -> list[Diagnostic]:
         repeatable = _REPEATABLE_ON_MEMBER if member else _REPEATABLE_ON_ID
         what = f"member {index} of {target}" if member else target
         if first is not inst and name not in repeatable:
-            out.append(_twice(inst, dec, f"{what} is decorated {name} a second time", first))
+            out.extend(_twice(m, inst, f"{what} is decorated {name} a second time", first))
             continue
         for a, b in _EXCLUSIVE_ON_MEMBER if member else _EXCLUSIVE_ON_ID:
             other = b if name == a else a if name == b else None
             earlier = seen.get((target, index, other)) if other is not None else None
             if earlier is not None:
-                out.append(_twice(inst, dec, f"{what} is decorated both {other} and {name}", earlier))
+                out.extend(_twice(m, inst, f"{what} is decorated both {other} and {name}", earlier))
     return out
 
 
-def _twice(inst: Inst, dec: Operand, lead: str, first: Inst) -> Diagnostic:
-    return FAMILY.cite(
-        inst.line,
-        dec.token,
-        "decoration.duplicate",
-        lead,
-        related=(related_at(first.line, first.opcode, "the first decoration"),),
-    )
+def _twice(m: Module, inst: Inst, lead: str, first: Inst) -> list[Diagnostic]:
+    target = m.definition(inst.operands[0].token.text)
+    if target is None:
+        return []
+    return [
+        FAMILY.cite(
+            target.line,
+            target.src.result or target.opcode,
+            "decoration.duplicate",
+            lead,
+            related=(
+                related_at(first.line, first.opcode, "the first decoration"),
+                related_at(inst.line, inst.opcode, "the second"),
+            ),
+        )
+    ]
 
 
 def _builtin_members(m: Module, inst: Inst) -> list[Diagnostic]:

@@ -125,6 +125,11 @@ def _storage(inst: Inst | None) -> str | None:
 
 def _interface_list(m: Module, ep: EntryPoint) -> list[Diagnostic]:
     out = []
+    fn = next((o for o in ep.inst.operands if o.is_id), None)
+    d = m.definition(fn.token.text) if fn is not None else None
+    if fn is not None and d is not None and d.opname != "OpFunction":
+        lead = f"the Entry Point {fn.token.text} is an {d.opname}, not a function"
+        out.append(FAMILY.cite(ep.inst.line, fn.token, "entry.function", lead))
     seen: set[str] = set()
     for o in [o for o in ep.inst.operands if o.is_id][1:]:
         name = o.token.text
@@ -141,6 +146,10 @@ def _interface_list(m: Module, ep: EntryPoint) -> list[Diagnostic]:
                 )
             )
         seen.add(name)
+        if var is not None and var.opname not in ("OpVariable", "OpUntypedVariableKHR"):
+            lead = f"{name} is listed in the interface of entry point {ep.name!r}, but it is an {var.opname}"
+            out.append(FAMILY.cite(ep.inst.line, o.token, "entry.interface-variable", lead))
+            continue
         sc = _storage(var)
         if (
             sc is not None
@@ -251,6 +260,16 @@ FAMILY = Family(
             "Before version 1.4, the interface’s storage classes are limited to the Input and Output "
             "storage classes. Starting with version 1.4, the interface’s storage classes are all storage "
             "classes used in declaring all global variables referenced by the entry point’s call tree.",
+        ),
+        Rule(
+            "entry.interface-variable",
+            "an OpEntryPoint interface <id> that is not a variable.",
+            sentence="OpEntryPoint: Interface is a list of <id> of global OpVariable instructions.",
+        ),
+        Rule(
+            "entry.function",
+            "an OpEntryPoint whose Entry Point is not a function.",
+            sentence="OpEntryPoint: Entry Point must be the Result <id> of an OpFunction instruction.",
         ),
         Rule(
             "entry.interface-storage",

@@ -1,6 +1,7 @@
 """The id family: undefined ids, ids defined twice, forward references SPIR-V forbids; and, in the
-same walk over every operand (one walk, not two), the two types.* rules about what an id names:
-a Result Type that is not a type, an object operand that is a type or typeless."""
+same walk over every operand (one walk, not two), the types.* rules about what an id names: a
+Result Type that is not a type or not the kind an instruction makes, an object operand that is a
+type or typeless, a function named where none belongs."""
 
 from __future__ import annotations
 
@@ -233,12 +234,16 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
                             (Related(d.line, d.src.result.start, d.src.result.end, f"{name} is defined here"),),
                         )
                     )
-                # types.result-type and types.not-a-value: judged in this walk, which already
-                # looks every operand up, rather than in a second one.
+                # The types.* rules: judged in this walk, which already looks every operand up,
+                # rather than in a second one.
+                if d.opname == "OpFunction" and inst.opname not in _TAKES_FUNCTIONS and not _describes(m, inst):
+                    out.append(_function_use(inst, op))
                 kind = kinds.get(name)
                 if pos == 0 and op.grammar_operand.kind == "IdResultType":
                     if kind != "type" and (problem := _not_a_type(inst, op, kind, d)) is not None:
                         out.append(problem)
+                    elif inst.opname in _RESULT_KINDS and d.opname != _RESULT_KINDS[inst.opname][0]:
+                        out.append(_wrong_kind(inst, op, d))
                 elif kind is not None:
                     accepts = accepts_by_op.get(inst.opname)
                     if accepts is None:
@@ -246,6 +251,70 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
                     if not accepts[0 if kind == "type" else 1]:
                         out.append(_not_a_value(inst, op, kind))
     return out
+
+
+# What may name a function besides debug, annotation and non-semantic instructions (spirv-val's list).
+_TAKES_FUNCTIONS = frozenset(
+    {
+        "OpEnqueueKernel",
+        "OpEntryPoint",
+        "OpExecutionMode",
+        "OpExecutionModeId",
+        "OpFunctionCall",
+        "OpGetKernelNDrangeSubGroupCount",
+        "OpGetKernelNDrangeMaxSubGroupSize",
+        "OpGetKernelWorkGroupSize",
+        "OpGetKernelPreferredWorkGroupSizeMultiple",
+        "OpGetKernelLocalSizeForSubgroupCount",
+        "OpGetKernelMaxNumSubgroups",
+        "OpCooperativeMatrixPerElementOpNV",
+        "OpCooperativeMatrixReduceNV",
+        "OpCooperativeMatrixLoadTensorNV",
+        "OpConditionalEntryPointINTEL",
+    }
+)
+_DEBUG_SETS = ("DebugInfo", "OpenCL.DebugInfo.100", "NonSemantic.")
+
+
+def _describes(m: Module, inst: Inst) -> bool:
+    """A debug or annotation instruction, or one of a debug-info or non-semantic set."""
+    grammar_inst = inst.grammar_inst
+    if grammar_inst is not None and grammar_inst.cls in ("Debug", "Annotation"):
+        return True
+    if inst.opname.startswith("OpExtInst"):
+        ids = inst.ids()
+        return len(ids) > 1 and m.ext_imports.get(ids[1].token.text, "").startswith(_DEBUG_SETS)
+    return False
+
+
+def _function_use(inst: Inst, op: Operand) -> Diagnostic:
+    lead = f"{inst.opname} names {op.token.text}, a function: only a call, an entry point or an execution mode may"
+    return FAMILY.cite(inst.line, op.token, "types.function-use", lead)
+
+
+# Instructions whose Result Type must be one kind of type, with the sentence saying so.
+_RESULT_KINDS = {
+    "OpSampledImage": (
+        "OpTypeSampledImage",
+        "OpSampledImage: Create a sampled image, containing both a sampler and an image. Result Type must be "
+        "OpTypeSampledImage.",
+    ),
+    "OpImage": (
+        "OpTypeImage",
+        "OpImage: Extract the image from a sampled image. Result Type must be OpTypeImage.",
+    ),
+    "OpVectorShuffle": (
+        "OpTypeVector",
+        "OpVectorShuffle: Result Type must be an OpTypeVector. The number of components in Result Type must be "
+        "the same as the number of Component operands.",
+    ),
+}
+
+
+def _wrong_kind(inst: Inst, op: Operand, d: Inst) -> Diagnostic:
+    wanted, sentence = _RESULT_KINDS[inst.opname]
+    lead = f"the Result Type {op.token.text} is an {d.opname}, not an {wanted}"
+    return FAMILY.cite(inst.line, op.token, "types.result-kind", lead, sentence=sentence)
 
 
 def _not_a_type(inst: Inst, op: Operand, kind: str | None, d: Inst) -> Diagnostic | None:
@@ -272,7 +341,8 @@ def _not_a_value(inst: Inst, op: Operand, kind: str) -> Diagnostic:
 FAMILY = Family(
     name="ids",
     prefix="id",
-    summary="undefined ids, ids defined twice, forward references SPIR-V forbids; a Result Type that is not a type, a type where a value belongs.",
+    summary="undefined ids, ids defined twice, forward references SPIR-V forbids; a Result Type that is not a type, "
+    "a type where a value belongs, a function named where none belongs.",
     rules=(
         Rule("id.undefined", "an <id> used but never defined."),
         Rule("id.duplicate", "an <id> defined twice."),
@@ -288,6 +358,17 @@ FAMILY = Family(
             "an operand that must be an object naming a type or something typeless.",
             "Object: An instantiation of a non-void type, either as the Result <id> of an operation, or created "
             "through OpVariable.",
+        ),
+        Rule(
+            "types.result-kind",
+            "an OpSampledImage, OpImage or OpVectorShuffle whose Result Type is not the kind of type it makes.",
+            _RESULT_KINDS["OpSampledImage"][1],
+        ),
+        Rule(
+            "types.function-use",
+            "a function named where no function belongs (only calls, entry points, execution modes, debug and "
+            "annotation instructions name one).",
+            "OpFunctionCall: Function is an OpFunction instruction.",
         ),
     ),
     check=check,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...model.cfg import function_holding
 from ...model.facts import module_fact
 from ...model.module import Inst, Module
@@ -58,6 +60,7 @@ def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
             )
         else:
             ptr = _pointer(m, rt.text)
+            out.extend(_initializer(m, inst, ops, ptr))
             if ptr is not None and ptr[0] and ptr[0] != sc:
                 out.append(
                     FAMILY.cite(
@@ -87,6 +90,18 @@ def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
             )
         )
     return out
+
+
+def _initializer(m: Module, inst: Inst, ops: Sequence[Operand], ptr: _Pointer | None) -> list[Diagnostic]:
+    """An OpVariable's Initializer is of the type the variable holds."""
+    init = ops[2] if len(ops) > 2 and ops[2].is_id else None
+    d = m.definition(init.token.text) if init is not None else None
+    if init is None or d is None or ptr is None or ptr[1] is None or d.result_type is None:
+        return []
+    if d.result_type == ptr[1]:
+        return []
+    lead = f"the Initializer {init.token.text} is of type {d.result_type}, the variable holds {ptr[1]}"
+    return [FAMILY.cite(inst.line, init.token, "memory.initializer", lead)]
 
 
 def _value_type(m: Module, id_: str) -> str | None:
@@ -300,6 +315,14 @@ FAMILY = Family(
             sentence="All type declarations (OpTypeXXX instructions), all constant instructions, and all "
             "global variable declarations (all OpVariable instructions whose Storage Class is "
             "not Function).",
+        ),
+        Rule(
+            "memory.initializer",
+            "an OpVariable whose Initializer is not of the type the variable holds.",
+            sentence="OpVariable: Initializer is optional. If Initializer is present, it will be the initial value "
+            "of the variable's memory content. Initializer must be an <id> from a constant instruction or a global "
+            "(module scope) OpVariable instruction. Initializer must have the same type as the type pointed to by "
+            "Result Type.",
         ),
         Rule(
             "memory.pointer",

@@ -33,6 +33,7 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
         else:  # whether it is a declaration reads its lines, which an in-place edit may change
             out.extend(d for d in _linkage(m, fn) if d.line == fn.line)
         out.extend(_signature(m, fn))
+        out.extend(_parameters(m, fn))
         out.extend(_calls(m, fn))
         out.extend(_function_type_uses(m, fn_types, fn))
         out.extend(_function(m, fn, shader))
@@ -59,16 +60,75 @@ def _signature(m: Module, fn: Function) -> list[Diagnostic]:
 
 
 def _calls(m: Module, fn: Function) -> list[Diagnostic]:
-    """OpFunctionCall's Function is an OpFunction."""
+    """OpFunctionCall's Function is an OpFunction, whose return and parameter types the call's
+    Result Type and arguments have."""
     out = []
     for call in m.with_op(("OpFunctionCall",), fn):
         op = call.operand("Function")
         d = m.definition(op.token.text) if op is not None and op.token.kind == "ID" else None
-        if op is None or d is None or d.grammar_inst is None or d.opname == "OpFunction":
+        if op is None or d is None or d.grammar_inst is None:
+            continue
+        if d.opname == "OpFunction":
+            out.extend(_call_types(m, d, call))
             continue
         lead = f"{op.token.text} is not a function: OpFunctionCall calls the result of an OpFunction"
         out.append(FAMILY.cite(call.line, op.token, "structure.call-target", lead))
     return out
+
+
+def _function_type(m: Module, fn: Inst) -> tuple[str, list[str]] | None:
+    """The return and parameter types an OpFunction's Function Type gives (None: no OpTypeFunction)."""
+    op = fn.operand("Function Type")
+    ft = m.definition(op.token.text) if op is not None else None
+    if ft is None or ft.opname != "OpTypeFunction":
+        return None
+    ids = [o.token.text for o in ft.ids(skip_type=True) if o.token.text != ft.result]
+    return (ids[0], ids[1:]) if ids else None
+
+
+def _parameters(m: Module, fn: Function) -> list[Diagnostic]:
+    """The OpFunctionParameters are of the Function Type's parameter types, no more of them."""
+    found = _function_type(m, fn.inst)
+    if found is None:
+        return []
+    params = found[1]
+    stop = fn.blocks[0].line if fn.blocks else fn.end_line
+    k = 0
+    for line in range(fn.line + 1, stop):
+        inst = m.inst_at.get(line)
+        if inst is None or inst.opname != "OpFunctionParameter" or not inst.operands:
+            continue
+        tok = inst.operands[0].token
+        if k >= len(params):
+            lead = f"parameter {k} of {fn.id}, whose Function Type has {len(params)}"
+            return [FAMILY.cite(line, inst.opcode, "structure.parameter", lead)]
+        if tok.text != params[k]:
+            lead = f"parameter {k} of {fn.id} is of type {tok.text}, its Function Type says {params[k]}"
+            return [FAMILY.cite(line, tok, "structure.parameter", lead)]
+        k += 1
+    return []
+
+
+def _call_types(m: Module, f: Inst, site: Inst) -> list[Diagnostic]:
+    found = _function_type(m, f)
+    ops = site.operands
+    if found is None or len(ops) < 2 or not ops[0].is_id:
+        return []
+    callee, params = ops[1].token.text, found[1]
+    if ops[0].token.text != f.result_type:
+        lead = f"the Result Type is {ops[0].token.text}, {callee} returns {f.result_type}"
+        return [FAMILY.cite(site.line, ops[0].token, "structure.call", lead)]
+    args = ops[2:]
+    if len(args) != len(params):
+        lead = f"{len(args)} arguments for {callee}, which takes {len(params)}"
+        return [FAMILY.cite(site.line, site.opcode, "structure.call", lead)]
+    for k, (arg, want) in enumerate(zip(args, params, strict=True)):
+        d = m.definition(arg.token.text)
+        got = d.result_type if d is not None else None
+        if got is not None and got != want:
+            lead = f"argument {k} {arg.token.text} is of type {got}, parameter {k} of {callee} is {want}"
+            return [FAMILY.cite(site.line, arg.token, "structure.call", lead)]
+    return []
 
 
 def _function_type_uses(m: Module, fn_types: list[str], fn: Function | None) -> list[Diagnostic]:
@@ -565,6 +625,22 @@ FAMILY = Family(
             "structure.function-type-use",
             "a function type used by an instruction other than OpFunction.",
             sentence="OpTypeFunction: OpFunction is the only valid use of OpTypeFunction.",
+        ),
+        Rule(
+            "structure.parameter",
+            "an OpFunctionParameter not of its Function Type's parameter type, or one more than it has.",
+            sentence="OpFunctionParameter: Declare a formal parameter of the current function. Result Type is the "
+            "type of the parameter. These instructions must immediately follow an OpFunction instruction. The "
+            "order of contiguous OpFunctionParameter instructions is the same order arguments will be listed in "
+            "an OpFunctionCall instruction to this function.",
+        ),
+        Rule(
+            "structure.call",
+            "an OpFunctionCall whose Result Type is not its function's, or whose arguments do not match its "
+            "parameters.",
+            sentence="OpFunctionCall: Result Type is the type of the return value of the function. It must be the "
+            "same as the Return Type operand of the Function Type operand of the Function operand. Argument N is "
+            "the object to copy to parameter N.",
         ),
         Rule(
             "structure.call-target",
