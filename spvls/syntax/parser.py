@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import io
 import re
-import threading
 import unicodedata
 from functools import lru_cache
 from importlib import resources
@@ -23,6 +22,7 @@ from lark import Lark, Transformer, UnexpectedCharacters, UnexpectedInput, Unexp
 
 from ..compiled import mypyc_attr
 from ..spec import builtcache
+from .interning import Interned
 
 
 class Token(NamedTuple):
@@ -418,21 +418,7 @@ def _lark_template(shape: str) -> _Shape | None:
 _MAX_LAYOUTS = 64
 
 
-@mypyc_attr(native_class=False)  # a threading.local subclass: mypyc compiles none
-class _Interned(threading.local):
-    """The token made for each id at each column (a dict per column): an id written again at a column
-    where it was before (a type, a label in the branches to it, a right-aligned result) shares that
-    token, as tokens are immutable, and every token of an id shares one string (keeping only each
-    id's last token would make a third more tokens in a generated module). Two lookups per id.
-    Emptied after each document build or edit (forget_ids), so it keeps no document's tokens alive.
-    One per thread: a large open is parsed in a worker thread while the loop parses edits."""
-
-    def __init__(self) -> None:
-        self.id_at: list[dict[str, Token]] = []  # by column
-        self.last: dict[str, Token] = {}  # a token of each id: the string the others share
-
-
-_interned = _Interned()
+_interned = Interned()  # see syntax/interning.py
 
 
 def forget_ids() -> None:
