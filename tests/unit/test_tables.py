@@ -160,3 +160,22 @@ def test_the_reflection_tables_name_the_grammars_enumerants():
     assert {k: v for k, v in reflect._FORMATS.items() if v.replace("_", "") != k.lower()} == {}
     for name in reflect._SPEC:
         assert g.instruction(name).cls == "Constant-Creation", name
+
+
+def test_the_decoration_tables_name_the_grammars_decorations():
+    """Every decoration the decoration family names by hand is a Decoration enumerant's own name (not an
+    alias, not one the grammar dropped): a renamed one would silently stop matching."""
+    decorations = families.decorations
+    enumerants = load().kinds["Decoration"].enumerants
+    names = [
+        *decorations._TARGETS,
+        *decorations._MEMBER_ONLY,
+        *decorations._NOT_MEMBER,
+        *decorations._REPEATABLE_ON_ID,
+        *decorations._REPEATABLE_ON_MEMBER,
+        *(n for pair in (*decorations._EXCLUSIVE_ON_ID, *decorations._EXCLUSIVE_ON_MEMBER) for n in pair),
+    ]
+    assert len(names) > 50
+    assert [n for n in names if n not in enumerants or enumerants[n].name != n] == []
+    # Each sentence a member-only decoration cites is its own.
+    assert all(sentence.startswith(f"{n}: ") for n, sentence in decorations._MEMBER_ONLY.items())

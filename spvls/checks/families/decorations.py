@@ -79,7 +79,16 @@ _TARGETS: dict[str, tuple[frozenset[str], str, str]] = {
 _BUILTIN = (
     "BuiltIn: Apply to an object or a member of a structure type. Indicates which built-in the object represents."
 )
-_MEMBER_ONLY = frozenset({"RowMajor", "ColMajor", "MatrixStride"})
+_MATRIX_MEMBER = (
+    "Apply only to a member of a structure type. Only valid on a matrix or array whose most basic element is a matrix."
+)
+# The member-only decorations, each with its sentence.
+_MEMBER_ONLY = {
+    "RowMajor": f"RowMajor: {_MATRIX_MEMBER} Indicates that components within a row are contiguous in memory.",
+    "ColMajor": f"ColMajor: {_MATRIX_MEMBER} Indicates that components within a column are contiguous in memory.",
+    "MatrixStride": f"MatrixStride: {_MATRIX_MEMBER}",
+}
+_MEMBER_DECORATE = "OpMemberDecorate: Add a Decoration to a member of a structure type."
 _NOT_MEMBER = frozenset(
     {
         "SpecId",
@@ -164,13 +173,15 @@ def _decorate(m: Module, inst: Inst) -> list[Diagnostic]:
                 "decoration.member-only",
                 f"{name} decorates {target_tok.text}, an {target.opname}: it applies only to a structure member "
                 "(OpMemberDecorate)",
+                sentence=_MEMBER_ONLY[name],
             )
         ]
     if name == "BuiltIn":
         return _builtin_target(m, inst, dec, target)
     if name not in _TARGETS:
         return []
-    allowed, what, sentence = _TARGETS[name]
+    allowed, what, _ = _TARGETS[name]
+    sentence = _target_sentence(name)
     if target.opname not in allowed:
         lead = f"{name} decorates {target_tok.text}, an {target.opname}: it applies only to {what}"
     elif allowed is _MEMORY_OBJECTS and not _is_pointer(m, target):
@@ -178,6 +189,13 @@ def _decorate(m: Module, inst: Inst) -> list[Diagnostic]:
     else:
         return []
     return [FAMILY.cite(inst.line, target_tok, "decoration.target", lead, sentence=sentence)]
+
+
+def _target_sentence(name: str) -> str:
+    """The sentence saying what the decoration applies to, led by its name where the spec's table gives
+    it in the decoration's own row ("Apply only to a variable.")."""
+    sentence = _TARGETS[name][2]
+    return f"{name}: {sentence}" if sentence.startswith("Apply") else sentence
 
 
 def _is_pointer(m: Module, value: Inst) -> bool:
@@ -238,6 +256,8 @@ def _member_decorate(m: Module, inst: Inst) -> list[Diagnostic]:
                 dec.token,
                 "decoration.not-member",
                 f"{name} decorates a structure member: it does not apply to one (OpDecorate the object instead)",
+                # What the decoration applies to, where this family knows the sentence saying so.
+                sentence=_target_sentence(name) if name in _TARGETS else None,
             )
         ]
     return []
@@ -327,20 +347,18 @@ FAMILY = Family(
         Rule(
             "decoration.member-only",
             "RowMajor, ColMajor or MatrixStride on an id rather than a structure member.",
-            sentence="MatrixStride: Apply only to a member of a structure type. Only valid on a matrix or array "
-            "whose most basic element is a matrix.",
+            sentence=_MEMBER_ONLY["MatrixStride"],
         ),
         Rule(
             "decoration.not-member",
             "a decoration that applies to objects or types (Binding, Block, ArrayStride, …) on a structure member.",
-            sentence="Binding: Apply only to a variable.",
+            sentence=_MEMBER_DECORATE,
         ),
         Rule(
             "decoration.member-target",
             "an OpMemberDecorate whose Structure Type is not a structure, or whose Member is past its last.",
-            sentence="OpMemberDecorate: Add a Decoration to a member of a structure type. Structure type is the "
-            "<id> of a type from OpTypeStruct. Member is the number of the member to decorate in the type. The "
-            "first member is member 0, the next is member 1, …",
+            sentence=f"{_MEMBER_DECORATE} Structure type is the <id> of a type from OpTypeStruct. Member is the "
+            "number of the member to decorate in the type. The first member is member 0, the next is member 1, …",
         ),
         Rule(
             "decoration.duplicate",
