@@ -61,6 +61,9 @@ _CONVERT = {
     "OpConvertSToF": ("OpTypeFloat", "OpTypeInt"),
     "OpConvertUToF": ("OpTypeFloat", "OpTypeInt"),
 }
+_TO_UNSIGNED = (
+    "OpConvertFToU: Result Type must be a scalar or vector of integer type, whose Signedness operand is 0."
+)
 _KIND = {"OpTypeInt": "integer", "OpTypeFloat": "floating-point"}
 _SCALARS = {"OpTypeInt", "OpTypeFloat", "OpTypeBool"}
 
@@ -156,6 +159,9 @@ def _convert(m: Module, inst: Inst, shapes: _Shapes) -> list[Diagnostic]:
     if rt.kind != want:
         lead = f"the Result Type of {inst.opname} is {rt.text()}, not a scalar or vector of {_KIND[want]} type"
         return [FAMILY.cite(inst.line, rt_tok, "arith.convert", lead)]
+    if inst.opname == "OpConvertFToU" and rt.signed:
+        lead = f"the Result Type of OpConvertFToU is {rt.text()}, a signed integer type"
+        return [FAMILY.cite(inst.line, rt_tok, "arith.convert", lead, sentence=_TO_UNSIGNED)]
     v = m.definition(value.text)
     vt = (
         shapes.get(v.result_type or "") if v is not None and v.grammar_inst and v.grammar_inst.has_result_type else None
