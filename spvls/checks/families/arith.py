@@ -61,9 +61,7 @@ _CONVERT = {
     "OpConvertSToF": ("OpTypeFloat", "OpTypeInt"),
     "OpConvertUToF": ("OpTypeFloat", "OpTypeInt"),
 }
-_TO_UNSIGNED = (
-    "OpConvertFToU: Result Type must be a scalar or vector of integer type, whose Signedness operand is 0."
-)
+_TO_UNSIGNED = "OpConvertFToU: Result Type must be a scalar or vector of integer type, whose Signedness operand is 0."
 _KIND = {"OpTypeInt": "integer", "OpTypeFloat": "floating-point"}
 _SCALARS = {"OpTypeInt", "OpTypeFloat", "OpTypeBool"}
 
