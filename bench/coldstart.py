@@ -1,6 +1,6 @@
 """Cold start, side by side in one run: what every editor launch and every script's `spvls check` pays.
 
-    python bench/coldstart.py [--runs N] [--lines N]
+    python bench/coldstart.py [--runs N] [--lines N] [--pure-only]
 
 - `spvls --version` and `python -c pass` (the interpreter's own floor);
 - `spvls check` of a small file against `spirv-as` + `spirv-val` on the same file;
@@ -8,7 +8,9 @@
   generated module of --lines lines, spvls beside SPIRV-Tools' Go server (../shared/peers/go-spirvls):
   a text never seen (made new each run) from a client seen before (its `initialize` answer kept in
   spvls's cache, as at every editor launch after the first), the same text seen before (its
-  diagnostics kept too), and with spvls's caches off (SPVLS_NO_CACHE: a first launch).
+  diagnostics kept too), and with spvls's caches off (SPVLS_NO_CACHE: a first launch);
+- the same for the compiled build (tools/compiled.py, a compiled copy of this checkout first on
+  the path), unless --pure-only.
 
 The client is a bare JSON-RPC writer and reader over the child's pipes, so the figures are the
 server's, not a client library's. Each figure is the median of --runs, runs interleaved.
@@ -34,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import peer  # noqa: E402
+from common import compiled_env  # noqa: E402
 from generate import module  # noqa: E402
 
 ENV = "vulkan1.3"
@@ -131,6 +134,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--lines", type=int, default=1000)
+    ap.add_argument("--pure-only", action="store_true", help="leave out the compiled build")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="spvls-coldstart-"))
     big = work / f"generated-{args.lines}.spvasm"
@@ -155,6 +159,18 @@ def main() -> None:
         "server: seen text": lambda: first_diagnostics(spvls(), big, seen_env),
         "server: caches off": lambda: first_diagnostics(spvls(), big, quiet_env),
     }
+    if not args.pure_only:
+        built = compiled_env(work / "compiled")
+        python_m = [sys.executable, "-m", "spvls"]
+        quiet_built = {**built, "SPVLS_NO_CACHE": "1"}
+        seen_built = {**built, "SPVLS_CACHE_DIR": str(work / "cache-compiled")}
+        seen_built.pop("SPVLS_NO_CACHE", None)
+        figures |= {
+            "compiled: --version": lambda: timed([*python_m, "--version"], built),
+            "compiled: check (small)": lambda: timed([*python_m, "check", "--target-env", ENV, str(SMALL)], built),
+            "compiled: never-seen text": lambda: first_diagnostics(python_m, big, seen_built, fresh=True),
+            "compiled: caches off": lambda: first_diagnostics(python_m, big, quiet_built),
+        }
     if peer.available():
         figures["Go server"] = lambda: first_diagnostics([str(peer.GO_SERVER)], big, quiet_env)
     got = interleaved(args.runs, figures)
@@ -164,8 +180,12 @@ def main() -> None:
     print(
         f"  check / (spirv-as + spirv-val)   {ratio(got['spvls check (small)'], got['spirv-as + spirv-val (small)']):>8}"
     )
+    if "compiled: check (small)" in got:
+        small = ratio(got["compiled: check (small)"], got["spirv-as + spirv-val (small)"])
+        print(f"  compiled check / (as + val)      {small:>8}")
+    compiled = [name for name in ("compiled: never-seen text", "compiled: caches off") if name in got]
     if "Go server" in got:
-        for name in ("server: never-seen text", "server: seen text", "server: caches off"):
+        for name in ("server: never-seen text", "server: seen text", "server: caches off", *compiled):
             print(f"  {name} / Go {'':<9}{ratio(got[name], got['Go server']):>8}")
     else:
         print("  (no Go server at ../shared/peers/go-spirvls: its column is left out)")

@@ -1,12 +1,28 @@
-"""What the benchmarks share: a percentile, and when each version's diagnostics reached the client."""
+"""What the benchmarks share: a percentile, when each version's diagnostics reached the client, and
+the environment that runs the compiled build."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import sys
 import time
 from pathlib import Path
 
 from lsprotocol import types as T
+
+
+def compiled_env(dest: Path) -> dict[str, str]:
+    """The environment in which `python -m spvls` runs the compiled build: a copy of this checkout
+    in `dest` with tools/compiled.py's modules compiled (from its cache when these sources were
+    compiled before; else mypyc runs, some minutes), first on the path."""
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))
+    from tools.compiled import compile_copy
+
+    dest.mkdir(parents=True, exist_ok=True)
+    compile_copy(dest)
+    return {**os.environ, "PYTHONPATH": str(dest)}
 
 
 def pct(values: list[float], p: float) -> float:

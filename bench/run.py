@@ -1,8 +1,10 @@
 """Benchmark spvls against spirv-as + spirv-val on the same files, in one run.
 
-    python bench/run.py [--quick]
+    python bench/run.py [--quick] [--pure-only]
 
-Prints each figure and its ratio to the baseline (one spirv-as + spirv-val run on the file).
+Prints each figure and its ratio to the baseline (one spirv-as + spirv-val run on the file), and
+the language server's figures for both builds (pure Python and compiled: tools/compiled.py, its
+extension modules cached under ~/.cache/spvls-compiled) beside the Go server's.
 Not part of the test suite: speed is measured here, never asserted in a test.
 """
 from __future__ import annotations
@@ -25,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import peer  # noqa: E402
-from common import Publications, children, pct, quiet, role  # noqa: E402
+from common import Publications, children, compiled_env, pct, quiet, role  # noqa: E402
 from generate import module  # noqa: E402
 
 SHARED = Path(os.environ.get("SPVLS_SHARED", ROOT.parent / "shared"))
@@ -84,7 +86,7 @@ def hover_probe(lines: list[str]) -> tuple[int, int, str]:
     return line, lines[line].index(op) + 5, op
 
 
-async def lsp_session(path: Path, edits: int, requests: int) -> dict:
+async def lsp_session(path: Path, edits: int, requests: int, env: dict[str, str] | None = None) -> dict:
     text = path.read_text()
     lines = text.split("\n")
     client = LanguageClient("spvls-bench", "1")
@@ -92,7 +94,7 @@ async def lsp_session(path: Path, edits: int, requests: int) -> dict:
     published = Publications(client)
 
     t_start = time.perf_counter()
-    await client.start_io(sys.executable, "-m", "spvls")
+    await client.start_io(sys.executable, "-m", "spvls", env=env)
     pid = client._server.pid  # the benchmark reads the server's RSS
     await client.initialize_async(T.InitializeParams(capabilities=T.ClientCapabilities(),
                                                      initialization_options={"targetEnv": ENV}))
@@ -227,6 +229,7 @@ def corpus_throughput() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer edits and requests")
+    ap.add_argument("--pure-only", action="store_true", help="leave out the compiled build")
     args = ap.parse_args()
     edits, requests = (20, 20) if args.quick else (60, 60)
     work = Path(tempfile.mkdtemp(prefix="spvls-bench-"))
@@ -239,6 +242,9 @@ def main() -> None:
         p.write_text(module(n))
         files.append(p)
     files += corpus_files(2)
+    compiled = None if args.pure_only else compiled_env(work / "compiled")
+    if compiled is not None:
+        compiled["SPVLS_CACHE_DIR"] = str(work / "cache-compiled")  # its own: its open is a first open too
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, {sys.platform}")
     print(f"{'file':28} {'lines':>7} {'as+val':>8} {'check':>14} {'open':>14} {'key p50':>15} {'key p95':>9} "
           f"{'hover p95':>10} {'compl p95':>10} {'outline':>8} {'tok full':>9} {'tok Δ p50':>9} {'RSS MB':>7} "
@@ -249,6 +255,8 @@ def main() -> None:
         cold = cold_check(p)
         s = asyncio.run(lsp_session(p, edits, requests))
         s["reopen"] = min(asyncio.run(reopen(p)) for _ in range(3))
+        if compiled is not None:
+            s["compiled"] = asyncio.run(lsp_session(p, edits, requests, compiled))
         sessions.append((p, s))
         nlines = p.read_text().count("\n")
         print(f"{p.name[:28]:28} {nlines:7d} {base * 1000:7.0f}ms {cold * 1000:7.0f}ms {cold / base:4.1f}x "
@@ -270,20 +278,28 @@ def go_columns(sessions, edits: int, requests: int) -> None:
     if not peer.available():
         print(f"\nGo server: not found at {peer.GO_SERVER} (set SPVLS_GO_SERVER); its columns are left out")
         return
-    print(f"\nside by side with the Go server ({peer.GO_SERVER.name}); ratio = spvls / Go")
-    print(f"{'file':28} {'open spvls':>11} {'open Go':>9} {'ratio':>6} {'reopen spvls':>13} {'ratio':>6} "
-          f"{'key p50 spvls':>14} {'key p50 Go':>11} "
-          f"{'ratio':>6} {'hover p50 spvls':>16} {'hover p50 Go':>13} {'RSS spvls':>10} {'RSS Go':>7}")
+    print(f"\nside by side with the Go server ({peer.GO_SERVER.name}); ratio = spvls / Go; "
+          "compiled: the same figures from the compiled build")
+    print(f"{'file':28} {'open spvls':>11} {'compiled':>9} {'open Go':>9} {'ratio':>6} {'compiled':>9} "
+          f"{'reopen spvls':>13} {'ratio':>6} {'key p50 spvls':>14} {'key p50 Go':>11} {'ratio':>6} "
+          f"{'key p95 spvls':>14} {'compiled':>9} {'hover p50 spvls':>16} {'hover p50 Go':>13} "
+          f"{'RSS spvls':>10} {'compiled':>9} {'RSS Go':>7}")
     for p, s in sessions:
         lines = p.read_text().split("\n")
         line, col, _ = hover_probe(lines)
         g = asyncio.run(peer.go_session(p, edits, requests, edit_lines(lines, edits), (line, col), peak_rss_mb))
-        print(f"{p.name[:28]:28} {s['open'] * 1000:9.0f}ms {g['open'] * 1000:7.0f}ms {s['open'] / g['open']:5.2f}x "
+        c = s.get("compiled")
+        c_open = f"{c['open'] * 1000:7.0f}ms" if c else f"{'-':>9}"
+        c_ratio = f"{c['open'] / g['open']:8.2f}x" if c else f"{'-':>9}"
+        c_p95 = f"{c['key_p95'] * 1000:7.1f}ms" if c else f"{'-':>9}"
+        c_rss = f"{c['rss_mb']:7.0f}MB" if c else f"{'-':>9}"
+        print(f"{p.name[:28]:28} {s['open'] * 1000:9.0f}ms {c_open} {g['open'] * 1000:7.0f}ms "
+              f"{s['open'] / g['open']:5.2f}x {c_ratio} "
               f"{s['reopen'] * 1000:11.0f}ms {s['reopen'] / g['open']:5.2f}x "
               f"{s['key_p50'] * 1000:12.1f}ms {g['key_p50'] * 1000:9.1f}ms {s['key_p50'] / g['key_p50']:5.2f}x "
-              f"{s['hover_p50'] * 1000:14.1f}ms {g['hover_p50'] * 1000:11.1f}ms {s['rss_mb']:8.0f}MB "
+              f"{s['key_p95'] * 1000:12.1f}ms {c_p95} "
+              f"{s['hover_p50'] * 1000:14.1f}ms {g['hover_p50'] * 1000:11.1f}ms {s['rss_mb']:8.0f}MB {c_rss} "
               f"{g['rss_mb']:5.0f}MB")
-
 
 if __name__ == "__main__":
     main()
