@@ -99,7 +99,9 @@ def compile_copy(dest: Path) -> None:
     if not cached.is_dir():
         mypyc = Path(sys.executable).with_name("mypyc")
         print(f"compiling {len(files(dest))} modules with mypyc (cached in {cached})", file=sys.stderr)
-        subprocess.run([str(mypyc), *files(dest)], cwd=dest, check=True, stdout=subprocess.DEVNULL, preexec_fn=_limit)
+        made = subprocess.run([str(mypyc), *files(dest)], cwd=dest, capture_output=True, text=True, preexec_fn=_limit)
+        if made.returncode != 0:  # mypyc says what it cannot compile on its standard output
+            raise SystemExit(f"mypyc failed ({made.returncode}):\n{made.stdout[-4000:]}{made.stderr[-4000:]}")
         cached.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=cached.parent))
         built = [p for p in dest.rglob("*.so") if "build" not in p.relative_to(dest).parts]

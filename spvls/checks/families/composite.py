@@ -131,7 +131,7 @@ def _reached(m: Module, type_id: str | None, indexes: list[Operand]) -> tuple[st
             if index >= len(ids):
                 return None, o
             type_id = ids[index]
-        elif t.opname in ("OpTypeRuntimeArray", *_COOPERATIVE) and ids:
+        elif (t.opname == "OpTypeRuntimeArray" or t.opname in _COOPERATIVE) and ids:  # no `*` here: mypyc fails on it
             type_id = ids[0]
         elif is_scalar(t):
             return None, o  # (vendors' composites this walk does not know are not judged)
