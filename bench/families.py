@@ -43,7 +43,7 @@ def one_run(docs: list[tuple[Document, str | None]]) -> dict[str, float]:
     total = dict.fromkeys(map(family_name, FAMILIES), 0.0)
     grammar = load()
     for doc, env in docs:
-        version, env = target(doc, env)
+        version, env, _ = target(doc, env)
         m = build(doc, grammar, version)
         m.env = env
         gc.collect()
