@@ -117,11 +117,21 @@ def compile_copy(dest: Path) -> None:
         shutil.copy2(so, dest / so.relative_to(cached))
 
 
+def _as_clone(dest: Path) -> None:
+    """The copy's checkout files committed in a repository of its own, as a clone of this checkout
+    would hold them: the pre-commit tests try the hooks from the repository they run in."""
+    git = ["git", "-c", "user.name=spvls", "-c", "user.email=spvls@localhost", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q"], cwd=dest, check=True)
+    subprocess.run([*git, "add", "--", *_checkout()], cwd=dest, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "the checkout, compiled beside"], cwd=dest, check=True)
+
+
 def test(args: list[str]) -> int:
     """pytest ARGS in a compiled copy of this checkout, its spvls first on every process' path."""
     with tempfile.TemporaryDirectory(prefix="spvls-compiled-") as tmp:
         dest = Path(tmp)
         compile_copy(dest)
+        _as_clone(dest)
         env = {**os.environ, "PYTHONPATH": str(dest)}
         probe = "import spvls.syntax.parser as p, spvls.checks.families.ids as i; print(p.__file__, i.__file__)"
         where = subprocess.run([sys.executable, "-c", probe], cwd=dest, env=env, check=True, capture_output=True)

@@ -223,7 +223,10 @@ def main() -> int:
             answer = _job(req, held)
         finally:
             watch.disarm()
-        _send(out, answer)
+        try:
+            _send(out, answer)
+        except BrokenPipeError:  # the parent went away mid-job (it exited): nobody to answer
+            os._exit(0)  # at once: a normal exit would flush the unsent answer into the broken pipe again
 
 
 # ---- the parent ------------------------------------------------------------------------------

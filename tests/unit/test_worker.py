@@ -316,3 +316,27 @@ def test_the_child_lets_the_text_go_once_assembled() -> None:
         VALID.encode(), "spv1.6", st.ValidatorOptions()
     )
     assert held == []
+
+
+def test_a_child_whose_parent_has_gone_exits_quietly() -> None:
+    """The server exits while its validator child works: the child's answer meets a broken pipe, and
+    it leaves without a traceback (the server's stderr is the user's log)."""
+    import json
+    import subprocess
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spvls.binding.worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    head = proc.stdout.read(workers._LEN.size)
+    assert "ready" in json.loads(proc.stdout.read(workers._LEN.unpack(head)[0]))
+    proc.stdout.close()  # the parent's end, gone before the answer
+    workers._send(proc.stdin, {"env": "spv1.6", "options": st.ValidatorOptions().to_dict(), "budget": 0})
+    text = b"OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
+    proc.stdin.write(workers._LEN.pack(len(text)) + text + workers._LEN.pack(0))
+    proc.stdin.flush()
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and err == b""
