@@ -123,7 +123,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1)
     args = ap.parse_args()
     # Every run a first open: a text opened before has its diagnostics published from the cache on
-    # disk (session/cache.py) before it is parsed, which would end the "open" stage at ~70 MB.
+    # disk (state/cache.py) before it is parsed, which would end the "open" stage at ~70 MB.
     os.environ["SPVLS_NO_CACHE"] = "1"
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
     print("MB; per stage: the server's peak during it (its RSS at its end)")

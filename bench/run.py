@@ -170,7 +170,7 @@ async def lsp_session(path: Path, edits: int, requests: int, env: dict[str, str]
 
 async def reopen(path: Path) -> float:
     """Open → diagnostics in a new server for a text a server opened before: published from the
-    diagnostics cache on disk (spvls/session/cache.py), before the document is parsed."""
+    diagnostics cache on disk (spvls/state/cache.py), before the document is parsed."""
     client = LanguageClient("spvls-bench", "1")
     quiet(client)
     published = Publications(client)

@@ -332,7 +332,7 @@ def response_with_ints(msg_id: object, result: dict[str, object], key: str, valu
 
 def notification_with_raw(method: str, fields: dict[str, object], key: str, raw: bytes) -> bytes:
     """A notification, framed for the wire, whose params hold `fields` and, under `key`, JSON kept
-    as bytes (session/cache.py's diagnostics), written as it is."""
+    as bytes (state/cache.py's diagnostics), written as it is."""
     head = "".join(f"{json.dumps(k)}: {json.dumps(v)}, " for k, v in fields.items())
     body = f'{{"jsonrpc": "2.0", "method": {json.dumps(method)}, "params": {{{head}{json.dumps(key)}: '.encode()
     body += raw + b"}}"

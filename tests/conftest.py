@@ -12,7 +12,7 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-# The diagnostics cache on disk (spvls/session/cache.py) stays out of every test but its own, which
+# The diagnostics cache on disk (spvls/state/cache.py) stays out of every test but its own, which
 # clears this: a server the tests start would otherwise fill the user's cache and answer from it.
 os.environ["SPVLS_NO_CACHE"] = "1"
 

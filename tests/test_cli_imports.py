@@ -1,5 +1,5 @@
 """A command imports what it needs and nothing else: `--version` no spvls module but the CLI's
-entry, no command the server's stack (pygls, lsprotocol, spvls.server, spvls.session), `check` of a
+entry, no command the server's stack (pygls, lsprotocol, spvls.server, spvls.state), `check` of a
 text file not the binary reader. Each run is a fresh interpreter, as a shell's would be."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tests.helpers import build
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = str(ROOT / "examples" / "matmul.spvasm")
-SERVER_STACK = ("pygls", "lsprotocol", "spvls.server", "spvls.session", "spvls.features.completion")
+SERVER_STACK = ("pygls", "lsprotocol", "spvls.server", "spvls.state", "spvls.features.completion")
 
 
 def imported(*argv: str) -> set[str]:

@@ -82,7 +82,7 @@ def _written_codes() -> dict[str, str]:
 def test_every_code_spvls_writes_is_registered():
     written = _written_codes()
     assert {"spvls.internal", "syntax.empty", "io.unreadable", "suppression.unused", "id.undefined"} <= set(written)
-    written.pop("warm")  # session/warm.py primes the LSP converter with it, and never sends it
+    written.pop("warm")  # state/warm.py primes the LSP converter with it, and never sends it
     missing = {code: where for code, where in written.items() if codes.rule(code) is None}
     assert missing == {}
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from spvls.features import calls, completion, formatting, inlay, lenses, navigation, signature, symbols, tokens
-from spvls.session import answers
-from spvls.session.workspace import Workspace
+from spvls.state import answers
+from spvls.state.workspace import Workspace
 
 DATA = Path(__file__).resolve().parent / "data" / "features"
 CASES = sorted(DATA.glob("*/*.spvasm"))

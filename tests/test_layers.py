@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ORDER = ("spec", "syntax", "model", "checks", "features")  # each uses only those before it
-FRONT = {"server", "transport", "cli", "session", "__main__"}  # may use every layer
+FRONT = {"server", "transport", "cli", "state", "__main__"}  # may use every layer
 BESIDE = {"binding": set(), "binary": {"binding", "spec", "syntax"}}  # what they may use
 USE_BINDING = {"checks", "features", *FRONT}
 # Every layer's file writes and bounded reads (fileio), and what the compiled build is told about a

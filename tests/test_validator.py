@@ -276,7 +276,7 @@ def test_corpus_and_cases_get_spirv_vals_verdict_on_its_instruction(data_root: P
 def test_editors_offer_the_servers_settings() -> None:
     """The VS Code contribution, its initialization options and the Neovim module list the same
     validator settings as the server reads (Settings.KEYS)."""
-    from spvls.session.workspace import MODES, Settings
+    from spvls.state.workspace import MODES, Settings
 
     root = Path(__file__).resolve().parents[1] / "editors"
     props = json.loads((root / "vscode" / "package.json").read_text())["contributes"]["configuration"]["properties"]

@@ -1,6 +1,6 @@
 """The language server: LSP conversion only. Each handler module (`sync`, `lifecycle`, `navigate`,
 `outline`, `editing`, `tokens`, `commands`) converts a request's LSP types and calls one function of
-`spvls.session` or `spvls.features`; every piece of state across requests is the `Session`'s.
+`spvls.state` or `spvls.features`; every piece of state across requests is the `Session`'s.
 
 This package's own import is light: over stdio, `serve` answers what it can before the protocol
 library is imported (`early`), then runs the pygls server (`app`)."""

@@ -22,7 +22,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .. import __version__, transport
 from ..binding.spirv_tools import trim
-from ..session.session import Session
+from ..state.documents import Session
 
 log = logging.getLogger("spvls")
 
@@ -189,7 +189,7 @@ class SpvServer(LanguageServer):
     def _opened_early(self, uris: Sequence[str]) -> None:
         """What sync.did_open does after publishing, for the documents server.early opened."""
         from ..checks import parallel
-        from ..session.workspace import ON_SAVE, ON_TYPE
+        from ..state.workspace import ON_SAVE, ON_TYPE
         from .sync import validate
 
         parallel.settle()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pygls.exceptions import JsonRpcContentModified, JsonRpcException
 
-from ..session.session import Snapshot
+from ..state.documents import Snapshot
 from .base import FAULT, analysis, fault
 
 if TYPE_CHECKING:

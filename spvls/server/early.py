@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .. import __version__
-from ..session import cache, progress
-from ..session.session import Session
+from ..state import cache, progress
+from ..state.documents import Session
 from ..transport import Framer, framed
 from . import published
 

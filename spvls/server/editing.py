@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as T
 
 from ..features import completion, formatting, inlay, signature, source
-from ..session import answers
-from ..session.session import Snapshot
+from ..state import answers
+from ..state.documents import Snapshot
 from . import wire
 from .background import background
 from .base import At, Handler, analysis, guard, positional

@@ -8,9 +8,9 @@ from lsprotocol import types as T
 from pygls.capabilities import ServerCapabilitiesBuilder
 
 from ..checks import parallel
-from ..session import cache
-from ..session.warm import warm
-from ..session.workspace import OFF, ON_SAVE, ON_TYPE
+from ..state import cache
+from ..state.warm import warm
+from ..state.workspace import OFF, ON_SAVE, ON_TYPE
 from .base import Handler
 from .sync import publish, validate
 

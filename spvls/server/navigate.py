@@ -11,8 +11,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..features import calls, navigation
 from ..model.module import Module
-from ..session import answers
-from ..session.session import Snapshot
+from ..state import answers
+from ..state.documents import Snapshot
 from .background import background
 from .base import At, Handler, analysis, guard, positional, positions
 from .convert import Positions, point

@@ -8,7 +8,7 @@ from lsprotocol import types as T
 
 from ..features import lenses, symbols
 from ..model.module import Module
-from ..session.session import Snapshot
+from ..state.documents import Snapshot
 from .background import background
 from .base import Handler, guard
 from .convert import Positions

@@ -9,13 +9,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..checks.diagnostic import ERROR, HINT, INFO, WARNING, Diagnostic
-from ..session.cache import MAX_PUBLISHED
+from ..state.cache import MAX_PUBLISHED
 from ..transport import notification_with_raw
 from . import wire
 
 if TYPE_CHECKING:
     from ..model.module import Module
-    from ..session.session import Session
+    from ..state.documents import Session
     from ..syntax.document import Document
 
 _RANK = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}

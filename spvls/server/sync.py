@@ -14,9 +14,9 @@ from lsprotocol import types as T
 
 from ..binding.spirv_tools import trim
 from ..checks import Analysis, analyze, parallel
-from ..session import progress
-from ..session.session import Opening, Recalled
-from ..session.workspace import ON_SAVE, ON_TYPE
+from ..state import progress
+from ..state.documents import Opening, Recalled
+from ..state.workspace import ON_SAVE, ON_TYPE
 from ..syntax.document import Document
 from . import published, wire
 from .base import FAULT, Handler, guard, log_fault

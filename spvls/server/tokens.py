@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as T
 
 from ..features import tokens
-from ..session.session import Snapshot
+from ..state.documents import Snapshot
 from .background import background
 from .base import Handler, analysis, guard, positions
 from .convert import Positions

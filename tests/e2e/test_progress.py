@@ -10,7 +10,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from generate import module
 
-from spvls.session import progress
+from spvls.state import progress
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "spvls"]))

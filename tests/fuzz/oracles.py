@@ -143,7 +143,7 @@ class Session:
 
     def __init__(self, encoding: str):
         self.encoding = encoding
-        # A diagnostics cache of its own (spvls/session/cache.py): a text opened again is published
+        # A diagnostics cache of its own (spvls/state/cache.py): a text opened again is published
         # from it, which must say what the analysis says.
         self.cache = tempfile.mkdtemp(prefix="spvls-fuzz-cache-")
         self.server = Server(env={"SPVLS_NO_CACHE": "", "SPVLS_CACHE_DIR": self.cache})

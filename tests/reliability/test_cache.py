@@ -1,4 +1,4 @@
-"""The diagnostics cache on disk (spvls/session/cache.py), with the real server over stdio: a text
+"""The diagnostics cache on disk (spvls/state/cache.py), with the real server over stdio: a text
 opened again is published at once from the cache, exactly as its analysis published it; an edited
 text closed is kept for its next open; another setting, another spvls or a damaged entry is a miss;
 a hit the analysis contradicts is published again. A document closed and opened again in the same
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from spvls.session import cache
 from spvls.spec import grammar
+from spvls.state import cache
 from tests.reliability.rawlsp import Server
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -1,7 +1,7 @@
 """Issues 14.18 and 15.10/15.13: settings of any shape; the valid ones are taken, the rest reported."""
 import pytest
 
-from spvls.session.workspace import Settings
+from spvls.state.workspace import Settings
 
 
 @pytest.mark.parametrize("raw", [{"spvls": []}, {"spvls": 5}, 5, "x", [], {"spvls": None}, None, {}])
@@ -33,7 +33,7 @@ def test_valid_keys_are_taken_and_invalid_ones_reported():
 def test_a_rejected_value_is_quoted_short_whatever_its_size(rng):
     """A 100 KB setting is not a 100 KB popup: each message quotes at most SHOWN characters of the
     value and says how long it was (generated values of many kinds and sizes)."""
-    from spvls.session.workspace import SHOWN
+    from spvls.state.workspace import SHOWN
 
     for _ in range(40):
         n = rng.choice([0, 1, 79, 80, 81, 1000, 100_000, 300_000])

@@ -161,7 +161,7 @@ def test_names_from_a_module_are_not_markdown_in_hover(tmp_path):
 
 def test_the_user_lists_more_roots_in_a_setting_and_on_the_command_line():
     from spvls.cli import parser
-    from spvls.session.workspace import Workspace
+    from spvls.state.workspace import Workspace
 
     ws = Workspace()
     ws.folders = [Path("/ws")]

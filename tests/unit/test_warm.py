@@ -1,4 +1,4 @@
-"""The warm-up at `initialize` (spvls.session.warm): what the first didOpen no longer builds."""
+"""The warm-up at `initialize` (spvls.state.warm): what the first didOpen no longer builds."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 from spvls.checks import analyze
-from spvls.session.warm import SAMPLE
+from spvls.state.warm import SAMPLE
 from spvls.syntax.document import Document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ def test_after_warm_the_parser_grammar_and_converter_are_built():
         server = create()
         from spvls.syntax.parser import _parser
         from spvls.spec.grammar import load
-        from spvls.session.warm import warm
+        from spvls.state.warm import warm
         before = (_parser.cache_info().currsize, load.cache_info().currsize)
         warm(server.protocol._converter)
         print(before, (_parser.cache_info().currsize, load.cache_info().currsize))

@@ -21,8 +21,8 @@ from spvls.checks import validator
 from spvls.checks.diagnostic import INFO
 from spvls.cli import main
 from spvls.cli.check import check_text
-from spvls.session.validation import Validation
-from spvls.session.workspace import Workspace
+from spvls.state.validation import Validation
+from spvls.state.workspace import Workspace
 from tests.scale.inputs import slow_cfg, undefined_ids
 
 pytestmark = pytest.mark.skipif(not st.available(), reason="libSPIRV-Tools-shared not available")

@@ -1,4 +1,4 @@
-"""The background validation's scheduling (spvls/session/validation.py), on a real event loop with
+"""The background validation's scheduling (spvls/state/validation.py), on a real event loop with
 a runner the test holds: order and generations, not time."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 import threading
 
 from spvls.checks.diagnostic import ERROR, Diagnostic
-from spvls.session.validation import BACKGROUND_NICE, Job, Validation, run_job, snapshot
-from spvls.session.workspace import Workspace
+from spvls.state.validation import BACKGROUND_NICE, Job, Validation, run_job, snapshot
+from spvls.state.workspace import Workspace
 
 TEXT = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
 

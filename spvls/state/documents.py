@@ -65,7 +65,7 @@ def _at(value: object, *path: str) -> object:
 @dataclass(frozen=True)
 class Recalled:
     """A cache lookup at open: the key the text's diagnostics are kept under, and what was kept
-    (wire diagnostics, re-validated by session.cache), if anything."""
+    (wire diagnostics, re-validated by state.cache), if anything."""
 
     key: str
     diagnostics: list[dict[str, Any]] | None
@@ -227,7 +227,7 @@ class Session:
         doc = self.ws.docs.get(snap.uri)
         return doc is snap.doc and doc.generation == snap.generation
 
-    # -- the disk cache's protocol (storage: session/cache.py) ----------------------------------
+    # -- the disk cache's protocol (storage: state/cache.py) ----------------------------------
     def recall(self, uri: str, text: str, max_published: int, can_send: bool) -> Recalled | None:
         """What the cache holds for this text opened here; None when the cache is off or the
         answer could not be sent before the document is parsed."""

@@ -1,1 +1,0 @@
-"""Per-session machinery that holds state across requests (background validation)."""
