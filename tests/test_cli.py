@@ -67,11 +67,11 @@ def test_valid_file_exits_0(tmp_path):
 def test_error_line_format_and_exit_1(tmp_path):
     f = tmp_path / "bad.spvasm"
     f.write_text(VALID.replace("OpReturn", "OpRetrun"))
-    r = run("check", f)
-    assert r.returncode == 1
-    assert r.stdout.splitlines() == [
-        f"{f}:9:1: error: unknown instruction 'OpRetrun'; did you mean 'OpReturn'? [operand.unknown-opcode]",
-        f"{f}:9:1: note: spirv-as: Invalid Opcode name 'OpRetrun'"]  # the same mistake: one error
+    for r in run("check", f), run_process("check", f):  # the process's validator is forked from it
+        assert r.returncode == 1
+        assert r.stdout.splitlines() == [
+            f"{f}:9:1: error: unknown instruction 'OpRetrun'; did you mean 'OpReturn'? [operand.unknown-opcode]",
+            f"{f}:9:1: note: spirv-as: Invalid Opcode name 'OpRetrun'"]  # the same mistake: one error
 
 
 def test_json_format(tmp_path):

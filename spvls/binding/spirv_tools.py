@@ -81,12 +81,17 @@ class Failure:
 
 @functools.lru_cache(maxsize=4)
 def _names_dict(names: NameOps) -> dict:
-    return asdict(names)
+    return _shallow(names)
 
 
 @functools.lru_cache(maxsize=4)
 def _keep_dict(keep: KeepOps) -> dict:
-    return asdict(keep)
+    return _shallow(keep)
+
+
+def _shallow(ops: NameOps | KeepOps) -> dict:
+    """Opcode tables as JSON takes them: their tuples as they are (`asdict` would copy each one)."""
+    return {f.name: getattr(ops, f.name) for f in fields(ops)}
 
 
 def _tuple(v: object) -> object:

@@ -22,6 +22,7 @@ import atexit
 import contextlib
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -193,9 +194,10 @@ def _chunks(stream: IO[bytes]) -> bytes | None:
         parts.append(part)
 
 
-def main() -> int:
+def main(inp: IO[bytes] | None = None, out: IO[bytes] | None = None) -> int:
+    """The child's loop, on its standard input and output unless told other streams."""
     _die_with_parent()
-    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    inp, out = inp or sys.stdin.buffer, out or sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the answers
     try:
         _send(out, {"ready": st.version()})
@@ -245,7 +247,7 @@ class Worker:
         self.starts = 0  # children started, for tests and logs
         self.in_process = False  # no child could start: validate in process
         self.why_in_process = ""
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen | _Forked | None = None
         self._lock = threading.Lock()  # one job at a time
         self._state = threading.Lock()  # guards _proc, _tag and _reason against cancel()
         self._tag: object = None  # the running job's tag
@@ -297,16 +299,23 @@ class Worker:
                     return Stopped("crashed", detail=died)
         return check(b"".join(utf8(t) for t in chunks), env, options, budget)
 
-    def prestart(self) -> None:
+    def prestart(self, fork: bool = False) -> None:
         """Start the child now, on a thread, so that its start overlaps the caller's own work (a
-        short-lived `spvls check` importing and parsing); the first job waits for it."""
+        short-lived `spvls check` importing and parsing); the first job waits for it.
+        fork: make the child by forking this process, at once (where os.fork exists): it has this
+        module and the binding already imported, where a new interpreter would spend more than a
+        small file's whole validation importing them. Only from a caller with no other thread (a
+        fork copies none, nor what they hold), so only for this start: a restart starts afresh."""
+        forked = _fork() if fork and hasattr(os, "fork") else None
 
         def start() -> None:
             with self._lock:
                 if self._proc is not None or self.in_process:
+                    if forked is not None:
+                        _stop(forked)
                     return
                 try:
-                    proc = self._start()
+                    proc = self._start(forked)
                 except _NoChild as e:
                     self.in_process, self.why_in_process = True, str(e)
                     return
@@ -334,24 +343,29 @@ class Worker:
                 self._proc.kill()
             return True
 
-    def _start(self) -> subprocess.Popen:
-        env = dict(os.environ)
-        root = str(Path(__file__).resolve().parents[2])  # the directory holding the spvls package
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-        lib = tools.library_path()
-        if lib is not None:
-            env["SPVLS_SPIRV_TOOLS_LIB"] = str(lib)  # the same library, found without a search
-        try:
-            proc = subprocess.Popen(
-                # -S: no site-packages to scan (spvls comes by PYTHONPATH, the library by its path)
-                [sys.executable, "-S", "-m", "spvls.binding.worker"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                env=env,
-                start_new_session=True,  # the terminal's Ctrl-C goes to the parent alone
-            )
-        except OSError as e:
-            raise _NoChild(f"cannot start the validator process: {e}") from e
+    def _start(self, forked: _Forked | None = None) -> subprocess.Popen | _Forked:
+        """A new child (or `forked`, already made), once it says it is ready."""
+        proc: subprocess.Popen | _Forked
+        if forked is not None:
+            proc = forked
+        else:
+            env = dict(os.environ)
+            root = str(Path(__file__).resolve().parents[2])  # the directory holding the spvls package
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+            lib = tools.library_path()
+            if lib is not None:
+                env["SPVLS_SPIRV_TOOLS_LIB"] = str(lib)  # the same library, found without a search
+            try:
+                proc = subprocess.Popen(
+                    # -S: no site-packages to scan (spvls comes by PYTHONPATH, the library by its path)
+                    [sys.executable, "-S", "-m", "spvls.binding.worker"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    env=env,
+                    start_new_session=True,  # the terminal's Ctrl-C goes to the parent alone
+                )
+            except OSError as e:
+                raise _NoChild(f"cannot start the validator process: {e}") from e
         self.starts += 1
         _lower(proc.pid, self.nice)
         stuck = threading.Timer(START_LIMIT, proc.kill)  # never wait forever on a child's start
@@ -420,7 +434,71 @@ class _NoChild(Exception):
     """No child could be started here."""
 
 
-def _answer(proc: subprocess.Popen) -> dict | None:
+class _Forked:
+    """A child forked from this process, running `main` on a pair of pipes: what the parent uses of
+    a subprocess.Popen (pid, stdin, stdout, poll, wait, kill, returncode)."""
+
+    def __init__(self, pid: int, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+        self.pid, self.stdin, self.stdout = pid, stdin, stdout
+        self.returncode: int | None = None
+
+    def _reap(self, flags: int) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, flags)
+            except ChildProcessError:  # reaped elsewhere: its status is lost
+                pid, status = self.pid, 0
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def poll(self) -> int | None:
+        return self._reap(os.WNOHANG)
+
+    def wait(self) -> int:
+        code = self._reap(0)
+        assert code is not None
+        return code
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+
+def _fork() -> _Forked | None:
+    """This process forked into a child that runs `main` on a pair of pipes (None: it cannot fork).
+    The child's own standard input and output become /dev/null (the parent's are not its to read or
+    write), it leaves the terminal's session as a spawned one does, and it never returns here."""
+    for stream in (sys.stdout, sys.stderr):  # else what they buffer would be written twice
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    requests, answers = os.pipe(), os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in (*requests, *answers):
+            os.close(fd)
+        return None
+    if pid == 0:
+        code = 1
+        try:
+            os.close(requests[1])
+            os.close(answers[0])
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)
+            os.close(null)
+            os.setsid()
+            code = main(os.fdopen(requests[0], "rb"), os.fdopen(answers[1], "wb"))
+        finally:
+            os._exit(code)
+    os.close(requests[0])
+    os.close(answers[1])
+    return _Forked(pid, os.fdopen(requests[1], "wb"), os.fdopen(answers[0], "rb"))
+
+
+def _answer(proc: subprocess.Popen | _Forked) -> dict | None:
     assert proc.stdout is not None
     head = _read(proc.stdout, _LEN.size)
     body = _read(proc.stdout, _LEN.unpack(head)[0]) if head else None
@@ -435,7 +513,7 @@ def _lower(pid: int, nice: int) -> None:
             os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice))
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen | _Forked) -> None:
     if proc.poll() is None:
         proc.kill()
     proc.wait()

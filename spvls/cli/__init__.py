@@ -122,12 +122,13 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _start_validator(command: str | None, words: list[str]) -> None:
-    """A single-process `check` will validate: its validator's process starts while this one imports."""
+    """A single-process `check` will validate: its validator's process starts while this one imports,
+    forked from it (no other thread runs yet)."""
     quiet = {"--no-spirv-val", "-h", "--help"} & set(words)
     if command == "check" and not quiet and not any(w.startswith(("-j", "--jobs")) for w in words):
         from ..binding import worker
 
-        worker.shared().prestart()
+        worker.shared().prestart(fork=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,8 +6,8 @@ import argparse
 import dataclasses
 import os
 import sys
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..binary.files import read_bytes, starts_binary
@@ -121,14 +121,38 @@ def check_text(
         # The validator's process works on the other core while this one checks: the file's
         # time is the longer of the two, not their sum. (This thread mostly waits on its pipe.)
         version, env, _said = target(doc, target_env)
-        pool = ThreadPoolExecutor(1)
-        tools_run = pool.submit(validator.run, text, doc.lines, validator.env_for(env, version), options)
-        pool.shutdown(wait=False)
+        tools_run = _Background(validator.run, text, doc.lines, validator.env_for(env, version), options)
     _last_analysis = analyze(doc, target_env)
     diags = list(_last_analysis.diagnostics)
     if tools_run is not None:
         diags = validator.merge(diags, tools_run.result(), _last_analysis.module)
     return diags
+
+
+class _Background(threading.Thread):
+    """fn(*args) on a thread of its own; `result()` waits for it and returns what it returned or
+    raises what it raised."""
+
+    def __init__(self, fn: Callable[..., list[Diagnostic]], *args: object) -> None:
+        super().__init__(name="spvls-validate", daemon=True)
+        self._call = (fn, args)
+        self._out: list[Diagnostic] | None = None
+        self._error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        fn, args = self._call
+        try:
+            self._out = fn(*args)
+        except BaseException as e:  # raised again on the caller's thread, as a future would
+            self._error = e
+
+    def result(self) -> list[Diagnostic]:
+        self.join()
+        if self._error is not None:
+            raise self._error
+        assert self._out is not None
+        return self._out
 
 
 WordOffset = Callable[[int], "int | None"]

@@ -1,6 +1,8 @@
 """Facts that take long to build and never change for given inputs (the grammar's indexes, the
 parser's tables), kept pickled in the user's private cache directory so a new process loads them
-instead of building them again.
+instead of building them again. Each entry's file is named by its inputs too, so that installs that
+differ (a compiled build beside a pure one, two virtual environments) keep one each rather than
+rebuilding over one another's; the few most recent of a name are kept.
 
 A file is used only from a directory that is the user's own and closed to others (0700), and only
 if it is a regular file of the user's, not too large, whose header names the same inputs: pickle
@@ -24,6 +26,7 @@ from .. import fileio
 T = TypeVar("T")
 
 MAX_BYTES = 64 << 20
+KEPT = 4  # entries of one name, each from other inputs, kept on disk
 _MAGIC = b"spvls-built-1\n"
 _DIGEST = 32
 
@@ -51,7 +54,7 @@ def built(name: str, key: bytes, build: Callable[[], T]) -> T:
     folder = fileio.private_dir("built")
     if folder is None:
         return build()
-    path = folder / name
+    path = entry(folder, name, key)
     header = _MAGIC + key + b"\n"
     data = fileio.read_private(path, MAX_BYTES)
     if data is not None and data.startswith(header):
@@ -68,7 +71,25 @@ def built(name: str, key: bytes, build: Callable[[], T]) -> T:
     except Exception:  # a value that does not pickle is simply not cached
         return value
     _save(path, header + _digest(body) + body)
+    _prune(folder, name)
     return value
+
+
+def entry(folder: Path, name: str, key: bytes) -> Path:
+    """The file of entry `name` built from the inputs `key` names."""
+    return folder / f"{key[:16].decode('ascii', 'replace')}-{name}"
+
+
+def _prune(folder: Path, name: str) -> None:
+    """All but the KEPT most recently written entries of `name` removed."""
+    with contextlib.suppress(OSError):
+        found = []
+        for p in folder.glob(f"*-{name}"):
+            with contextlib.suppress(OSError):
+                found.append((p.lstat().st_mtime_ns, p))
+        for _mtime, p in sorted(found, reverse=True)[KEPT:]:
+            with contextlib.suppress(OSError):
+                p.unlink()
 
 
 def _digest(body: bytes) -> bytes:

@@ -40,8 +40,8 @@ def test_a_value_is_built_once_then_loaded(cache: Path) -> None:
     assert builtcache.built("v", b"k1", build) == {"a": (1, 2)}
     assert len(calls) == 1
     assert oct(cache.stat().st_mode & 0o777) == "0o700"
-    assert oct((cache / "v").stat().st_mode & 0o777) == "0o600"
-    assert [p.name for p in cache.iterdir()] == ["v"]  # no temporary file left
+    assert oct(builtcache.entry(cache, "v", b"k1").stat().st_mode & 0o777) == "0o600"
+    assert [p.name for p in cache.iterdir()] == [builtcache.entry(cache, "v", b"k1").name]  # no temporary file left
 
 
 def test_other_inputs_build_again(cache: Path) -> None:
@@ -51,6 +51,26 @@ def test_other_inputs_build_again(cache: Path) -> None:
     assert len(calls) == 2
 
 
+def test_installs_that_differ_keep_an_entry_each(cache: Path) -> None:
+    """Two sets of inputs in turn (a compiled build beside a pure one) each load their own entry; past
+    KEPT, the least recently written go."""
+    calls, build = counting([1])
+    for _ in range(3):
+        builtcache.built("v", b"pure", build)
+        builtcache.built("v", b"compiled", build)
+    assert len(calls) == 2
+    for key in (b"pure", b"compiled"):
+        os.utime(builtcache.entry(cache, "v", key), ns=(0, 0))
+    keys = [b"k%d" % i for i in range(builtcache.KEPT + 2)]
+    for i, key in enumerate(keys):
+        builtcache.built("v", key, build)
+        os.utime(builtcache.entry(cache, "v", key), ns=(i * 10**9, i * 10**9))  # written in this order
+    builtcache.built("v", b"last", build)
+    left = sorted(p.name for p in cache.iterdir())
+    newest = [b"last", *keys[-(builtcache.KEPT - 1) :]]
+    assert left == sorted(builtcache.entry(cache, "v", k).name for k in newest)
+
+
 def test_a_directory_others_could_reach_is_closed_and_their_entries_not_read(cache: Path) -> None:
     cache.mkdir(parents=True)
     cache.chmod(0o777)
@@ -58,7 +78,7 @@ def test_a_directory_others_could_reach_is_closed_and_their_entries_not_read(cac
     assert builtcache.built("v", b"k", build) == [1]
     assert oct(cache.stat().st_mode & 0o777) == "0o700"
     if os.geteuid() == 0:  # an entry another user left there while it was open
-        os.chown(cache / "v", 12345, 12345)
+        os.chown(builtcache.entry(cache, "v", b"k"), 12345, 12345)
         assert builtcache.built("v", b"k", build) == [1]
         assert len(calls) == 2
 
@@ -71,7 +91,7 @@ def test_an_altered_or_torn_entry_is_built_again(cache: Path) -> None:
     rng = random.Random(seed)
     value = {"names": [f"Op{i}" for i in range(50)], "n": 7}
     builtcache.built("v", b"k", lambda: value)
-    good = (cache / "v").read_bytes()
+    good = builtcache.entry(cache, "v", b"k").read_bytes()
     for _ in range(60):
         data = bytearray(good)
         if rng.random() < 0.5:
@@ -79,7 +99,7 @@ def test_an_altered_or_torn_entry_is_built_again(cache: Path) -> None:
             data[i] ^= rng.randrange(1, 256)
         else:
             del data[rng.randrange(len(data)) :]
-        (cache / "v").write_bytes(bytes(data))
+        builtcache.entry(cache, "v", b"k").write_bytes(bytes(data))
         calls, build = counting(value)
         assert builtcache.built("v", b"k", build) == value
         assert len(calls) == 1, bytes(data)
@@ -88,7 +108,7 @@ def test_an_altered_or_torn_entry_is_built_again(cache: Path) -> None:
 @pytest.mark.parametrize("kind", ["symlink", "fifo", "directory"])
 def test_an_entry_that_is_not_a_regular_file_is_not_read(cache: Path, tmp_path: Path, kind: str) -> None:
     builtcache.built("v", b"k", lambda: 1)
-    entry = cache / "v"
+    entry = builtcache.entry(cache, "v", b"k")
     target = tmp_path / "elsewhere"
     target.write_bytes(entry.read_bytes())  # a valid entry, reached through a link
     entry.unlink()
@@ -106,7 +126,7 @@ def test_an_entry_that_is_not_a_regular_file_is_not_read(cache: Path, tmp_path: 
 def test_a_foreign_pickle_with_a_valid_header_and_digest_is_rebuilt(cache: Path) -> None:
     """A pickle this Python cannot load (here: a class that no longer exists) builds again."""
     builtcache.built("v", b"k", lambda: 1)
-    entry = cache / "v"
+    entry = builtcache.entry(cache, "v", b"k")
     data = entry.read_bytes()
     head = data.index(b"\n", len(b"spvls-built-1\n")) + 1
     body = b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x03nope\x94\x8c\x01X\x94\x93\x94."

@@ -64,6 +64,29 @@ def test_a_long_validation_is_stopped_at_its_budget_and_the_next_one_runs() -> N
         w.close()
 
 
+def _command(pid: int) -> bytes:
+    return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self").exists(), reason="os.fork and /proc")
+def test_a_forked_child_answers_as_the_library_keeps_its_budget_and_a_restart_spawns() -> None:
+    """`spvls check`'s child is forked from it (prestart(fork=True)): it is this program, not a new
+    interpreter; it answers what the library answers in process, is killed past its budget, and the
+    child that replaces it is a spawned one."""
+    w = workers.Worker()
+    try:
+        w.prestart(fork=True)
+        assert w.check(BAD) == workers.check(BAD.encode(), "spv1.6", st.ValidatorOptions()) != ("val", None)
+        assert w.starts == 1 and _command(w.pid) == _command(os.getpid())
+        pid = w.pid
+        assert w.check(SLOW, budget=0.5) == workers.Stopped("timeout", 0.5)
+        assert _gone(pid) and w.pid is None
+        assert w.check(VALID) == ("val", None)
+        assert w.starts == 2 and b"spvls.binding.worker" in _command(w.pid)
+    finally:
+        w.close()
+
+
 def test_a_child_that_stops_counting_cpu_time_is_killed_at_the_wall_limit(monkeypatch) -> None:
     w = workers.Worker()
     try:
@@ -208,7 +231,9 @@ def test_a_process_that_dies_twice_is_reported() -> None:
             time.sleep(0.005)
         t.join(60)
         assert len(killed) == 2
-        assert answers == [workers.Stopped("crashed", detail=f"the validator process ended with status {-signal.SIGKILL}")]
+        assert answers == [
+            workers.Stopped("crashed", detail=f"the validator process ended with status {-signal.SIGKILL}")
+        ]
     finally:
         t.join(60)
         w.close()
