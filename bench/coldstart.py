@@ -6,9 +6,8 @@
 - `spvls check` of a small file against `spirv-as` + `spirv-val` on the same file;
 - a fresh language server, spawn -> `initialize` -> `didOpen` -> first `publishDiagnostics`, for a
   generated module of --lines lines, spvls beside SPIRV-Tools' Go server (../shared/peers/go-spirvls):
-  a text never seen (made new each run) from a client seen before (its `initialize` answer kept in
-  spvls's cache, as at every editor launch after the first), the same text seen before (its
-  diagnostics kept too), and with spvls's caches off (SPVLS_NO_CACHE: a first launch);
+  a text never seen (made new each run), the same text seen before (its diagnostics kept in spvls's
+  cache), and with spvls's caches off (SPVLS_NO_CACHE: a first launch);
 - the same for the compiled build (tools/compiled.py, a compiled copy of this checkout first on
   the path), unless --pure-only.
 

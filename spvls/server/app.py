@@ -23,8 +23,12 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from .. import __version__, transport
 from ..binding.spirv_tools import trim
 from ..state.documents import Session
+from . import capabilities
 
 log = logging.getLogger("spvls")
+
+
+_NO_CAPABILITIES: dict[str, Any] = {"processId": None, "rootUri": None, "capabilities": {}}
 
 
 class _Unreadable(NamedTuple):
@@ -114,11 +118,6 @@ class _Protocol(LanguageServerProtocol):
         result = yield from super().lsp_initialize(params)
         if not self._server.session.client.pull:  # one diagnostics channel per client (see initialize)
             result.capabilities.diagnostic_provider = None
-        raw = self._server.initialize_params
-        if self.muted is None and raw is not None:  # for server.early's next start
-            from .early import remember_initialize
-
-            remember_initialize(raw, self._converter.unstructure(result))
         return result
 
     @lsp_method(T.TEXT_DOCUMENT_DID_OPEN)
@@ -144,7 +143,6 @@ class SpvServer(LanguageServer):
             "spvls", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental, protocol_cls=_Protocol
         )
         self.session = session or Session()
-        self.initialize_params: dict[str, Any] | None = None  # as the wire had them
 
     def start_io(
         self,
@@ -200,13 +198,20 @@ class SpvServer(LanguageServer):
     def _dispatch(self, messages: list[Any]) -> None:
         try:  # the raw message goes once structured (see transport.Dispatch)
             message = messages.pop()
-            if isinstance(message, dict) and message.get("method") == T.INITIALIZE:
-                params = message.get("params")
-                self.initialize_params = params if isinstance(params, dict) else None
             if isinstance(message, transport.Refused):  # JSON-RPC: a parse error is answered with a null id
                 self.protocol._send_response(None, error=JsonRpcParseError(message.reason).to_response_error())  # type: ignore[arg-type]
                 return
-            self.protocol.handle_message(self.protocol.structure_message(message))
+            structured = self.protocol.structure_message(message)
+            if (
+                isinstance(structured, _Unreadable)
+                and structured.method == T.INITIALIZE
+                and self.protocol.muted is not None
+            ):
+                # server.early answered it from the params as they came, which pygls' types refuse: pygls
+                # is told of no client capabilities (the session keeps what early read of them).
+                log.warning("initialize: %s; the protocol library is told of no client capabilities", structured.reason)
+                structured = self.protocol.structure_message({**message, "params": _NO_CAPABILITIES})
+            self.protocol.handle_message(structured)
         except Exception as e:
             log.exception("cannot handle message")
             self._report_server_error(e, JsonRpcException)
@@ -229,9 +234,14 @@ def create(session: Session | None = None) -> SpvServer:
 
     logging.getLogger("pygls.protocol.json_rpc").addFilter(_AnsweredErrors())
     ls = SpvServer(session)
-    for module in (lifecycle, sync, navigate, outline, editing, tokens):
-        for h in module.HANDLERS:
-            ls.feature(h.method, h.options)(h.fn)
+    handlers = [h for module in (lifecycle, sync, navigate, outline, editing, tokens) for h in module.HANDLERS]
+    # What server.early announces before pygls is imported must be what is registered here.
+    if sorted(h.method for h in handlers) != sorted(capabilities.METHODS):
+        raise RuntimeError("the handlers and server/capabilities.py name different methods")
+    if tuple(commands.COMMANDS) != capabilities.COMMANDS:
+        raise RuntimeError("commands.py and server/capabilities.py name different commands")
+    for h in handlers:
+        ls.feature(h.method, capabilities.structured(h.method, ls.protocol._converter))(h.fn)
     for name, fn in commands.COMMANDS.items():
         ls.command(name)(commands.guarded(name, fn))
     ls.session.on_validated(lambda uri: sync.validated(ls, uri), note=lambda text: sync.note(ls, text))

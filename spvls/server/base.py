@@ -30,10 +30,9 @@ R = TypeVar("R")
 
 
 class Handler(NamedTuple):
-    """One LSP method: its name, the options pygls announces for it, and fn(ls, params)."""
+    """One LSP method: its name and fn(ls, params) (the options announced for it: capabilities.py)."""
 
     method: str
-    options: object
     fn: Callable[..., Any]
 
 

@@ -1,17 +1,15 @@
-"""The first answers, before the protocol library is imported: `initialize`, answered from the
-result pygls gave the same client capabilities before (kept in the private cache, session.cache),
-and the first `didOpen` of a small document, checked and published as the wire has it
-(server.published). pygls and lsprotocol take ~0.4 s to import here, longer than everything the
-first diagnostics need; they are imported after them.
+"""The first answers, before the protocol library is imported: `initialize`, its result built from
+the client's capabilities as pygls builds it (server.capabilities), and the first `didOpen` of a
+small document, checked and published as the wire has it (server.published). pygls and lsprotocol
+take ~0.4 s to import here, longer than everything the first diagnostics need; they are imported
+after them.
 
 At the first message this front does not answer (or a broken frame, or the end of input), the pygls
 server takes over with the same Session, the framer's state and the messages left; `initialize`
-is handed to it again (its answer not sent twice) so pygls knows the client. With the cache off
-(SPVLS_NO_CACHE) or a client not seen before, pygls answers from the start."""
+is handed to it again (its answer not sent twice) so pygls knows the client."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -20,44 +18,31 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .. import __version__
-from ..state import cache, progress
+from ..state import progress
 from ..state.documents import Session
 from ..transport import Framer, framed
-from . import published
+from . import capabilities, published
 
 log = logging.getLogger("spvls")
 
-KIND = "initialize"  # the cache's folder for initialize results
 WARNING = 2  # LSP's MessageType.Warning
 
 
-def _key(params: dict[str, Any]) -> str:
-    return cache.key(json.dumps(params.get("capabilities"), sort_keys=True), KIND)
+def _fits(params: dict[str, Any]) -> bool:
+    """Whether `initialize`'s params have the JSON types LSP gives them where pygls reads them first;
+    others are left to pygls to answer (with the error its types find)."""
+    process, folders, info = params.get("processId"), params.get("workspaceFolders"), params.get("clientInfo")
+    return (
+        isinstance(params.get("capabilities"), dict)
+        and (process is None or (isinstance(process, int) and not isinstance(process, bool)))
+        and all(params.get(k) is None or isinstance(params[k], str) for k in ("rootUri", "rootPath", "locale", "trace"))
+        and (folders is None or (isinstance(folders, list) and all(_folder(f) for f in folders)))
+        and (info is None or (isinstance(info, dict) and isinstance(info.get("name"), str)))
+    )
 
 
-def remember_initialize(params: dict[str, Any], result: dict[str, Any]) -> None:
-    """Keep pygls' answer to `initialize` for the next start with these client capabilities."""
-    cache.put_bytes(KIND, _key(params), json.dumps(result).encode())
-
-
-def recall_initialize(params: dict[str, Any]) -> dict[str, Any] | None:
-    """pygls' answer to `initialize` with these capabilities, kept by this spvls (the key holds its
-    stamp): a server's capabilities and name, checked for that shape."""
-    data = cache.get_bytes(KIND, _key(params))
-    if data is None:
-        return None
-    try:
-        result = json.loads(data)
-    except (ValueError, RecursionError):
-        return None
-    if (
-        not isinstance(result, dict)
-        or set(result) != {"capabilities", "serverInfo"}
-        or not isinstance(result["capabilities"], dict)
-        or result["serverInfo"] != {"name": "spvls", "version": __version__}
-    ):
-        return None
-    return result
+def _folder(f: object) -> bool:
+    return isinstance(f, dict) and isinstance(f.get("uri"), str) and isinstance(f.get("name"), str)
 
 
 class Front:
@@ -98,11 +83,11 @@ class Front:
         return False
 
     def _initialize(self, m: dict[str, Any], params: dict[str, Any]) -> bool:
-        result = recall_initialize(params)
-        if result is None:
+        if not _fits(params):
             return False
-        encoding = result["capabilities"].get("positionEncoding", "utf-16")
-        problems = self.session.start(params, encoding if encoding in ("utf-8", "utf-16", "utf-32") else "utf-16")
+        caps = params["capabilities"]
+        problems = self.session.start(params, capabilities.position_encoding(caps))
+        result = capabilities.initialize_result(caps, self.session.client.pull, __version__)
         self._write(framed({"jsonrpc": "2.0", "id": m["id"], "result": result}))
         if problems:
             show = {"type": WARNING, "message": "\n".join(problems)}
@@ -146,21 +131,20 @@ def serve_stdio(source_roots: Sequence[str] = ()) -> int:
     front, framer = Front(stdout), Framer()
     front.session.ws.given_roots = [Path(os.path.abspath(r)) for r in source_roots]
     left: list[object] = []
-    if cache.enabled():
-        while not front.done:
-            data = stdin.read1(65536)
-            if not data:
-                break
-            messages = framer.feed(data)
-            if framer.problems:  # broken framing: pygls' reader reports it and resynchronises
-                left = messages
-                break
-            taken = 0
-            while taken < len(messages) and front.handle(messages[taken]):
-                taken += 1
-            left = messages[taken:]
-            if left:
-                break
+    while not front.done:
+        data = stdin.read1(65536)
+        if not data:
+            break
+        messages = framer.feed(data)
+        if framer.problems:  # broken framing: pygls' reader reports it and resynchronises
+            left = messages
+            break
+        taken = 0
+        while taken < len(messages) and front.handle(messages[taken]):
+            taken += 1
+        left = messages[taken:]
+        if left:
+            break
     from .app import create, run
 
     ls = create(front.session)

@@ -183,18 +183,12 @@ format_range = background(formatted_range)
 
 
 HANDLERS = [
-    Handler(
-        T.TEXT_DOCUMENT_COMPLETION,
-        T.CompletionOptions(trigger_characters=["%", " ", "|", '"'], resolve_provider=True),
-        complete,
-    ),
-    Handler(T.COMPLETION_ITEM_RESOLVE, None, resolve),
-    Handler(T.TEXT_DOCUMENT_HOVER, None, hover),
-    Handler(T.TEXT_DOCUMENT_SIGNATURE_HELP, T.SignatureHelpOptions(trigger_characters=[" "]), signature_help),
-    Handler(T.TEXT_DOCUMENT_INLAY_HINT, None, inlay_hints),
-    Handler(
-        T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]), code_action
-    ),
-    Handler(T.TEXT_DOCUMENT_FORMATTING, None, format_document),
-    Handler(T.TEXT_DOCUMENT_RANGE_FORMATTING, None, format_range),
+    Handler(T.TEXT_DOCUMENT_COMPLETION, complete),
+    Handler(T.COMPLETION_ITEM_RESOLVE, resolve),
+    Handler(T.TEXT_DOCUMENT_HOVER, hover),
+    Handler(T.TEXT_DOCUMENT_SIGNATURE_HELP, signature_help),
+    Handler(T.TEXT_DOCUMENT_INLAY_HINT, inlay_hints),
+    Handler(T.TEXT_DOCUMENT_CODE_ACTION, code_action),
+    Handler(T.TEXT_DOCUMENT_FORMATTING, format_document),
+    Handler(T.TEXT_DOCUMENT_RANGE_FORMATTING, format_range),
 ]

@@ -26,11 +26,12 @@ def update_settings(ls: SpvServer, raw: object) -> None:
 
 
 def initialize(ls: SpvServer, params: T.InitializeParams) -> None:
-    # pygls announces this choice; columns must be counted in it.
-    enc = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
-    problems = ls.session.start(ls.protocol._converter.unstructure(params), str(getattr(enc, "value", enc)))
-    if problems:
-        ls.window_show_message(T.ShowMessageParams(T.MessageType.Warning, "\n".join(problems)))
+    if ls.protocol.muted is None:  # else server.early answered it and started the session from these params
+        # pygls announces this choice; columns must be counted in it.
+        enc = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
+        problems = ls.session.start(ls.protocol._converter.unstructure(params), str(getattr(enc, "value", enc)))
+        if problems:
+            ls.window_show_message(T.ShowMessageParams(T.MessageType.Warning, "\n".join(problems)))
     warm(ls.protocol._converter)  # what the first didOpen would build and no document needs
     if cache.enabled():
         cache.stamp()  # this spvls's files, read once
@@ -51,6 +52,6 @@ def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationPara
 
 
 HANDLERS = [
-    Handler(T.INITIALIZE, None, initialize),
-    Handler(T.WORKSPACE_DID_CHANGE_CONFIGURATION, None, did_change_configuration),
+    Handler(T.INITIALIZE, initialize),
+    Handler(T.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration),
 ]

@@ -115,12 +115,12 @@ def outgoing_calls(ls: SpvServer, params: T.CallHierarchyOutgoingCallsParams) ->
 
 
 HANDLERS = [
-    Handler(T.TEXT_DOCUMENT_DEFINITION, None, definition),
-    Handler(T.TEXT_DOCUMENT_REFERENCES, None, references),
-    Handler(T.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, None, highlight),
-    Handler(T.TEXT_DOCUMENT_PREPARE_RENAME, None, prepare_rename),
-    Handler(T.TEXT_DOCUMENT_RENAME, T.RenameOptions(prepare_provider=True), rename),
-    Handler(T.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, None, prepare_calls),
-    Handler(T.CALL_HIERARCHY_INCOMING_CALLS, None, incoming_calls),
-    Handler(T.CALL_HIERARCHY_OUTGOING_CALLS, None, outgoing_calls),
+    Handler(T.TEXT_DOCUMENT_DEFINITION, definition),
+    Handler(T.TEXT_DOCUMENT_REFERENCES, references),
+    Handler(T.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, highlight),
+    Handler(T.TEXT_DOCUMENT_PREPARE_RENAME, prepare_rename),
+    Handler(T.TEXT_DOCUMENT_RENAME, rename),
+    Handler(T.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, prepare_calls),
+    Handler(T.CALL_HIERARCHY_INCOMING_CALLS, incoming_calls),
+    Handler(T.CALL_HIERARCHY_OUTGOING_CALLS, outgoing_calls),
 ]

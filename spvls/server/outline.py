@@ -87,8 +87,8 @@ code_lens = background(entry_lenses)
 
 
 HANDLERS = [
-    Handler(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL, None, document_symbol),
-    Handler(T.WORKSPACE_SYMBOL, None, workspace_symbol),
-    Handler(T.TEXT_DOCUMENT_FOLDING_RANGE, None, folding),
-    Handler(T.TEXT_DOCUMENT_CODE_LENS, None, code_lens),
+    Handler(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol),
+    Handler(T.WORKSPACE_SYMBOL, workspace_symbol),
+    Handler(T.TEXT_DOCUMENT_FOLDING_RANGE, folding),
+    Handler(T.TEXT_DOCUMENT_CODE_LENS, code_lens),
 ]

@@ -284,13 +284,9 @@ async def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams) ->
 
 
 HANDLERS = [
-    Handler(T.TEXT_DOCUMENT_DID_OPEN, None, did_open),
-    Handler(T.TEXT_DOCUMENT_DID_CHANGE, None, did_change),
-    Handler(T.TEXT_DOCUMENT_DID_SAVE, None, did_save),
-    Handler(T.TEXT_DOCUMENT_DID_CLOSE, None, did_close),
-    Handler(
-        T.TEXT_DOCUMENT_DIAGNOSTIC,
-        T.DiagnosticOptions(inter_file_dependencies=False, workspace_diagnostics=False),
-        pull_diagnostics,
-    ),
+    Handler(T.TEXT_DOCUMENT_DID_OPEN, did_open),
+    Handler(T.TEXT_DOCUMENT_DID_CHANGE, did_change),
+    Handler(T.TEXT_DOCUMENT_DID_SAVE, did_save),
+    Handler(T.TEXT_DOCUMENT_DID_CLOSE, did_close),
+    Handler(T.TEXT_DOCUMENT_DIAGNOSTIC, pull_diagnostics),
 ]

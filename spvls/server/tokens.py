@@ -16,7 +16,6 @@ from .convert import Positions
 if TYPE_CHECKING:
     from .app import SpvServer
 
-LEGEND = T.SemanticTokensLegend(token_types=tokens.TOKEN_TYPES, token_modifiers=tokens.TOKEN_MODIFIERS)
 _result_ids = itertools.count(1)
 
 
@@ -82,7 +81,7 @@ in_range = background(range_tokens)
 
 
 HANDLERS = [
-    Handler(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND, full),
-    Handler(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, None, delta),
-    Handler(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND, in_range),
+    Handler(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, full),
+    Handler(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, delta),
+    Handler(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, in_range),
 ]
