@@ -112,8 +112,8 @@ class Front:
         if kept is not None:
             self._publish(uri, version, kept)
         session.open(uri, text, version)
+        native = published.diagnostics(session, uri, validated=False)  # if it fails, pygls opens it again
         item["text"] = ""  # the Document has it
-        native = published.diagnostics(session, uri, validated=False)
         if kept is None:
             self._publish(uri, version, native)
         if recalled is not None and session.remember(recalled.key, native, kept):

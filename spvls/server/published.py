@@ -5,6 +5,7 @@ the most severe after a note. No protocol library: server.early publishes with t
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 
 _RANK = {ERROR: 0, WARNING: 1, INFO: 2, HINT: 3}
 INFORMATION = 3  # LSP's DiagnosticSeverity
+# A test hook (tests/e2e/test_faults.py): every analysis fails, before pygls as after it.
+_FAILING = os.environ.get("SPVLS_FAULT_INJECT", "") == "analysis"
 
 
 def _converter(session: Session, uri: str, doc: Document, m: Module, count: int) -> Callable[[Diagnostic], wire.Json]:
@@ -45,6 +48,8 @@ def _converter(session: Session, uri: str, doc: Document, m: Module, count: int)
 def diagnostics(session: Session, uri: str, validated: bool = True) -> list[wire.Json]:
     """The document's diagnostics as the wire has them: native, merged with the validator's unless
     `validated` is False; past MAX_PUBLISHED, the most severe, after a note saying how many more."""
+    if _FAILING:
+        raise RuntimeError("injected fault in analysis")
     a = session.analysis(uri)
     doc = session.ws.docs.get(uri)
     if a is None or doc is None:

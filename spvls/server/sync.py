@@ -19,7 +19,7 @@ from ..state.documents import Opening, Recalled
 from ..state.workspace import ON_SAVE, ON_TYPE
 from ..syntax.document import Document
 from . import published, wire
-from .base import FAULT, Handler, guard, log_fault
+from .base import Handler, guard, log_fault
 from .convert import Positions
 
 if TYPE_CHECKING:
@@ -52,8 +52,6 @@ def publish(ls: SpvServer, uri: str) -> None:
     if doc is None or ls.session.client.pull:
         return
     try:
-        if FAULT == "analysis":
-            raise RuntimeError("injected fault in analysis")
         diags = published.diagnostics(ls.session, uri)
     except Exception as e:
         log_fault(ls, f"analysis failed on {uri}", e)
