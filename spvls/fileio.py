@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 import time
 from pathlib import Path
@@ -67,6 +66,8 @@ def write_atomic(
             raise WriteError(path, "the file is read-only", True)
     elif expect is not None:
         raise WriteError(path, "it was removed since it was read", False)
+    import secrets  # here: a process that writes nothing never needs it
+
     tmp = target.parent / f".{target.name[:200]}.{secrets.token_hex(6)}.tmp"
     try:
         fd = os.open(

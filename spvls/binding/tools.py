@@ -10,7 +10,6 @@ which and how to get it; what needs neither keeps working.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -64,6 +63,8 @@ def find(program: str) -> Path:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
     if override is None:
+        import shutil  # here: only a program's search needs it
+
         found = shutil.which(program)
         if found:
             return Path(found)

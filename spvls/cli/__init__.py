@@ -132,6 +132,7 @@ def _start_validator(command: str | None, words: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    tune_gc()  # before the command's imports, which allocate as much as a small module's check
     words = sys.argv[1:] if argv is None else argv
     command = command_of(words)
     if argv is None:  # the console script; in-process callers (tests) start it on their first job
@@ -144,7 +145,6 @@ def main(argv: list[str] | None = None) -> int:
         setattr(args, passthrough, rest)
     elif rest:
         p.error(f"unrecognized arguments: {' '.join(rest)}")
-    tune_gc()
     if args.command:
         code: int = args.run(args)
         return code

@@ -17,7 +17,7 @@ from ..checks import analyze, suppress, target, validator
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
 from ..spec import env as envs
 from ..syntax.document import Document
-from . import fixing, jobs, output
+from . import jobs, output
 from .inputs import collect, read_source, terminated_lines
 
 
@@ -290,6 +290,8 @@ def run(args: argparse.Namespace) -> int:
 
             def recheck(t: str, name: str = name) -> list[Diagnostic]:
                 return choose(t, check_text(t, name, args.target_env, *tools_args))
+
+            from . import fixing  # here: only --fix writes
 
             result = fixing.fix_file(path, text, diags, recheck)
             for d, fix in result.applied:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from bisect import bisect_left
 from collections import Counter
@@ -29,6 +28,8 @@ def suggest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     lower = {c.lower(): c for c in pool}
     if word.lower() in lower:
         return [lower[word.lower()]]
+    import difflib  # here: a clean module's check never suggests
+
     close = difflib.get_close_matches(word, pool, n=n, cutoff=0.6)
     if len(word) < 3:
         return close
@@ -72,6 +73,8 @@ class _Index:
             return [self.lower[w]]
         counts = Counter(chain.from_iterable(self.pairs.get(word[k : k + 2], ()) for k in range(len(word) - 1)))
         short = [self.pool[i] for i, _ in counts.most_common(_SHORTLIST)]
+        import difflib
+
         close = difflib.get_close_matches(word, short, n=n, cutoff=0.6)
         if len(word) < 3:
             return close

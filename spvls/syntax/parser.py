@@ -12,7 +12,6 @@ import io
 import re
 import unicodedata
 from functools import lru_cache
-from importlib import resources
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
@@ -134,6 +133,8 @@ def grammar_text() -> str:
     source = Path(__file__).resolve().parents[2] / "grammar" / "spvasm.lark"
     if source.is_file():
         return source.read_text(encoding="utf-8")
+    from importlib import resources  # here: a checkout reads the file, and the import costs a start
+
     installed = resources.files("spvls") / "grammar" / "spvasm.lark"
     if installed.is_file():
         return installed.read_text(encoding="utf-8")
