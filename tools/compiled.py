@@ -4,11 +4,10 @@
     python -m tools.compiled test [ARGS]     # the suite (pytest ARGS) against a compiled copy
 
 The modules are those an open spends its CPU in: the parser and Document, the model, the rule
-families and the helpers they call. Left as Python: model/cfg.py (mypyc overflows its own stack
-compiling it), the workbench's model/shapes.py and model/resources.py (not on an open's path), the
-grammar's classes (pickled by the built cache), what tests replace by monkeypatching
-(`checks/__init__.py`, `checks/parallel.py`), the diagnostics (`check -j` pickles them), and every
-front end (not on the hot path).
+families and the helpers they call. Left as Python: the workbench's model/shapes.py and
+model/resources.py (not on an open's path), the grammar's classes (pickled by the built cache), what
+tests replace by monkeypatching (`checks/__init__.py`, `checks/parallel.py`), the diagnostics (`check
+-j` pickles them), and every front end (not on the hot path).
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ MODULES = (
     "spvls/syntax/heap.py",
     "spvls/model/__init__.py",
     "spvls/model/blocks.py",
+    "spvls/model/cfg.py",
     "spvls/model/enablement.py",
     "spvls/model/facts.py",
     "spvls/model/module.py",

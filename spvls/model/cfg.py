@@ -50,8 +50,16 @@ class Construct:
     only: frozenset[str] | None = None  # a continue construct's blocks (post-dominance decides them)
 
 
-# The constructs around a block, innermost first: a cons list shared by every block below.
-_Chain = tuple[Construct, "_Chain"] | None
+@dataclass(frozen=True, slots=True)
+class _Link:
+    """The constructs around a block, innermost first: a cons list shared by every block below (a
+    class, not nested tuples: mypyc recurses without end on a recursive type alias)."""
+
+    construct: Construct
+    rest: _Link | None
+
+
+_Chain = _Link | None
 
 
 class Cfg:
@@ -293,7 +301,7 @@ class Cfg:
                 # Always a construct already in the chain (so parents never form a cycle): a
                 # continue construct's is its loop when the loop holds it, as in structured code.
                 c.parent = c.loop if c.loop is not None and _has(chain, c.loop) else _first(chain, b)
-                chain = (c, chain)
+                chain = _Link(c, chain)
             chains[b] = chain
             stack.extend((k, chain) for k in self._dom_children.get(b, ()))
 
@@ -315,7 +323,7 @@ class Cfg:
         _ = self.constructs  # places the blocks
         chain = self._chains.get(label)
         while chain is not None:
-            d, chain = chain
+            d, chain = chain.construct, chain.rest
             if d.kind == "continue" and label not in (d.only or ()):
                 continue
             if d is c:
@@ -383,10 +391,10 @@ def _first(chain: _Chain, label: str) -> Construct | None:
     """The innermost construct of the chain that holds the block (a continue construct holds only
     the blocks the back-edge block post-dominates)."""
     while chain is not None:
-        c, rest = chain
+        c = chain.construct
         if c.kind != "continue" or label in (c.only or ()):
             return c
-        chain = rest
+        chain = chain.rest
     return None
 
 
@@ -405,9 +413,9 @@ def _around(c: Construct, kind: str) -> Construct | None:
 
 def _has(chain: _Chain, c: Construct) -> bool:
     while chain is not None:
-        if chain[0] is c:
+        if chain.construct is c:
             return True
-        chain = chain[1]
+        chain = chain.rest
     return False
 
 
@@ -415,10 +423,9 @@ def _drop(chain: _Chain, c: Construct) -> _Chain:
     """The chain without c and every construct inside it; unchanged when c is not in it."""
     walk = chain
     while walk is not None:
-        d, rest = walk
-        if d is c:
-            return rest
-        walk = rest
+        if walk.construct is c:
+            return walk.rest
+        walk = walk.rest
     return chain
 
 
