@@ -318,9 +318,22 @@ def _derivative_ops(m: Module) -> frozenset[str]:
 
 def needs_of(m: Module, fn: Function, inst: Inst) -> Need | None:
     """What control flow the instruction needs, if any."""
+    return _need(m, inst, _needing_ops(m), _derivative_ops(m), _matrix_types(m), {})
+
+
+def _need(
+    m: Module,
+    inst: Inst,
+    needing: frozenset[str],
+    derivatives: frozenset[str],
+    matrices: dict[str, int],
+    scopes: dict[str, int | None],
+) -> Need | None:
+    """needs_of with the module's facts at hand (one function asks for each instruction), `scopes`
+    the matrix level of each operand's definition met so far."""
     op = inst.opname
-    if op in _needing_ops(m):
-        if op in _derivative_ops(m):
+    if op in needing:
+        if op in derivatives:
             return Need("derivative", GROUP, inst)
         ex = inst.operand("Execution")
         spelled = m.spelled(ex) if ex is not None else None
@@ -328,9 +341,8 @@ def needs_of(m: Module, fn: Function, inst: Inst) -> Need | None:
         if op == "OpControlBarrier" and level < WORKGROUP:
             return None  # Subgroup or Invocation: the client API defines it in non-uniform control flow
         return Need("barrier", level, inst) if level > INVOCATION else None
-    matrices = _matrix_types(m)
     if matrices:
-        scope = _coopmat_scope(m, inst, matrices)
+        scope = _coopmat_scope(m, inst, matrices, scopes)
         if scope is not None and scope > INVOCATION:
             return Need("coopmat", scope, inst)
     return None
@@ -355,17 +367,49 @@ def _matrix_types(m: Module) -> dict[str, int]:
     return out
 
 
-def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int]) -> int | None:
-    """The level of the cooperative matrix the instruction takes or makes (a pointer to one is not one)."""
+def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int], scopes: dict[str, int | None]) -> int | None:
+    """The level of the cooperative matrix the instruction takes or makes (a pointer to one is not
+    one); `scopes` keeps what each operand's definition gave (constants are named again and again)."""
     rt = inst.result_type
     if rt in matrices:
         return matrices[rt]
     defs = m.defs
     for o in inst.operands:
         tok = o.token
-        if tok.kind == "ID" and (d := defs.get(tok.text)) is not None and (t := d.result_type) in matrices:
-            return matrices[t]
+        if tok.kind != "ID":
+            continue
+        text = tok.text
+        if text in scopes:
+            level = scopes[text]
+        else:
+            d = defs.get(text)
+            t = d.result_type if d is not None else None
+            level = scopes[text] = matrices[t] if t in matrices else None
+        if level is not None:
+            return level
     return None
+
+
+def _span(inst: Inst) -> tuple[int, int]:
+    """Where a reason about the instruction's result points: its result id (else nothing)."""
+    tok = inst.src.result
+    return (tok.start, tok.end) if tok else (0, 0)
+
+
+# What _Analysis._value does with an instruction, by opname; any other's result is as uniform as its
+# operands (an atomic's and an Execution-scoped group operation's aside).
+_STORE, _CALL, _LABEL, _VARIABLE, _POINTER, _LOAD, _DIVERGES, _PHI, _OPERANDS = range(9)
+_VALUE_KINDS = {
+    "OpStore": _STORE,
+    "OpFunctionCall": _CALL,
+    "OpLabel": _LABEL,
+    "OpVariable": _VARIABLE,
+    **dict.fromkeys(_POINTER_OPS, _POINTER),
+    "OpLoad": _LOAD,
+    "OpCooperativeMatrixLoadKHR": _LOAD,
+    **dict.fromkeys(DIVERGING, _DIVERGES),
+    "OpPhi": _PHI,
+}
 
 
 # -- per function -----------------------------------------------------------------------------------
@@ -447,6 +491,7 @@ class _Analysis:
         self.contents_why: dict[str, Why] = {}
         self.maximal = fn.id in _reconverging(m)
         self._enclosed: dict[str, list[tuple[str, str]]] = {}
+        self._fenced: dict[str, set[int]] = {}  # block -> its instructions between two workgroup barriers (ids)
         self.killed: dict[str, tuple[Fact, Why]] = {}  # block -> a call in it that may end some invocations
 
     def run(self) -> Uniformity:
@@ -487,67 +532,72 @@ class _Analysis:
                 self._value(inst, label)
 
     def _value(self, inst: Inst, label: str) -> None:
-        op, res = inst.opname, inst.result
-        if op == "OpStore":
+        op = inst.opname
+        kind = _VALUE_KINDS.get(op, _OPERANDS)
+        if kind == _STORE:
             self._store(inst, label)
             return
-        if op == "OpFunctionCall":
+        if kind == _CALL:
             self._call(inst, label)
             return
-        if res is None or op == "OpLabel":
+        res = inst.result
+        if res is None or kind == _LABEL:
             return
-        tok = inst.src.result
-        start, end = (tok.start, tok.end) if tok else (0, 0)
         line = inst.line
-        if op == "OpVariable":
+        if kind == _VARIABLE:
             self.root[res] = res
             init = inst.ids(skip_type=True)
             f = self._fact(init[0].token.text) if init else UNIFORM
             if f != UNIFORM:
+                start, end = _span(inst)
                 self._contents(
                     res, f, Why(line, start, end, f"{res} starts as {init[0].token.text}", init[0].token.text)
                 )
             return
-        if op in _POINTER_OPS or op == "OpLoad" or op.startswith("OpAtomic") or op == "OpCooperativeMatrixLoadKHR":
+        if kind == _POINTER:
             base = self._pointer_operand(inst)
-            if base is not None and op != "OpLoad" and op in _POINTER_OPS:
+            if base is not None:
                 self.root[res] = self._root(base)
-        if op in ("OpLoad", "OpCooperativeMatrixLoadKHR"):
+        elif kind == _LOAD:
             ptr = self._pointer_operand(inst)
             if ptr is None:
                 return
             f = self._fact(ptr)
-            if f != UNIFORM:
+            if f != UNIFORM and self._lowers(res, f):
+                start, end = _span(inst)
                 self._lower(res, f, Why(line, start, end, f"loads through {ptr}", ptr))
             root = self._root(ptr)
-            c, cwhy = self._loaded(root, inst, label)
-            if c != UNIFORM:
-                self._lower(res, c, cwhy)
+            c, text, via = self._loaded(root, inst, label)
+            if c != UNIFORM and self._lowers(res, c):
+                start, end = _span(inst)
+                self._lower(res, c, Why(line, start, end, text, via))
             return
-        if op.startswith("OpAtomic"):
+        elif kind == _DIVERGES or (kind == _OPERANDS and op.startswith("OpAtomic")):
+            start, end = _span(inst)
             self._lower(
                 res, (INVOCATION, 0), Why(line, start, end, f"the result of {op}, different in each invocation")
             )
             return
-        if op in DIVERGING:
-            self._lower(
-                res, (INVOCATION, 0), Why(line, start, end, f"the result of {op}, different in each invocation")
-            )
+        elif kind == _PHI:
+            self._phi(inst, label)
             return
-        if op == "OpPhi":
-            self._phi(inst, label, start, end)
-            return
-        if op.startswith("OpGroup") and inst.operand("Execution") is not None:
-            self._group(inst, start, end)
+        elif op.startswith("OpGroup") and inst.operand("Execution") is not None:
+            self._group(inst, *_span(inst))
             return
         values = self.u.values
         for o in inst.operands:
             tok = o.token
-            if tok.kind != "ID" or o.grammar_operand.kind == "IdResultType":
+            if tok.kind != "ID":
                 continue
             g = values.get(tok.text)
-            if g is not None:
+            if g is not None and o.grammar_operand.kind != "IdResultType" and self._lowers(res, g):
+                start, end = _span(inst)
                 self._lower(res, g, Why(line, start, end, f"{op} of {tok.text}", tok.text))
+
+    def _lowers(self, id_: str, f: Fact) -> bool:
+        """Whether `_lower(id_, f, ...)` would change the value's fact (else its reason need not be made)."""
+        old = self.u.values.get(id_, UNIFORM)
+        return meet(old, f) != old
 
     def _pointer_operand(self, inst: Inst) -> str | None:
         for o in inst.operands:
@@ -565,32 +615,35 @@ class _Analysis:
             return ptr
         return None
 
-    def _loaded(self, root: str | None, inst: Inst, label: str) -> tuple[Fact, Why]:
-        tok = inst.src.result
-        start, end = (tok.start, tok.end) if tok else (0, 0)
+    def _loaded(self, root: str | None, inst: Inst, label: str) -> tuple[Fact, str, str | None]:
+        """What a load through a pointer into `root` gives, and why: the reason's text and the id it names."""
         if root is None and self.m.definition(self._pointer_operand(inst) or "") is None:
-            return UNIFORM, Why(inst.line, start, end, "")  # an undefined pointer: id.undefined says so
+            return UNIFORM, "", None  # an undefined pointer: id.undefined says so
         if root is None:
-            return (INVOCATION, 0), Why(inst.line, start, end, "a load through a pointer the analysis cannot follow")
+            return (INVOCATION, 0), "a load through a pointer the analysis cannot follow", None
         if root in self.g.storage:
             sc = self.g.storage[root]
             f = self.g.contents.get(root, UNIFORM)
             if sc == "Workgroup" and self._between_barriers(inst, label):
                 f = (WORKGROUP, 0)
-            return f, Why(inst.line, start, end, f"loads {root}", root)
+            return f, f"loads {root}", root
         f = self.contents.get(root, UNIFORM)
-        return f, Why(inst.line, start, end, f"loads {root}", root)
+        return f, f"loads {root}", root
 
     def _between_barriers(self, inst: Inst, label: str) -> bool:
         """A Workgroup load right between two workgroup barriers (WGSL's workgroupUniformLoad): every
         invocation of the workgroup reads what the last barrier made visible to all."""
-        insts = self.cfg.blocks[label].insts
-        k = next((n for n, i in enumerate(insts) if i is inst), -1)
-        before = next((i for i in reversed(insts[:k]) if i.opname not in _TRANSPARENT), None)
-        after = next((i for i in insts[k + 1 :] if i.opname not in _TRANSPARENT), None)
-        return (
-            k >= 0 and before is not None and after is not None and all(map(self._workgroup_barrier, (before, after)))
-        )
+        fenced = self._fenced.get(label)
+        if fenced is None:
+            fenced = self._fenced[label] = set()
+            insts = self.cfg.blocks[label].insts
+            if any(i.opname == "OpControlBarrier" for i in insts):
+                body = [i for i in insts if i.opname not in _TRANSPARENT]
+                barriers = [self._workgroup_barrier(i) for i in body]
+                for k in range(1, len(body) - 1):
+                    if barriers[k - 1] and barriers[k + 1]:
+                        fenced.add(id(body[k]))
+        return id(inst) in fenced
 
     def _workgroup_barrier(self, inst: Inst) -> bool:
         if inst.opname != "OpControlBarrier":
@@ -709,7 +762,7 @@ class _Analysis:
             f = meet(f, c)
         return f
 
-    def _phi(self, inst: Inst, label: str, start: int, end: int) -> None:
+    def _phi(self, inst: Inst, label: str) -> None:
         ids = inst.ids(skip_type=True)
         here = self.u.control(label)
         for value, parent in zip(ids[::2], ids[1::2], strict=False):
@@ -893,8 +946,10 @@ class _Analysis:
 
     # -- summary --------------------------------------------------------------------------------
     def _summarise(self) -> None:
-        u, m, fn = self.u, self.m, self.fn
+        u, m = self.u, self.m
         s = Summary()
+        needing, derivatives, matrices = _needing_ops(m), _derivative_ops(m), _matrix_types(m)
+        scopes: dict[str, int | None] = {}
         for label in self.cfg.order:
             b = self.cfg.blocks[label]
             t = b.terminator
@@ -915,7 +970,7 @@ class _Analysis:
                 if inst.opname == "OpFunctionCall":
                     self._call_needs(inst, label, s)
                     continue
-                need = needs_of(m, fn, inst)
+                need = _need(m, inst, needing, derivatives, matrices, scopes)
                 if need is None:
                     continue
                 c = u.control(label)
