@@ -384,7 +384,7 @@ def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int], scopes: dict
         else:
             d = defs.get(text)
             t = d.result_type if d is not None else None
-            level = scopes[text] = matrices[t] if t in matrices else None
+            level = scopes[text] = matrices.get(t) if t is not None else None
         if level is not None:
             return level
     return None
@@ -493,6 +493,15 @@ class _Analysis:
         self._enclosed: dict[str, list[tuple[str, str]]] = {}
         self._fenced: dict[str, set[int]] = {}  # block -> its instructions between two workgroup barriers (ids)
         self.killed: dict[str, tuple[Fact, Why]] = {}  # block -> a call in it that may end some invocations
+        # What a round of _values read, to know whether another would change anything: the position of
+        # the instruction being read for, and where each value, variable's contents and pointer's root
+        # was first read; which blocks' control was read; whether a fact changed after it was read.
+        self._at = 0
+        self._read: dict[str, int] = {}
+        self._contents_read: dict[str, int] = {}
+        self._root_read: dict[str, int] = {}
+        self._control_read: set[str] = set()
+        self._stale = False
 
     def run(self) -> Uniformity:
         u, m, fn = self.u, self.m, self.fn
@@ -506,11 +515,21 @@ class _Analysis:
             before = (dict(u.values), dict(u.blocks), dict(self.contents))
             self._values()
             self._control()
-            if (u.values, u.blocks, self.contents) == before:
+            if (u.values, u.blocks, self.contents) == before or not self._rereads(before[1]):
                 break
         self._summarise()
         u.contents, u.root = self.contents, self.root
         return u
+
+    def _rereads(self, blocks: dict[str, Fact]) -> bool:
+        """Whether another round would read anything other than the last one did, and so may change
+        something: a value, contents or root that changed after the round read it, or the control of a
+        block it read (`blocks`: the control the round read) that _control has changed since. Else the
+        next round would make the same calls on the same facts, each a no-op."""
+        if self._stale:
+            return True
+        now = self.u.blocks
+        return any(blocks.get(label) != now.get(label) for label in self._control_read)
 
     # -- values ---------------------------------------------------------------------------------
     def _lower(self, id_: str, f: Fact, why: Why) -> None:
@@ -521,15 +540,29 @@ class _Analysis:
             u.values[id_] = new
             if new[0] < old[0] or id_ not in u.why:
                 u.why[id_] = why
+            if self._read.get(id_, self._at + 1) <= self._at:
+                self._stale = True
 
     def _fact(self, id_: str) -> Fact:
+        self._read.setdefault(id_, self._at)
         return self.u.values.get(id_, UNIFORM)
 
+    def _reached(self, label: str) -> Fact:
+        """The block's control, as u.control, noting that this round read it."""
+        self._control_read.add(label)
+        return self.u.control(label)
+
     def _values(self) -> None:
+        self._at = 0
+        self._read, self._contents_read, self._root_read = {}, {}, {}
+        self._control_read = set()
+        self._stale = False
+        blocks = self.cfg.blocks
         for label in self.cfg.order:
-            b = self.cfg.blocks[label]
-            for inst in b.insts:
+            for inst in blocks[label].insts:
+                self._at += 1
                 self._value(inst, label)
+        self._at += 1  # what _control and _summarise read comes after every change of the round
 
     def _value(self, inst: Inst, label: str) -> None:
         op = inst.opname
@@ -545,7 +578,7 @@ class _Analysis:
             return
         line = inst.line
         if kind == _VARIABLE:
-            self.root[res] = res
+            self._set_root(res, res)
             init = inst.ids(skip_type=True)
             f = self._fact(init[0].token.text) if init else UNIFORM
             if f != UNIFORM:
@@ -557,7 +590,7 @@ class _Analysis:
         if kind == _POINTER:
             base = self._pointer_operand(inst)
             if base is not None:
-                self.root[res] = self._root(base)
+                self._set_root(res, self._root(base))
         elif kind == _LOAD:
             ptr = self._pointer_operand(inst)
             if ptr is None:
@@ -584,11 +617,12 @@ class _Analysis:
         elif op.startswith("OpGroup") and inst.operand("Execution") is not None:
             self._group(inst, *_span(inst))
             return
-        values = self.u.values
+        values, read, at = self.u.values, self._read, self._at
         for o in inst.operands:
             tok = o.token
             if tok.kind != "ID":
                 continue
+            read.setdefault(tok.text, at)
             g = values.get(tok.text)
             if g is not None and o.grammar_operand.kind != "IdResultType" and self._lowers(res, g):
                 start, end = _span(inst)
@@ -605,7 +639,14 @@ class _Analysis:
                 return o.token.text
         return None
 
+    def _set_root(self, ptr: str, root: str | None) -> None:
+        if ptr not in self.root or self.root[ptr] != root:
+            self.root[ptr] = root
+            if self._root_read.get(ptr, self._at + 1) <= self._at:
+                self._stale = True
+
     def _root(self, ptr: str) -> str | None:
+        self._root_read.setdefault(ptr, self._at)
         if ptr in self.root:
             return self.root[ptr]
         if ptr in self.g.storage:
@@ -627,6 +668,7 @@ class _Analysis:
             if sc == "Workgroup" and self._between_barriers(inst, label):
                 f = (WORKGROUP, 0)
             return f, f"loads {root}", root
+        self._contents_read.setdefault(root, self._at)
         f = self.contents.get(root, UNIFORM)
         return f, f"loads {root}", root
 
@@ -659,6 +701,8 @@ class _Analysis:
             self.contents[root] = new
             if new[0] < old[0] or root not in self.u.why:
                 self.u.why[root] = why
+            if self._contents_read.get(root, self._at + 1) <= self._at:
+                self._stale = True
 
     def _store(self, inst: Inst, label: str) -> None:
         ids = inst.ids()
@@ -668,7 +712,7 @@ class _Analysis:
         root = self._root(ptr)
         if root is None or root in self.g.storage:
             return  # module-level memory: what loads of it give is the storage class's
-        ctl = self.u.control(label)
+        ctl = self._reached(label)
         ctl = (ctl[0], ctl[1] & ~CALLER)
         line, start, end = inst.line, ids[1].token.start, ids[1].token.end
         f = self._fact(val)
@@ -745,7 +789,7 @@ class _Analysis:
         CALLER by the call's own control flow."""
         level, deps = f[0], 0
         if f[1] & CALLER:
-            c = self.u.control(label)
+            c = self._reached(label)
             level, deps = min(level, c[0]), deps | c[1]
         for i, a in enumerate(args):
             if f[1] & (1 << (i + 1)):
@@ -758,13 +802,14 @@ class _Analysis:
         f = self._fact(a)
         root = self._root(a)
         if root is not None:
+            self._contents_read.setdefault(root, self._at)
             c = self.g.contents.get(root, UNIFORM) if root in self.g.storage else self.contents.get(root, UNIFORM)
             f = meet(f, c)
         return f
 
     def _phi(self, inst: Inst, label: str) -> None:
         ids = inst.ids(skip_type=True)
-        here = self.u.control(label)
+        here = self._reached(label)
         for value, parent in zip(ids[::2], ids[1::2], strict=False):
             v, p = value.token.text, parent.token.text
             f = self._fact(v)
@@ -772,7 +817,7 @@ class _Analysis:
                 self._lower(
                     inst.result or "", f, Why(inst.line, value.token.start, value.token.end, f"OpPhi takes {v}", v)
                 )
-            c = self.u.control(p) if p in self.cfg.blocks else here
+            c = self._reached(p) if p in self.cfg.blocks else here
             if c[0] < here[0] or (c[1] & ~here[1]):
                 why = self.u.block_why.get(p)
                 self._lower(
