@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..syntax.parser import Token
 from .facts import module_fact
-from .module import Block, Function, Inst, Module
+from .module import Block, Function, Module
 from .operands import Operand
 
 # SPIR-V 2.11, the four kinds of structured construct.
@@ -122,6 +122,21 @@ class Cfg:
         if self._declared is None:
             self._declared = {o.token.text for b in self.fn.blocks for o in merge_targets(b)}
         return self._declared
+
+    def block_edges(self) -> list[list[Edge]]:
+        """Each block's edges (what `targets` gives), in the function's block order: cut from
+        `edges`, which holds them in that order, a block's run marked by its terminator's line."""
+        out: list[list[Edge]] = []
+        edges, k = self.edges, 0
+        for b in self.fn.blocks:
+            t = b.terminator
+            j = k
+            if t is not None:
+                while j < len(edges) and edges[j].line == t.line:
+                    j += 1
+            out.append(edges[k:j])
+            k = j
+        return out
 
     # -- graph facts --------------------------------------------------------
     def _dfs(self) -> list[str]:
@@ -433,32 +448,24 @@ def targets(b: Block) -> list[Edge]:
     """The edges a block's terminator branches along (none for returns, kills and a missing
     terminator): the one reading of OpBranch, OpBranchConditional and OpSwitch operands."""
     t = b.terminator
-    if t is None:
+    if t is None or t.opname not in _BRANCHES:
         return []
-    out = _targets(b, t)
-    for e in out:
-        e.line = t.line
+    op, label, line = t.opname, b.label, t.line
+    ids = [o.token for o in t.operands if o.token.kind == "ID"]
+    if op == "OpBranch":
+        return [Edge(label, tok.text, "branch", None, tok, line) for tok in ids[:1]]
+    if op == "OpBranchConditional":
+        return [
+            Edge(label, tok.text, kind, None, tok, line) for tok, kind in zip(ids[1:3], ("true", "false"), strict=False)
+        ]
+    out = [Edge(label, tok.text, "default", None, tok, line) for tok in ids[1:2]]
+    lits = [o for o in t.operands if not o.is_id]
+    for i, tok in enumerate(ids[2:]):
+        out.append(Edge(label, tok.text, "case", lits[i].token.text if i < len(lits) else None, tok, line))
     return out
 
 
-def _targets(b: Block, t: Inst) -> list[Edge]:
-    ids = t.ids()
-    if t.opname == "OpBranch":
-        return [Edge(b.label, o.token.text, "branch", token=o.token) for o in ids[:1]]
-    if t.opname == "OpBranchConditional":
-        return [
-            Edge(b.label, o.token.text, kind, token=o.token)
-            for o, kind in zip(ids[1:3], ("true", "false"), strict=False)
-        ]
-    if t.opname == "OpSwitch":
-        out = [Edge(b.label, o.token.text, "default", token=o.token) for o in ids[1:2]]
-        lits = [o for o in t.match.operands if not o.is_id]
-        cases = ids[2:]
-        for i, o in enumerate(cases):
-            lit = lits[i].token.text if i < len(lits) else None
-            out.append(Edge(b.label, o.token.text, "case", lit, o.token))
-        return out
-    return []
+_BRANCHES = frozenset(("OpBranch", "OpBranchConditional", "OpSwitch"))
 
 
 # The operands of a merge instruction that name blocks, by the grammar's operand names.

@@ -223,8 +223,10 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
     phis = False
     out.extend(_before_first_block(m, fn))
     backward = False  # a branch to a block at or above its own: a back edge may be among them
+    # A function with headers has its CFG read below: its edges are made once, there.
+    made = cfg_of(m, fn).block_edges() if any(b.merge is not None for b in blocks) else None
     for k, b in enumerate(blocks):
-        edges = targets(b)
+        edges = made[k] if made is not None else targets(b)
         out.extend(_not_labels(m, fn, b, edges))
         if shader and not backward:
             backward = any((to := fn.block(e.target)) is not None and to.line <= b.line for e in edges)
