@@ -72,13 +72,25 @@ class Cfg:
         self.edges: list[Edge] = []
         self.succ: dict[str, list[str]] = {label: [] for label in self.blocks}
         self.preds: dict[str, list[str]] = {label: [] for label in self.blocks}
+        blocks, preds = self.blocks, self.preds
+        out_edges: dict[str, list[Edge]] = {}  # by source block, for _dfs
         for b in fn.blocks:  # a label defined twice (id.duplicate) keeps both blocks' branches
-            for e in targets(b):
-                self.edges.append(e)
-                if e.target in self.blocks and e.target not in self.succ[b.label]:
-                    self.succ[b.label].append(e.target)
-                    self.preds[e.target].append(b.label)
-        self.order = self._dfs()  # reachable blocks in reverse post-order
+            made = targets(b)
+            if not made:
+                continue
+            self.edges += made
+            source = b.label
+            known = out_edges.get(source)
+            if known is None:
+                out_edges[source] = made
+            else:
+                known += made
+            succ = self.succ[source]
+            for e in made:
+                if e.target in blocks and e.target not in succ:
+                    succ.append(e.target)
+                    preds[e.target].append(source)
+        self.order = self._dfs(out_edges)  # reachable blocks in reverse post-order
         self.reachable = set(self.order)
         self.idom = self._dominators()
         self._dom_children: dict[str, list[str]] = {}
@@ -139,18 +151,16 @@ class Cfg:
         return out
 
     # -- graph facts --------------------------------------------------------
-    def _dfs(self) -> list[str]:
-        """Depth-first from the entry in branch order; marks back edges (to a block on the path)."""
+    def _dfs(self, out_edges: dict[str, list[Edge]]) -> list[str]:
+        """Depth-first from the entry in branch order (`out_edges`: each block's edges); marks back
+        edges (to a block on the path)."""
         if self.entry is None:
             return []
         post: list[str] = []
         on_path = {self.entry}
         seen = {self.entry}
-        out_edges: dict[str, list[Edge]] = {label: [] for label in self.blocks}
-        for e in self.edges:  # one pass: a search of all edges per block was quadratic
-            if e.source in out_edges:
-                out_edges[e.source].append(e)
-        stack = [(self.entry, iter(out_edges[self.entry]))]
+        none: list[Edge] = []
+        stack = [(self.entry, iter(out_edges.get(self.entry, none)))]
         while stack:
             node, it = stack[-1]
             for e in it:
@@ -161,7 +171,7 @@ class Cfg:
                 elif e.target not in seen:
                     seen.add(e.target)
                     on_path.add(e.target)
-                    stack.append((e.target, iter(out_edges[e.target])))
+                    stack.append((e.target, iter(out_edges.get(e.target, none))))
                     break
             else:
                 stack.pop()

@@ -225,11 +225,17 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
     backward = False  # a branch to a block at or above its own: a back edge may be among them
     # A function with headers has its CFG read below: its edges are made once, there.
     made = cfg_of(m, fn).block_edges() if any(b.merge is not None for b in blocks) else None
+    labels = fn.labels
     for k, b in enumerate(blocks):
         edges = made[k] if made is not None else targets(b)
-        out.extend(_not_labels(m, fn, b, edges))
+        if edges or b.merge is not None:
+            out.extend(_not_labels(m, fn, b, edges))
         if shader and not backward:
-            backward = any((to := fn.block(e.target)) is not None and to.line <= b.line for e in edges)
+            for e in edges:
+                to = labels.get(e.target)
+                if to is not None and to.line <= b.line:
+                    backward = True
+                    break
         insts = b.insts
         if insts and insts[0].opname in _PHI_OR_LINE and _first(b).opname == "OpPhi":
             phis = True
@@ -302,11 +308,13 @@ def _not_labels(m: Module, fn: Function, b: Block, edges: list[Edge]) -> list[Di
     defined outside functions or in this one (what another function defines may change in place)."""
     out = []
     operands = [(e.token, e.line) for e in edges]
-    operands += [(o.token, b.merge.line) for o in merge_targets(b) if b.merge is not None]
+    if b.merge is not None:
+        operands += [(o.token, b.merge.line) for o in merge_targets(b)]
+    defs = m.defs
     for tok, line in operands:
         if tok is None:
             continue
-        d = m.definition(tok.text)
+        d = defs.get(tok.text)
         if d is None or d.opname == "OpLabel" or d.grammar_inst is None:
             continue
         if fn.line <= d.line <= fn.end_line or m.function_at(d.line) is None:
