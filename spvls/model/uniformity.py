@@ -370,7 +370,7 @@ def _matrix_types(m: Module) -> dict[str, int]:
 def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int], scopes: dict[str, int | None]) -> int | None:
     """The level of the cooperative matrix the instruction takes or makes (a pointer to one is not
     one); `scopes` keeps what each operand's definition gave (constants are named again and again)."""
-    rt = inst.result_type
+    rt = _result_type(inst)
     if rt in matrices:
         return matrices[rt]
     defs = m.defs
@@ -383,11 +383,26 @@ def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int], scopes: dict
             level = scopes[text]
         else:
             d = defs.get(text)
-            t = d.result_type if d is not None else None
+            t = _result_type(d) if d is not None else None
             level = scopes[text] = matrices.get(t) if t is not None else None
         if level is not None:
             return level
     return None
+
+
+def _result_type(inst: Inst) -> str | None:
+    """inst.result_type, without its search where the grammar says the instruction has none or
+    puts it first (the Result Type is every instruction's first operand when it has one)."""
+    g = inst.inst
+    if g is not None:
+        if not g.has_result_type:
+            return None
+        ops = inst.operands
+        if ops:
+            first = ops[0]
+            if first.grammar_operand.kind == "IdResultType" and first.token.kind == "ID":
+                return first.token.text
+    return inst.result_type
 
 
 def _span(inst: Inst) -> tuple[int, int]:
