@@ -305,7 +305,7 @@ class Worker:
         fork: make the child by forking this process, at once (where os.fork exists): it has this
         module and the binding already imported, where a new interpreter would spend more than a
         small file's whole validation importing them. Only from a caller with no other thread (a
-        fork copies none, nor what they hold), so only for this start: a restart starts afresh."""
+        fork copies none, nor what they hold), so only for this start: a restart spawns one."""
         forked = _fork() if fork and hasattr(os, "fork") else None
 
         def start() -> None:

@@ -121,23 +121,21 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
-def _start_validator(command: str | None, words: list[str]) -> None:
-    """A single-process `check` will validate: its validator's process starts while this one imports,
-    forked from it (no other thread runs yet)."""
+def _fork_validator(command: str | None, words: list[str]) -> None:
+    """A single-process `check` that will validate forks its validator's process from itself
+    (check.check_text, at the first file's validation)."""
     quiet = {"--no-spirv-val", "-h", "--help"} & set(words)
     if command == "check" and not quiet and not any(w.startswith(("-j", "--jobs")) for w in words):
-        from ..binding import worker
-
-        worker.shared().prestart(fork=True)
+        setattr(importlib.import_module(".check", __name__), "fork_validator", True)  # noqa: B010
 
 
 def main(argv: list[str] | None = None) -> int:
     tune_gc()  # before the command's imports, which allocate as much as a small module's check
     words = sys.argv[1:] if argv is None else argv
     command = command_of(words)
-    if argv is None:  # the console script; in-process callers (tests) start it on their first job
-        _start_validator(command, words)
     p = parser(command)
+    if argv is None:  # the console script; in-process callers (tests) start it on their first job
+        _fork_validator(command, words)
     args, rest = p.parse_known_args(words)
     # A command that hands its other arguments to a program (opt: spirv-opt's flags) names where.
     passthrough = getattr(args, "passthrough", None)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..binary.files import read_bytes, starts_binary
 from ..binding import spirv_tools as tools
+from ..binding import worker as workers
 from ..binding.spirv_tools import Unavailable
 from ..checks import analyze, suppress, target, validator
 from ..checks.diagnostic import ERROR, WARNING, Diagnostic
@@ -94,6 +95,11 @@ def register(p: argparse.ArgumentParser) -> None:
 # The last file's analysis is left for the process exit to drop (entry() skips interpreter
 # teardown): freeing a 100k-line module one object at a time takes a tenth of a second.
 _last_analysis = None
+# Set by the console script for a single-process check. Its validator's process is then forked
+# from this one when the first file is validated: on the main thread, before any other thread
+# starts (a fork copies none, nor what they hold), and after the imports, whose writes to the pages
+# the two would share are what a fork costs (a new interpreter would spend more importing the binding).
+fork_validator = False
 
 
 def validator_options(args: argparse.Namespace) -> tools.ValidatorOptions:
@@ -121,12 +127,20 @@ def check_text(
         # The validator's process works on the other core while this one checks: the file's
         # time is the longer of the two, not their sum. (This thread mostly waits on its pipe.)
         version, env, _said = target(doc, target_env)
+        _fork_once()
         tools_run = _Background(validator.run, text, doc.lines, validator.env_for(env, version), options)
     _last_analysis = analyze(doc, target_env)
     diags = list(_last_analysis.diagnostics)
     if tools_run is not None:
         diags = validator.merge(diags, tools_run.result(), _last_analysis.module)
     return diags
+
+
+def _fork_once() -> None:
+    global fork_validator
+    if fork_validator:
+        fork_validator = False
+        workers.shared().prestart(fork=True)
 
 
 class _Background(threading.Thread):
