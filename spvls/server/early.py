@@ -35,7 +35,8 @@ def _fits(params: dict[str, Any]) -> bool:
     return (
         isinstance(params.get("capabilities"), dict)
         and (process is None or (isinstance(process, int) and not isinstance(process, bool)))
-        and all(params.get(k) is None or isinstance(params[k], str) for k in ("rootUri", "rootPath", "locale", "trace"))
+        and all(params.get(k) is None or isinstance(params[k], str) for k in ("rootUri", "rootPath", "locale"))
+        and params.get("trace") in (None, "off", "messages", "verbose")
         and (folders is None or (isinstance(folders, list) and all(_folder(f) for f in folders)))
         and (info is None or (isinstance(info, dict) and isinstance(info.get("name"), str)))
     )

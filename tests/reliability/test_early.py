@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.reliability import rawlsp
 from tests.reliability.rawlsp import Server
 from tests.reliability.test_initialize import CLIENTS, pygls_answers, pygls_messages
@@ -119,8 +121,10 @@ def test_any_client_gets_its_first_answers_before_pygls_is_imported(tmp_path, rn
     assert warnings == want_warnings
 
 
-def test_params_pygls_refuses_at_their_top_are_left_to_it(tmp_path):
-    """A processId that is not a number: nothing is answered before pygls, which answers the error."""
+@pytest.mark.parametrize("top", [{"processId": "one"}, {"trace": "everything"}])
+def test_params_pygls_refuses_at_their_top_are_left_to_it(tmp_path, top):
+    """A processId that is not a number, a trace no value of LSP's: nothing is answered before pygls,
+    which answers the error."""
     env = {"SPVLS_NO_CACHE": "1", "SPVLS_TEST_RELEASE": str(tmp_path / "r")}
     held = HeldServer(env=env)
     try:
@@ -129,7 +133,7 @@ def test_params_pygls_refuses_at_their_top_are_left_to_it(tmp_path):
                 "jsonrpc": "2.0",
                 "id": 1,
                 "method": "initialize",
-                "params": {"processId": "one", "rootUri": None, "capabilities": {}},
+                "params": {"processId": None, "rootUri": None, "capabilities": {}, **top},
             }
         )
         assert _until_held(held) == []
