@@ -354,6 +354,27 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 _trim_fn = _malloc_trim()
 
+# glibc's mallopt parameters (malloc.h)
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8
+MMAP_FROM = 128 << 10  # bytes: a block this large or larger is mapped on its own, and unmapped when freed
+
+
+def tune_heap() -> None:
+    """For a long-lived process that holds a large model: one C heap for every thread, and each
+    block of MMAP_FROM bytes or more in a mapping of its own. glibc otherwise gives each thread that
+    allocates its own heap (a large open is built in a worker thread, beside the main thread's heap
+    with the opened message's freed copies in it) and raises its mapping threshold to the largest
+    block freed (a message's text: megabytes), so later blocks up to that size are carved from a
+    heap whose freed pages stay resident: both raise the process's peak (bench/memory.py). A no-op
+    where mallopt is absent."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt  # glibc only
+    except (OSError, AttributeError):
+        return
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    mallopt(_M_ARENA_MAX, 1)
+    mallopt(_M_MMAP_THRESHOLD, MMAP_FROM)
+
 
 def trim() -> None:
     """Give the C heap's free pages back to the system. The validator's peak (tens of MB on a

@@ -21,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .. import __version__, transport
-from ..binding.spirv_tools import trim
+from ..binding.spirv_tools import trim, tune_heap
 from ..state.documents import Session
 from . import capabilities
 
@@ -259,6 +259,7 @@ def run(
     source_roots: Sequence[str] = (),
 ) -> int:
     logging.basicConfig(level=logging.WARNING, format="spvls: %(levelname)s %(message)s")
+    tune_heap()
     ls = ls or create()
     if source_roots:
         ls.session.ws.given_roots = [Path(os.path.abspath(r)) for r in source_roots]

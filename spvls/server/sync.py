@@ -135,10 +135,11 @@ def did_open(ls: SpvServer, params: T.DidOpenTextDocumentParams) -> None:
     trim()  # the message's and the build's freed pages go back (glibc keeps them; the next peak would start there)
 
 
-def _build(text: str, uri: str, version: int, env: str | None) -> tuple[Document, Analysis | None]:
+def _build(held: list[str], uri: str, version: int, env: str | None) -> tuple[Document, Analysis | None]:
     """In the opener's thread: the Document and its first analysis (None if it fails: the loop's
-    analysis then fails again and publish reports it)."""
-    doc = Document(text, uri, version)
+    analysis then fails again and publish reports it). `held` holds the text alone, emptied once the
+    Document has it: an argument would be held through the analysis (by the executor's work item)."""
+    doc = Document(held.pop(), uri, version)
     try:
         return doc, analyze(doc, env)
     except Exception:
@@ -156,7 +157,7 @@ def _open_off_loop(ls: SpvServer, params: T.DidOpenTextDocumentParams, recalled:
     title = f"checking {d.uri.rsplit('/', 1)[-1]} ({lines:,} lines)"
     end = progress.begin(ls, session.client.takes_progress, lines, "spvls", title)
     env = session.ws.settings.target_env
-    built = asyncio.get_running_loop().run_in_executor(_opener, _build, d.text, d.uri, d.version, env)
+    built = asyncio.get_running_loop().run_in_executor(_opener, _build, [d.text], d.uri, d.version, env)
     d.text = ""  # the thread has it: the message's copy is not held through the analysis
     built.add_done_callback(lambda f: _opened(ls, d.uri, opening, recalled, env, end, f))
 
