@@ -142,8 +142,9 @@ class Sent:
         self.data = data if isinstance(data, array) else packed(array("B"), list(data))
         self.module, self.generation = module, module.doc.generation
         # What each function's callers read of it: while that stays, an edit changes divergence
-        # only inside the edited function.
-        self.summaries = {f.id: uni.analyse(module, f).summary.key() for f in module.functions}
+        # only inside the edited function. The summaries themselves (the analyses hold them; an
+        # analysis made again makes a new one): their keys are compared only for an edited function.
+        self.summaries = {f.id: uni.analyse(module, f).summary for f in module.functions}
 
 
 _WIDER = {"B": "H", "H": "i"}
@@ -246,8 +247,12 @@ def splice(sent: Sent, m: Module, column: Column) -> tuple[int, int, list[int]] 
     if fn is not None and lo + old_n - 1 <= fn.end_line:
         # Which values are divergent may change anywhere in the function, and in its callers when
         # what they read of it changed.
-        key = uni.analyse(m, fn).summary.key()
-        if sent.summaries.get(fn.id) != key and any(u.opname == "OpFunctionCall" for u in m.uses.get(fn.id, ())):
+        now, then = uni.analyse(m, fn).summary, sent.summaries.get(fn.id)
+        if (
+            now is not then
+            and (then is None or now.key() != then.key())
+            and any(u.opname == "OpFunctionCall" for u in m.uses.get(fn.id, ()))
+        ):
             return None
         lo, old_n, new_n = fn.line, fn.end_line - fn.line + 1, fn.end_line - fn.line + 1
     counts, data = sent.counts, sent.data
