@@ -70,9 +70,9 @@ class Cfg:
             self.blocks.setdefault(b.label, b)
         self.entry = fn.blocks[0].label if fn.blocks else None
         self.edges: list[Edge] = []
-        self.succ: dict[str, list[str]] = {label: [] for label in self.blocks}
-        self.preds: dict[str, list[str]] = {label: [] for label in self.blocks}
-        blocks, preds = self.blocks, self.preds
+        succ: dict[str, list[str]] = {label: [] for label in self.blocks}
+        preds: dict[str, list[str]] = {label: [] for label in self.blocks}
+        blocks = self.blocks
         out_edges: dict[str, list[Edge]] = {}  # by source block, for _dfs
         for b in fn.blocks:  # a label defined twice (id.duplicate) keeps both blocks' branches
             made = targets(b)
@@ -85,18 +85,25 @@ class Cfg:
                 out_edges[source] = made
             else:
                 known += made
-            succ = self.succ[source]
+            out = succ[source]
             for e in made:
-                if e.target in blocks and e.target not in succ:
-                    succ.append(e.target)
+                if e.target in blocks and e.target not in out:
+                    out.append(e.target)
                     preds[e.target].append(source)
+        # Kept as tuples: a CFG lives as long as its module, for every function of it (a list of one
+        # label takes twice a tuple's bytes, an empty one 56 where () takes none).
+        self.succ: dict[str, tuple[str, ...]] = {label: tuple(ts) for label, ts in succ.items()}
+        self.preds: dict[str, tuple[str, ...]] = {label: tuple(ps) for label, ps in preds.items()}
         self.order = self._dfs(out_edges)  # reachable blocks in reverse post-order
-        self.reachable = set(self.order)
         self.idom = self._dominators()
-        self._dom_children: dict[str, list[str]] = {}
+        # The blocks reached from the entry: those with an immediate dominator (each block of
+        # `order` has one), read through idom rather than held a second time.
+        self.reachable = self.idom.keys()
+        children: dict[str, list[str]] = {}
         for label, d in self.idom.items():
             if label != d:
-                self._dom_children.setdefault(d, []).append(label)
+                children.setdefault(d, []).append(label)
+        self._dom_children: dict[str, tuple[str, ...]] = {d: tuple(cs) for d, cs in children.items()}
         self._enter: dict[str, int] | None = None  # dominator-tree walk numbers, see _number
         self._leave: dict[str, int] = {}
         self._constructs: list[Construct] | None = None
