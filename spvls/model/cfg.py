@@ -65,9 +65,7 @@ _Chain = _Link | None
 class Cfg:
     def __init__(self, fn: Function):
         self.fn = fn
-        self.blocks: dict[str, Block] = {}
-        for b in fn.blocks:
-            self.blocks.setdefault(b.label, b)
+        self.blocks: dict[str, Block] = fn.labels  # the first block of each label: the function's own index
         self.entry = fn.blocks[0].label if fn.blocks else None
         self.edges: list[Edge] = []
         succ: dict[str, list[str]] = {label: [] for label in self.blocks}
