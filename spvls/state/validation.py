@@ -43,7 +43,7 @@ class Job:
     version: int
     generation: int
     texts: Sequence[str]  # each line without its break
-    breaks: Sequence[str]  # each line's break
+    breaks: Sequence[str] | None  # each line's break; None: "\n" after each but the last (no copy kept)
     lines: Sequence[Line]
     env: str
     options: ValidatorOptions
@@ -53,7 +53,12 @@ class Job:
         document at once would hold the GIL for a keystroke's time)."""
         texts, breaks = self.texts, self.breaks
         for i in range(0, len(texts), JOIN_SLICE):
-            yield "".join(t + b for t, b in zip(texts[i : i + JOIN_SLICE], breaks[i : i + JOIN_SLICE], strict=False))
+            if breaks is None:
+                yield "\n".join(texts[i : i + JOIN_SLICE]) + ("\n" if i + JOIN_SLICE < len(texts) else "")
+            else:
+                yield "".join(
+                    t + b for t, b in zip(texts[i : i + JOIN_SLICE], breaks[i : i + JOIN_SLICE], strict=False)
+                )
 
     def __iter__(self) -> Iterator[str]:
         """The parts afresh each time: the validator's worker streams them, and feeds them again
@@ -82,6 +87,11 @@ def lower_priority() -> None:
         pass
 
 
+def _all_lf(breaks: list[str]) -> bool:
+    """Whether every line but the last ends in "\n" (and the last in nothing)."""
+    return breaks[-1] == "" and breaks.count("\n") == len(breaks) - 1
+
+
 def snapshot(ws: Workspace, uri: str, generation: int) -> Job | None:
     doc = ws.docs.get(uri)
     a = ws.analysis(uri)
@@ -93,7 +103,7 @@ def snapshot(ws: Workspace, uri: str, generation: int) -> Job | None:
         doc.version,
         generation,
         list(doc.texts),
-        list(doc.breaks),
+        None if _all_lf(doc.breaks) else list(doc.breaks),
         list(doc.lines),
         validator.env_for(m.env, m.version),
         ws.settings.validator_options(),
