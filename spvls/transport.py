@@ -330,6 +330,12 @@ def response_with_ints(msg_id: object, result: dict[str, object], key: str, valu
     yield b"]}}"
 
 
+def response_with_raw(msg_id: object, raw: bytes) -> bytes:
+    """A response, framed for the wire, whose result is JSON kept as bytes, written as it is."""
+    body = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": '.encode() + raw + b"}"
+    return _FRAME_HEAD % len(body) + body
+
+
 def notification_with_raw(method: str, fields: dict[str, object], key: str, raw: bytes) -> bytes:
     """A notification, framed for the wire, whose params hold `fields` and, under `key`, JSON kept
     as bytes (state/cache.py's diagnostics), written as it is."""

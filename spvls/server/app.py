@@ -4,6 +4,7 @@ handlers (each handler module's HANDLERS) it registers."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -23,7 +24,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from .. import __version__, transport
 from ..binding.spirv_tools import trim, tune_heap
 from ..state.documents import Session
-from . import capabilities
+from . import capabilities, wire
 
 log = logging.getLogger("spvls")
 
@@ -87,8 +88,13 @@ class _Protocol(LanguageServerProtocol):
         if self.muted is not None and getattr(data, "id", None) == self.muted and not hasattr(data, "method"):
             self.muted = None  # initialize, handed over by server.early, which answered it
             return
-        # Semantic tokens kept as an array (tokens.Sent) go out without becoming a list first.
         result = getattr(data, "result", None)
+        if isinstance(result, wire.Raw):
+            if self.writer is not None and self._include_headers:
+                self.writer.write(transport.response_with_raw(data.id, result.json))
+                return
+            data.result = json.loads(result.json)
+        # Semantic tokens kept as an array (tokens.Sent) go out without becoming a list first.
         if isinstance(result, T.SemanticTokens) and isinstance(result.data, array) and self._include_headers:
             keep: dict[str, object] = {"resultId": result.result_id} if result.result_id is not None else {}
             if self.writer is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as T
@@ -9,6 +10,8 @@ from lsprotocol import types as T
 from ..features import lenses, symbols
 from ..model.module import Module
 from ..state.documents import Snapshot
+from ..syntax.document import Document
+from . import wire
 from .background import background
 from .base import Handler, guard
 from .convert import Positions
@@ -26,20 +29,32 @@ SYMBOL_KIND = {
 }
 
 
-def _doc_symbol(at: Positions, s: symbols.Symbol) -> T.DocumentSymbol:
-    return T.DocumentSymbol(
-        name=s.name or "?",
-        kind=SYMBOL_KIND[s.kind],
-        detail=s.detail,
-        range=at.whole_lines(s.line, s.end_line),
-        selection_range=at.range(s.line, *s.sel),
-        children=[_doc_symbol(at, c) for c in s.children] or None,
+def _symbol_json(doc: Document, encoding: str, s: symbols.Symbol) -> wire.Json:
+    """A symbol as LSP's DocumentSymbol, as the wire has it."""
+    first, last = (
+        wire.position(doc, encoding, s.line, 0),
+        wire.position(doc, encoding, s.end_line, len(wire.line_text(doc, s.end_line))),
     )
+    out: wire.Json = {"name": s.name or "?", "kind": int(SYMBOL_KIND[s.kind])}
+    if s.detail is not None:
+        out["detail"] = s.detail
+    out["range"] = {
+        "start": {"line": first[0], "character": first[1]},
+        "end": {"line": last[0], "character": last[1]},
+    }
+    out["selectionRange"] = wire.span(doc, encoding, s.line, *s.sel)
+    if s.children:
+        out["children"] = [_symbol_json(doc, encoding, c) for c in s.children]
+    return out
 
 
-def outline(snap: Snapshot, params: T.DocumentSymbolParams) -> list[T.DocumentSymbol]:
-    at = Positions(snap.doc, snap.encoding)
-    return [_doc_symbol(at, s) for s in symbols.document_symbols(snap.module)]
+def outline(snap: Snapshot, params: T.DocumentSymbolParams) -> wire.Raw:
+    """The outline as JSON, one symbol at a time: a large module's outline as protocol objects,
+    then as the converter's dicts, then as JSON, held at once, raised the server's peak by more than
+    the whole outline's JSON (bench/run.py's RSS, at 100k lines)."""
+    doc, encoding = snap.doc, snap.encoding
+    parts = [json.dumps(_symbol_json(doc, encoding, s)).encode() for s in symbols.document_symbols(snap.module)]
+    return wire.Raw(b"[" + b", ".join(parts) + b"]")
 
 
 document_symbol = background(outline)

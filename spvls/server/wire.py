@@ -23,6 +23,16 @@ SEVERITY = {ERROR: 1, WARNING: 2, INFO: 3, HINT: 4}  # LSP's DiagnosticSeverity
 Json = dict[str, Any]
 
 
+class Raw:
+    """A request's answer already written as JSON (the result alone), sent as it is: a large answer
+    is never held as protocol objects and their unstructured copy at once (server.app)."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json: bytes) -> None:
+        self.json = json
+
+
 def _width(ch: str, encoding: str) -> int:
     if encoding == "utf-8":
         return len(ch.encode("utf-8", "surrogatepass"))
