@@ -321,19 +321,27 @@ class Cfg:
         if self.entry is None or self.entry not in self.idom:
             return
         stack: list[tuple[str, _Chain]] = [(self.entry, None)]
+        children = self._dom_children
         while stack:
             b, chain = stack.pop()
-            for c in closed.get(b, ()):
-                chain = _drop(chain, c)
-            for c in opened.get(b, ()):
-                if c.kind == "continue" and b not in (c.only or ()):
-                    continue
-                # Always a construct already in the chain (so parents never form a cycle): a
-                # continue construct's is its loop when the loop holds it, as in structured code.
-                c.parent = c.loop if c.loop is not None and _has(chain, c.loop) else _first(chain, b)
-                chain = _Link(c, chain)
+            ends = closed.get(b)
+            if ends is not None:
+                for c in ends:
+                    chain = _drop(chain, c)
+            starts = opened.get(b)
+            if starts is not None:
+                for c in starts:
+                    if c.kind == "continue" and b not in (c.only or ()):
+                        continue
+                    # Always a construct already in the chain (so parents never form a cycle): a
+                    # continue construct's is its loop when the loop holds it, as in structured code.
+                    c.parent = c.loop if c.loop is not None and _has(chain, c.loop) else _first(chain, b)
+                    chain = _Link(c, chain)
             chains[b] = chain
-            stack.extend((k, chain) for k in self._dom_children.get(b, ()))
+            below = children.get(b)
+            if below is not None:
+                for k in below:
+                    stack.append((k, chain))
 
     def children(self, c: Construct | None) -> list[Construct]:
         """The constructs whose parent is c (None: the outermost ones)."""
