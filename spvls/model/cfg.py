@@ -28,35 +28,64 @@ DEFINITIONS = {
 }
 
 
-@dataclass(slots=True)
+# These classes write out their __init__ (init=False): the compiled build compiles a written one, a
+# dataclass's generated one stays interpreted. Equality and the repr stay the dataclass's.
+@dataclass(slots=True, init=False)
 class Edge:
     source: str
     target: str
     kind: str  # branch, true, false, case, default
-    literal: str | None = None  # a switch case's literal
-    token: Token | None = None  # the target operand's token, where a diagnostic may point
-    line: int = -1  # the branch instruction's line
-    back: bool = False  # to a block still on the depth-first path from the entry
+    literal: str | None  # a switch case's literal
+    token: Token | None  # the target operand's token, where a diagnostic may point
+    line: int  # the branch instruction's line
+    back: bool  # to a block still on the depth-first path from the entry
+
+    def __init__(
+        self,
+        source: str,
+        target: str,
+        kind: str,
+        literal: str | None = None,
+        token: Token | None = None,
+        line: int = -1,
+        back: bool = False,
+    ) -> None:
+        self.source, self.target, self.kind, self.literal = source, target, kind, literal
+        self.token, self.line, self.back = token, line, back
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, init=False)
 class Construct:
     kind: str  # selection, loop, continue, case
     header: str  # the block that opens it: selection/loop header, continue target, case target
-    merge: str | None = None  # the merge block it ends at (a continue construct: its loop's)
+    merge: str | None  # the merge block it ends at (a continue construct: its loop's)
     # References point outwards only (no cycles: models are freed by reference counting alone).
-    loop: Construct | None = None  # a continue construct's loop construct
-    parent: Construct | None = None  # the innermost construct around it
-    only: frozenset[str] | None = None  # a continue construct's blocks (post-dominance decides them)
+    loop: Construct | None  # a continue construct's loop construct
+    parent: Construct | None  # the innermost construct around it
+    only: frozenset[str] | None  # a continue construct's blocks (post-dominance decides them)
+
+    def __init__(
+        self,
+        kind: str,
+        header: str,
+        merge: str | None = None,
+        loop: Construct | None = None,
+        parent: Construct | None = None,
+        only: frozenset[str] | None = None,
+    ) -> None:
+        self.kind, self.header, self.merge, self.loop, self.parent, self.only = kind, header, merge, loop, parent, only
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False, init=False)
 class _Link:
     """The constructs around a block, innermost first: a cons list shared by every block below (a
     class, not nested tuples: mypyc recurses without end on a recursive type alias)."""
 
     construct: Construct
     rest: _Link | None
+
+    def __init__(self, construct: Construct, rest: _Link | None) -> None:
+        self.construct, self.rest = construct, rest
 
 
 _Chain = _Link | None

@@ -33,13 +33,19 @@ The rules (ARCHITECTURE.md states them once; docs/uniformity.md says what a user
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Final
 
 from .cfg import Cfg, cfg_of, continue_target, merge_block
 from .facts import keeps, module_fact
 from .module import TERMINATORS, Function, Inst, Module
 
-INVOCATION, GROUP, SUBGROUP, WORKGROUP, ALL = 0, 1, 2, 3, 4
+# Final: the compiled build reads a final name as a constant, not from the module's dict.
+INVOCATION: Final = 0
+GROUP: Final = 1
+SUBGROUP: Final = 2
+WORKGROUP: Final = 3
+ALL: Final = 4
 LEVELS = (
     "each invocation",
     "the derivative group",
@@ -57,9 +63,9 @@ SCOPE_LEVEL = {
     "CrossDevice": ALL,
     "ShaderCallKHR": INVOCATION,
 }
-CALLER = 1
+CALLER: Final = 1
 Fact = tuple[int, int]  # (level, deps)
-UNIFORM: Fact = (ALL, 0)
+UNIFORM: Final[Fact] = (ALL, 0)
 
 # Built-in inputs uniform across more than one invocation (the Vulkan built-in variables chapter says
 # what each holds); every other Input variable differs per invocation. A test keeps the names the
@@ -122,7 +128,11 @@ def meet(a: Fact, b: Fact) -> Fact:
     return (a[0] if a[0] < b[0] else b[0], a[1] | b[1])
 
 
-@dataclass(frozen=True, slots=True)
+# The classes made per value, instruction or function write out their __init__ (init=False): the
+# compiled build compiles a written one, a dataclass's generated one stays interpreted (and a frozen
+# one's, which sets each field through object.__setattr__, is slow in either build). Equality and
+# hashing stay the dataclass's.
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class Why:
     """One link of a chain: where a value or block became less uniform, and the id it came from."""
 
@@ -130,31 +140,48 @@ class Why:
     start: int
     end: int
     text: str
-    next: str | None = None  # the id (or, for a block, the branch's condition) that made it so
-    block: str | None = None  # for a block: the block holding that branch
+    next: str | None  # the id (or, for a block, the branch's condition) that made it so
+    block: str | None  # for a block: the block holding that branch
+
+    def __init__(
+        self, line: int, start: int, end: int, text: str, next: str | None = None, block: str | None = None
+    ) -> None:
+        self.line, self.start, self.end, self.text, self.next, self.block = line, start, end, text, next, block
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class Need:
     """An instruction that must be reached in control flow uniform across `level`."""
 
     kind: str  # barrier, derivative, coopmat
     level: int
     inst: Inst
-    deps: int = 0  # what the control flow reaching it depends on (in its function)
-    via: tuple[Inst, ...] = ()  # the calls that lead to it, outermost first
+    deps: int  # what the control flow reaching it depends on (in its function)
+    via: tuple[Inst, ...]  # the calls that lead to it, outermost first
+
+    def __init__(self, kind: str, level: int, inst: Inst, deps: int = 0, via: tuple[Inst, ...] = ()) -> None:
+        self.kind, self.level, self.inst, self.deps, self.via = kind, level, inst, deps, via
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, init=False)
 class Summary:
     """What callers read of a function: its return value's fact, the facts it stores through
     pointer parameters, the needs its callers must meet at the call, and how uniformly it may end
     the invocations that call it (after a call that ends some, the caller's flow is divergent)."""
 
-    returns: Fact = UNIFORM
-    writes: dict[int, Fact] = field(default_factory=dict)
-    needs: tuple[Need, ...] = ()
-    kills: Fact = UNIFORM  # how uniformly it may end invocations (OpKill, OpTerminateInvocation...)
+    returns: Fact
+    writes: dict[int, Fact]
+    needs: tuple[Need, ...]
+    kills: Fact  # how uniformly it may end invocations (OpKill, OpTerminateInvocation...)
+
+    def __init__(
+        self,
+        returns: Fact = UNIFORM,
+        writes: dict[int, Fact] | None = None,
+        needs: tuple[Need, ...] = (),
+        kills: Fact = UNIFORM,
+    ) -> None:
+        self.returns, self.writes, self.needs, self.kills = returns, {} if writes is None else writes, needs, kills
 
     def key(self) -> tuple:
         return (
@@ -165,26 +192,33 @@ class Summary:
         )
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, init=False)
 class Uniformity:
     """One function's facts: values and blocks less uniform than the function's entry (others are
     uniform, up to the entry's own control), with why."""
 
     fn: Function
-    values: dict[str, Fact] = field(default_factory=dict)
-    why: dict[str, Why] = field(default_factory=dict)
-    blocks: dict[str, Fact] = field(default_factory=dict)
-    block_why: dict[str, Why] = field(default_factory=dict)
-    params: dict[str, int] = field(default_factory=dict)  # parameter id -> its index
-    summary: Summary = field(default_factory=Summary)
-    diverges: dict[str, str] = field(default_factory=dict)  # header -> where it reconverges (merge)
-    leaves: set[str] = field(default_factory=set)  # headers some of whose invocations leave before it
-    contents: dict[str, Fact] = field(default_factory=dict)  # variable or pointer parameter -> what loads give
-    root: dict[str, str | None] = field(default_factory=dict)  # pointer -> the variable it points into
+    values: dict[str, Fact]
+    why: dict[str, Why]
+    blocks: dict[str, Fact]
+    block_why: dict[str, Why]
+    params: dict[str, int]  # parameter id -> its index
+    summary: Summary
+    diverges: dict[str, str]  # header -> where it reconverges (merge)
+    leaves: set[str]  # headers some of whose invocations leave before it
+    contents: dict[str, Fact]  # variable or pointer parameter -> what loads give
+    root: dict[str, str | None]  # pointer -> the variable it points into
     # Needs this function does not meet itself: (need, the control fact that fails it).
-    unmet: list[tuple[Need, Fact]] = field(default_factory=list)
+    unmet: list[tuple[Need, Fact]]
     # Calls whose callee's need the call fails: (call, need, the instantiated fact).
-    calls: list[tuple[Inst, Need, Fact]] = field(default_factory=list)
+    calls: list[tuple[Inst, Need, Fact]]
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.values, self.why, self.blocks, self.block_why, self.params = {}, {}, {}, {}, {}
+        self.summary = Summary()
+        self.diverges, self.leaves, self.contents, self.root = {}, set(), {}, {}
+        self.unmet, self.calls = [], []
 
     def value(self, id_: str) -> Fact:
         return self.values.get(id_, UNIFORM)
@@ -318,7 +352,8 @@ def _derivative_ops(m: Module) -> frozenset[str]:
 
 def needs_of(m: Module, fn: Function, inst: Inst) -> Need | None:
     """What control flow the instruction needs, if any."""
-    return _need(m, inst, _needing_ops(m), _derivative_ops(m), _matrix_types(m), {})
+    need = _need(m, inst, _needing_ops(m), _derivative_ops(m), _matrix_types(m), {})
+    return Need(need[0], need[1], inst) if need is not None else None
 
 
 def _need(
@@ -328,23 +363,23 @@ def _need(
     derivatives: frozenset[str],
     matrices: dict[str, int],
     scopes: dict[str, int | None],
-) -> Need | None:
-    """needs_of with the module's facts at hand (one function asks for each instruction), `scopes`
-    the matrix level of each operand's definition met so far."""
+) -> tuple[str, int] | None:
+    """needs_of's kind and level, with the module's facts at hand (one function asks for each
+    instruction), `scopes` the matrix level of each operand's definition met so far."""
     op = inst.opname
     if op in needing:
         if op in derivatives:
-            return Need("derivative", GROUP, inst)
+            return "derivative", GROUP
         ex = inst.operand("Execution")
         spelled = m.spelled(ex) if ex is not None else None
         level = SCOPE_LEVEL.get(spelled[2], INVOCATION) if spelled else INVOCATION
         if op == "OpControlBarrier" and level < WORKGROUP:
             return None  # Subgroup or Invocation: the client API defines it in non-uniform control flow
-        return Need("barrier", level, inst) if level > INVOCATION else None
+        return ("barrier", level) if level > INVOCATION else None
     if matrices:
         scope = _coopmat_scope(m, inst, matrices, scopes)
         if scope is not None and scope > INVOCATION:
-            return Need("coopmat", scope, inst)
+            return "coopmat", scope
     return None
 
 
@@ -413,8 +448,16 @@ def _span(inst: Inst) -> tuple[int, int]:
 
 # What _Analysis._value does with an instruction, by opname; any other's result is as uniform as its
 # operands (an atomic's and an Execution-scoped group operation's aside).
-_STORE, _CALL, _LABEL, _VARIABLE, _POINTER, _LOAD, _DIVERGES, _PHI, _OPERANDS = range(9)
-_VALUE_KINDS = {
+_STORE: Final = 0
+_CALL: Final = 1
+_LABEL: Final = 2
+_VARIABLE: Final = 3
+_POINTER: Final = 4
+_LOAD: Final = 5
+_DIVERGES: Final = 6
+_PHI: Final = 7
+_OPERANDS: Final = 8
+_VALUE_KINDS: Final = {
     "OpStore": _STORE,
     "OpFunctionCall": _CALL,
     "OpLabel": _LABEL,
@@ -1010,6 +1053,7 @@ class _Analysis:
         s = Summary()
         needing, derivatives, matrices = _needing_ops(m), _derivative_ops(m), _matrix_types(m)
         scopes: dict[str, int | None] = {}
+        needs: list[Need] = []  # what callers must meet, in the order met (a tuple at the end)
         for label in self.cfg.order:
             b = self.cfg.blocks[label]
             t = b.terminator
@@ -1028,16 +1072,17 @@ class _Analysis:
                 s.kills = meet(s.kills, (f[0], f[1] & ~CALLER))
             for inst in b.insts:
                 if inst.opname == "OpFunctionCall":
-                    self._call_needs(inst, label, s)
+                    self._call_needs(inst, label, needs)
                     continue
                 need = _need(m, inst, needing, derivatives, matrices, scopes)
                 if need is None:
                     continue
                 c = u.control(label)
-                if c[0] < need.level:
-                    u.unmet.append((need, c))
+                if c[0] < need[1]:
+                    u.unmet.append((Need(need[0], need[1], inst), c))
                 elif c[1]:
-                    s.needs = (*s.needs, Need(need.kind, need.level, inst, c[1]))
+                    needs.append(Need(need[0], need[1], inst, c[1]))
+        s.needs = tuple(needs)
         for p, i in u.params.items():
             c = self.contents.get(p, UNIFORM)
             own = (c[0], c[1] & ~(1 << (i + 1)))
@@ -1045,7 +1090,7 @@ class _Analysis:
                 s.writes[i] = own
         u.summary = s
 
-    def _call_needs(self, inst: Inst, label: str, s: Summary) -> None:
+    def _call_needs(self, inst: Inst, label: str, needs: list[Need]) -> None:
         ids = inst.ids(skip_type=True)
         callee = self.callees.get(ids[0].token.text) if ids else None
         if callee is None:
@@ -1056,7 +1101,7 @@ class _Analysis:
             if f[0] < need.level:
                 self.u.calls.append((inst, need, f))
             elif f[1]:
-                s.needs = (*s.needs, Need(need.kind, need.level, need.inst, f[1], (inst, *need.via)))
+                needs.append(Need(need.kind, need.level, need.inst, f[1], (inst, *need.via)))
 
 
 def _culprit(a: _Analysis, f: Fact, args: list[str]) -> str | None:
