@@ -169,21 +169,6 @@ class Cfg:
             self._declared = {o.token.text for b in self.fn.blocks for o in merge_targets(b)}
         return self._declared
 
-    def block_edges(self) -> list[list[Edge]]:
-        """Each block's edges (what `targets` gives), in the function's block order: cut from
-        `edges`, which holds them in that order, a block's run marked by its terminator's line."""
-        out: list[list[Edge]] = []
-        edges, k = self.edges, 0
-        for b in self.fn.blocks:
-            t = b.terminator
-            j = k
-            if t is not None:
-                while j < len(edges) and edges[j].line == t.line:
-                    j += 1
-            out.append(edges[k:j])
-            k = j
-        return out
-
     # -- graph facts --------------------------------------------------------
     def _dfs(self, out_edges: dict[str, list[Edge]]) -> list[str]:
         """Depth-first from the entry in branch order (`out_edges`: each block's edges); marks back

@@ -6,6 +6,7 @@ from bisect import bisect_left, bisect_right
 
 from ...model.cfg import Cfg, Edge, cfg_of, continue_target, merge_targets, targets
 from ...model.module import Block, Function, Inst, Module
+from ...syntax.parser import Token
 from ..diagnostic import Diagnostic, related_at
 from ..family import Family, Rule
 from ..scope import Lines, Scope
@@ -223,19 +224,17 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
     phis = False
     out.extend(_before_first_block(m, fn))
     backward = False  # a branch to a block at or above its own: a back edge may be among them
-    # A function with headers has its CFG read below: its edges are made once, there.
-    made = cfg_of(m, fn).block_edges() if any(b.merge is not None for b in blocks) else None
-    labels = fn.labels
+    # A function with headers has its CFG read below: its edges are made once, there, and read after
+    # the walk (each diagnostic is on its own operand, so the order they are found in is no matter).
+    cfg = cfg_of(m, fn) if any(b.merge is not None for b in blocks) else None
     for k, b in enumerate(blocks):
-        edges = made[k] if made is not None else targets(b)
-        if edges or b.merge is not None:
-            out.extend(_not_labels(m, fn, b, edges))
-        if shader and not backward:
-            for e in edges:
-                to = labels.get(e.target)
-                if to is not None and to.line <= b.line:
-                    backward = True
-                    break
+        if cfg is None:
+            edges = targets(b)
+            if edges:
+                out.extend(_not_labels(m, fn, [(e.token, e.line) for e in edges]))
+                backward = backward or (shader and _backward(fn, edges))
+        if b.merge is not None:
+            out.extend(_not_labels(m, fn, [(o.token, b.merge.line) for o in merge_targets(b)]))
         insts = b.insts
         if insts and insts[0].opname in _PHI_OR_LINE and _first(b).opname == "OpPhi":
             phis = True
@@ -258,6 +257,9 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
         stop = blocks[k + 1].line if k + 1 < len(blocks) else fn.end_line
         if stop - t.line > 1:
             out.extend(_after(m, b, t, stop))
+    if cfg is not None:
+        out.extend(_not_labels(m, fn, [(e.token, e.line) for e in cfg.edges]))
+        backward = shader and _backward(fn, cfg.edges)
     if returns:
         out.extend(_returns(m, fn, returns))
     if suspects:
@@ -303,13 +305,22 @@ def _before_first_block(m: Module, fn: Function) -> list[Diagnostic]:
     return []
 
 
-def _not_labels(m: Module, fn: Function, b: Block, edges: list[Edge]) -> list[Diagnostic]:
-    """Branch targets, merge blocks and continue targets that name something other than a label,
-    defined outside functions or in this one (what another function defines may change in place)."""
+def _backward(fn: Function, edges: list[Edge]) -> bool:
+    """Whether a branch goes to a block at or above its own (a back edge may be among them): to a
+    label before the branch, which is its own block's or an earlier one's."""
+    labels = fn.labels
+    for e in edges:
+        to = labels.get(e.target)
+        if to is not None and to.line < e.line:
+            return True
+    return False
+
+
+def _not_labels(m: Module, fn: Function, operands: list[tuple[Token | None, int]]) -> list[Diagnostic]:
+    """Branch targets, merge blocks and continue targets (each with its instruction's line) that name
+    something other than a label, defined outside functions or in this one (what another function
+    defines may change in place)."""
     out = []
-    operands = [(e.token, e.line) for e in edges]
-    if b.merge is not None:
-        operands += [(o.token, b.merge.line) for o in merge_targets(b)]
     defs = m.defs
     for tok, line in operands:
         if tok is None:
