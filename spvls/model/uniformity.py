@@ -362,7 +362,7 @@ def _need(
     needing: frozenset[str],
     derivatives: frozenset[str],
     matrices: dict[str, int],
-    scopes: dict[str, int | None],
+    scopes: dict[str, int],
 ) -> tuple[str, int] | None:
     """needs_of's kind and level, with the module's facts at hand (one function asks for each
     instruction), `scopes` the matrix level of each operand's definition met so far."""
@@ -402,9 +402,10 @@ def _matrix_types(m: Module) -> dict[str, int]:
     return out
 
 
-def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int], scopes: dict[str, int | None]) -> int | None:
+def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int], scopes: dict[str, int]) -> int | None:
     """The level of the cooperative matrix the instruction takes or makes (a pointer to one is not
-    one); `scopes` keeps what each operand's definition gave (constants are named again and again)."""
+    one); `scopes` keeps what each operand's definition gave, _NO_MATRIX for none (constants are
+    named again and again)."""
     rt = _result_type(inst)
     if rt in matrices:
         return matrices[rt]
@@ -414,15 +415,17 @@ def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int], scopes: dict
         if tok.kind != "ID":
             continue
         text = tok.text
-        if text in scopes:
-            level = scopes[text]
-        else:
+        level = scopes.get(text)
+        if level is None:
             d = defs.get(text)
             t = _result_type(d) if d is not None else None
-            level = scopes[text] = matrices.get(t) if t is not None else None
-        if level is not None:
+            level = scopes[text] = matrices.get(t, _NO_MATRIX) if t is not None else _NO_MATRIX
+        if level != _NO_MATRIX:
             return level
     return None
+
+
+_NO_MATRIX: Final = -1
 
 
 def _result_type(inst: Inst) -> str | None:
@@ -1052,7 +1055,7 @@ class _Analysis:
         u, m = self.u, self.m
         s = Summary()
         needing, derivatives, matrices = _needing_ops(m), _derivative_ops(m), _matrix_types(m)
-        scopes: dict[str, int | None] = {}
+        scopes: dict[str, int] = {}
         needs: list[Need] = []  # what callers must meet, in the order met (a tuple at the end)
         for label in self.cfg.order:
             b = self.cfg.blocks[label]
