@@ -1,8 +1,10 @@
 """The first answers, before the protocol library is imported: `initialize`, its result built from
-the client's capabilities as pygls builds it (server.capabilities), and the first `didOpen` of a
-small document, checked and published as the wire has it (server.published). pygls and lsprotocol
-take ~0.4 s to import here, longer than everything the first diagnostics need; they are imported
-after them.
+the client's capabilities as pygls builds it (server.capabilities), settings changed before any
+document is open, and the first `didOpen` of a small document, checked and published as the wire
+has it (server.published), or for a client that pulls diagnostics, its first pull answered (the
+requests that came between held, and handed to pygls after that answer: LSP lets a server answer
+in any order). pygls and lsprotocol take ~0.4 s to import here, longer than everything the first
+diagnostics need; they are imported after them.
 
 At the first message this front does not answer (or a broken frame, or the end of input), the pygls
 server takes over with the same Session, the framer's state and the messages left; `initialize`
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +29,9 @@ from . import capabilities, published
 log = logging.getLogger("spvls")
 
 WARNING = 2  # LSP's MessageType.Warning
+# Seconds without a message after which pygls takes over while a pull is awaited: a client that
+# pulls later (or waits for a held request's answer first) is served by pygls from there.
+PULL_WAIT = 0.25
 
 
 def _fits(params: dict[str, Any]) -> bool:
@@ -55,6 +61,8 @@ class Front:
         self.replay: list[dict[str, Any]] = []  # initialize and initialized, handed to pygls again
         self.muted: int | str | None = None  # initialize's id: pygls' answer to the replay is not sent
         self.opened: list[str] = []  # documents opened here: validated once pygls runs
+        self.pulling: str | None = None  # the document opened here whose first pull is awaited
+        self.held: list[dict[str, Any]] = []  # requests that came meanwhile: pygls answers them after it
         self.done = False  # the first diagnostics are out
 
     def _write(self, data: bytes) -> None:
@@ -77,6 +85,10 @@ class Front:
             if method == "initialized" and self.muted is not None:
                 self.replay.append(m)
                 return True
+            if self.pulling is not None:
+                return self._pulled(m, params)
+            if method == "workspace/didChangeConfiguration" and self.muted is not None and not self.opened:
+                return self._configure(params)
             if method == "textDocument/didOpen" and self.muted is not None:
                 return self._open(params)
         except Exception:  # pygls' handlers answer it, and report what went wrong
@@ -97,10 +109,23 @@ class Front:
         self.replay.append(m)
         return True
 
+    def _configure(self, params: dict[str, Any]) -> bool:
+        """Settings changed while no document is open, or only one whose first pull is awaited (none
+        to publish, none pulled to pull again): as lifecycle.did_change_configuration."""
+        problems = self.session.update_settings(params.get("settings"))
+        if problems:
+            show = {"type": WARNING, "message": "\n".join(problems)}
+            self._write(framed({"jsonrpc": "2.0", "method": "window/showMessage", "params": show}))
+        self.session.ws.invalidate()
+        return True
+
     def _open(self, params: dict[str, Any]) -> bool:
-        """A small document opened by a client that takes pushed diagnostics: as sync.did_open."""
+        """A small document opened: as sync.did_open. A client that pulls gets its first pull
+        answered here too, unless the cache holds the text (pygls then answers the pull from it and
+        confirms it after)."""
         item = params.get("textDocument")
-        if not isinstance(item, dict) or self.session.client.pull:
+        pull = self.session.client.pull
+        if not isinstance(item, dict) or (pull and os.name != "posix"):  # waiting needs select() on a pipe
             return False
         uri, text, version = item.get("uri"), item.get("text"), item.get("version")
         if not isinstance(uri, str) or not isinstance(text, str) or type(version) is not int:
@@ -110,17 +135,40 @@ class Front:
         session = self.session
         recalled = session.recall(uri, text, published.MAX_PUBLISHED, can_send=True)
         kept = recalled.diagnostics if recalled is not None else None
+        if pull and kept is not None:
+            return False
         if kept is not None:
             self._publish(uri, version, kept)
         session.open(uri, text, version)
         native = published.diagnostics(session, uri, validated=False)  # if it fails, pygls opens it again
         item["text"] = ""  # the Document has it
-        if kept is None:
+        if kept is None and not pull:
             self._publish(uri, version, native)
-        if recalled is not None and session.remember(recalled.key, native, kept):
+        if recalled is not None and session.remember(recalled.key, native, kept) and not pull:
             self._publish(uri, version, native)
         self.opened.append(uri)
-        self.done = True
+        if pull:
+            self.pulling = uri
+        else:
+            self.done = True
+        return True
+
+    def _pulled(self, m: dict[str, Any], params: dict[str, Any]) -> bool:
+        """While the first pull is awaited: that pull answered (as sync.pull_diagnostics), another
+        request held; anything else is pygls' (a notification may change what the pull answers)."""
+        method, ident = m.get("method"), m.get("id")
+        if method == "workspace/didChangeConfiguration" and ident is None and not self.held:
+            return self._configure(params)
+        if not isinstance(ident, (int, str)) or not isinstance(method, str) or method.startswith("$/"):
+            return False
+        document, uri = params.get("textDocument"), self.pulling
+        if method == "textDocument/diagnostic" and isinstance(document, dict) and uri and document.get("uri") == uri:
+            items = published.diagnostics(self.session, uri)
+            self.session.opened[uri].pulled = True
+            self._write(framed({"jsonrpc": "2.0", "id": ident, "result": {"kind": "full", "items": items}}))
+            self.done = True
+            return True
+        self.held.append(m)
         return True
 
 
@@ -133,7 +181,9 @@ def serve_stdio(source_roots: Sequence[str] = ()) -> int:
     front.session.ws.given_roots = [Path(os.path.abspath(r)) for r in source_roots]
     left: list[object] = []
     while not front.done:
-        data = stdin.read1(65536)
+        if front.pulling is not None and not select.select([stdin], [], [], PULL_WAIT)[0]:
+            break  # no pull yet: pygls takes over, and answers it when it comes
+        data = os.read(stdin.fileno(), 65536)  # nothing buffered here, where select() could not see it
         if not data:
             break
         messages = framer.feed(data)
@@ -150,4 +200,4 @@ def serve_stdio(source_roots: Sequence[str] = ()) -> int:
 
     ls = create(front.session)
     ls.protocol.muted = front.muted
-    return run(ls=ls, framer=framer, first=[*front.replay, *left], opened=front.opened)
+    return run(ls=ls, framer=framer, first=[*front.replay, *front.held, *left], opened=front.opened)

@@ -47,8 +47,8 @@ def did_change_configuration(ls: SpvServer, params: T.DidChangeConfigurationPara
             session.validation.forget(uri)
         validate(ls, uri, (ON_TYPE, ON_SAVE), delay=0)
         publish(ls, uri)
-    if session.client.pull and session.client.refresh:
-        ls.workspace_diagnostic_refresh(None)
+    if session.client.pull and session.client.refresh and any(o.pulled for o in session.opened.values()):
+        ls.workspace_diagnostic_refresh(None)  # only what the client pulled is to pull again
 
 
 HANDLERS = [

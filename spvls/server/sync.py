@@ -270,6 +270,8 @@ def did_close(ls: SpvServer, params: T.DidCloseTextDocumentParams) -> None:
 @guard
 async def pull_diagnostics(ls: SpvServer, params: T.DocumentDiagnosticParams) -> T.RelatedFullDocumentDiagnosticReport:
     session, uri = ls.session, params.text_document.uri
+    if uri in session.opened:
+        session.opened[uri].pulled = True
     cached = session.unconfirmed(uri)
     if cached is not None:
         note(ls, f"diagnostics of {uri} from the cache")

@@ -92,6 +92,7 @@ class Opened:
     # analysis has confirmed it.
     unconfirmed: tuple[int, Recalled] | None = None
     opening: Opening | None = None  # its first analysis still running off the loop
+    pulled: bool = False  # a client that pulls has pulled its diagnostics (settings changed: pull again)
 
 
 @dataclass(frozen=True)

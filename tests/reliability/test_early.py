@@ -162,26 +162,86 @@ def test_capabilities_pygls_refuses_deep_inside_are_answered_early_and_the_serve
         held.close()
 
 
-def test_a_client_that_pulls_gets_initialize_early_and_its_diagnostics_from_pygls(tmp_path):
-    """A client that pulls diagnostics: `initialize` is answered before pygls; the open is left to
-    pygls, which answers the pull (nothing is pushed)."""
-    caps = {"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": True}}}
-    options = {"validate": "off"}
-    pull = {"textDocument": {"uri": URI}}
-    (want_init,) = pygls_answers([{"processId": None, "rootUri": None, "capabilities": caps}])
+PULLS = {"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": True}}}
 
+
+def _pull(s: Server, ident: int) -> dict:
+    s.send({"jsonrpc": "2.0", "id": ident, "method": "textDocument/diagnostic", "params": {"textDocument": {"uri": URI}}})
+    return s.wait_for(lambda m: m.get("id") == ident and "method" not in m, timeout=120)
+
+
+def test_a_client_that_pulls_gets_its_first_pull_answered_before_pygls_and_the_requests_between_after(tmp_path):
+    """VS Code's first messages: the open, its settings, another request, then the pull. The settings
+    and the pull are answered before pygls; the request that came between is answered by pygls after
+    it, and the same pull answered by pygls (after a reopen) gives the same items."""
+    caps = json.loads((ROOT / "tests" / "data" / "clients" / "vscode.json").read_text())["capabilities"]
     release = tmp_path / "release"
     held = HeldServer(env={"SPVLS_NO_CACHE": "1", "SPVLS_TEST_RELEASE": str(release)})
     try:
-        init = held.initialize(caps, options)
+        held.initialize(caps, {"validate": "off"})
         held.notify(
             "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1, "text": TEXT}}
         )
-        assert init["result"] == want_init["result"]
-        early = _until_held(held)
-        assert [m for m in early if m.get("method") == "textDocument/publishDiagnostics"] == []
+        held.notify("workspace/didChangeConfiguration", {"settings": {"spvls": {"targetEnv": "no-such-env"}}})
+        symbols = {"textDocument": {"uri": URI}}
+        held.send({"jsonrpc": "2.0", "id": 50, "method": "textDocument/documentSymbol", "params": symbols})
+        early = _pull(held, 51)["result"]
+        before = _until_held(held)
+        assert [m["method"] for m in before] == ["window/showMessage"]  # the refused setting, said once
+        assert "targetEnv" in before[0]["params"]["message"]
+        assert early["kind"] == "full" and {d["code"] for d in early["items"]} >= {"reconvergence.same-labels"}
         release.touch()
-        items = held.request("textDocument/diagnostic", pull, timeout=120)["result"]["items"]
+        assert [s["name"] for s in held.wait_for(lambda m: m.get("id") == 50, timeout=120)["result"]]
+        held.notify("textDocument/didClose", {"textDocument": {"uri": URI}})
+        held.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 2, "text": TEXT}}
+        )
+        assert _pull(held, 52)["result"] == early
+        assert "workspace/diagnostic/refresh" not in held.asked  # nothing pulled before the settings changed
+        assert held.request("shutdown", None)["result"] is None
+    finally:
+        release.touch()
+        held.close()
+
+
+def test_settings_sent_before_the_first_open_are_taken_before_pygls(tmp_path):
+    """Neovim 0.11's first messages: its settings right after `initialized`, then the open; the
+    diagnostics published before pygls follow those settings (a target env older than what the
+    module needs), as pygls' own publication of the same text does."""
+    caps = json.loads((ROOT / "tests" / "data" / "clients" / "neovim-0.11.json").read_text())["capabilities"]
+    text = "OpCapability Shader\nOpCapability GroupNonUniform\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n"
+    release = tmp_path / "release"
+    held = HeldServer(env={"SPVLS_NO_CACHE": "1", "SPVLS_TEST_RELEASE": str(release)})
+    try:
+        held.initialize(caps, {"validate": "off"})
+        held.notify("workspace/didChangeConfiguration", {"settings": {"spvls": {"targetEnv": "vulkan1.0"}}})
+        early = _open(held, text)
+        assert _until_held(held) == []
+        assert [d["code"] for d in early["diagnostics"]] == ["capability.version"]
+        release.touch()
+        held.notify("textDocument/didClose", {"textDocument": {"uri": URI}})
+        held.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=120)
+        assert _open(held, text, version=2) == {**early, "version": 2}
+    finally:
+        release.touch()
+        held.close()
+
+
+def test_a_pull_that_does_not_come_is_left_to_pygls(tmp_path):
+    """A client that pulls, opens, then says nothing: pygls takes over after a moment, and answers the
+    pull when it comes."""
+    release = tmp_path / "release"
+    held = HeldServer(env={"SPVLS_NO_CACHE": "1", "SPVLS_TEST_RELEASE": str(release)})
+    try:
+        init = held.initialize(PULLS, {"validate": "off"})
+        (want_init,) = pygls_answers([{"processId": None, "rootUri": None, "capabilities": PULLS}])
+        assert init["result"] == want_init["result"]
+        held.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1, "text": TEXT}}
+        )
+        assert _until_held(held) == []  # nothing pushed, nothing else said
+        release.touch()
+        items = _pull(held, 60)["result"]["items"]
         assert items and {d["code"] for d in items} >= {"reconvergence.same-labels"}
     finally:
         release.touch()
