@@ -242,6 +242,35 @@ SUGGEST_IDS_UP_TO = 1000  # the same for undefined ids (each compared with the i
 SUGGEST_NAMES_UP_TO = 1000
 
 
+# What an instruction is to _build, by its opname: bits of _role (0 for most: an instruction of a
+# block's body).
+_INDEX, _IMPORT, _FUNCTION, _FUNCTION_END, _LABEL, _MERGE, _TERMINATOR, _CALL, _VARIABLE, _MODULE_LEVEL = (
+    1 << k for k in range(10)
+)
+
+
+def _role(op: str, grammar_inst: Instruction | None) -> int:
+    """The bits of what _build does with an instruction besides filing its definition and uses."""
+    cls = grammar_inst.cls if grammar_inst is not None else None
+    return (
+        (_INDEX if op in _INDEXED or op == "OpExtInstImport" else 0)
+        | (_IMPORT if op == "OpExtInstImport" else 0)
+        | (_FUNCTION if op == "OpFunction" else 0)
+        | (_FUNCTION_END if op == "OpFunctionEnd" else 0)
+        | (_LABEL if op == "OpLabel" else 0)
+        | (_MERGE if op in ("OpSelectionMerge", "OpLoopMerge") else 0)
+        | (_TERMINATOR if op in TERMINATORS else 0)
+        | (_CALL if op == "OpFunctionCall" else 0)
+        | (_VARIABLE if op in ("OpVariable", "OpUntypedVariableKHR") else 0)
+        # Misplaced in a body: its function is foreign (see Function.foreign).
+        | (
+            _MODULE_LEVEL
+            if cls in _MODULE_LEVEL_CLASSES and (cls not in _HEADER_CLASSES or _header(op, grammar_inst))
+            else 0
+        )
+    )
+
+
 # Tests subclass it to act inside an update (where a worker thread may read): the compiled build
 # admits such a subclass only when told.
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -290,23 +319,22 @@ class Module:
         defs, uses, duplicates = self.defs, self.uses, self.duplicates
         templates, clean, new, as_operand = templates_of(grammar), _CLEAN, tuple.__new__, repeat(Operand)
         by_op: dict[str, list[Inst]] = {}  # with_op's index: built here, before a fork shares it
+        roles: dict[str, int] = {}  # each opname's _role, found once per build
+        body: list[Inst] = []
         m: Match
         for n, line in enumerate(self.doc.lines):
-            opcode = line.opcode
-            if opcode is None:
+            if line.opcode is None:
                 continue
-            if opcode.text == "OpExtInstImport" and line.result and line.operands:
-                ext_imports[line.result.text] = set_name = string_value(line.operands[0].text)
-                self._imports_in_order.append((n, line.result.text, set_name))
             shape = line.shape
             t = templates.get(shape) if shape is not None else None
             if t is not None:  # match's first case, made straight into the Inst
                 gi = t[0]
                 op = gi.name
+                toks = line.operands  # a clean match fills one operand per token
                 m = inst = Inst(
                     gi,
                     # operands_of, inline where the template has no enum slot
-                    tuple(map(new, as_operand, zip(line.operands, t[1], strict=False)))
+                    tuple(map(new, as_operand, zip(toks, t[1], strict=False)))
                     if t[2] is None
                     else operands_of(line, t[1], t[2]),
                     clean,
@@ -319,6 +347,9 @@ class Module:
             else:
                 m = inst = make_inst(n, line, match(grammar, line, ext_imports))
                 op = inst.opname
+                toks = tuple(o.token for o in m.operands)
+                if m.inst is None or m.problems:
+                    self._index_problems(inst)  # (a clean match has none)
             insts.append(inst)
             inst_at[n] = inst
             same_op = by_op.get(op)
@@ -328,16 +359,13 @@ class Module:
                 same_op.append(inst)
             # What _index does, for lines that come in order into empty indexes (a third of the
             # model's build went to _index's calls and checks).
-            if m.inst is None or m.problems:
-                self._index_problems(inst)
             result = line.result
             if result is not None:
                 if result.text in defs:
                     duplicates.append(inst)
                 else:
                     defs[result.text] = inst
-            for o in m.operands:
-                tok = o.token
+            for tok in toks:
                 if tok.kind == "ID":
                     lst = uses.get(tok.text)
                     if lst is None:
@@ -346,41 +374,47 @@ class Module:
                         uses[tok.text] = [lst[0], inst]
                     else:
                         lst.append(inst)
-            if op in _INDEXED and m.operands:
-                self._index_module(inst)
-            if op == "OpFunction":
+            role = roles.get(op)
+            if role is None:
+                role = roles[op] = _role(op, m.inst)
+            if not role:  # most lines: an instruction of a block's body
+                if block is not None:
+                    body.append(inst)
+                continue
+            if role & _INDEX and toks:
+                if role & _IMPORT:
+                    if result is not None:
+                        ext_imports[result.text] = set_name = string_value(toks[0].text)
+                        self._imports_in_order.append((n, result.text, set_name))
+                else:
+                    self._index_module(inst)
+            if role & _FUNCTION:
                 # A function still open: its structure.function-end lands on this line.
                 fn = Function(inst.result or "", n, n, inst, foreign=fn is not None)
                 block = None
                 self.functions.append(fn)
                 if inst.result:
                     self.function_of[inst.result] = fn
-            elif op == "OpFunctionEnd":
+            elif role & _FUNCTION_END:
                 if fn:
                     fn.end_line = n
                 fn = block = None
             elif fn is not None:
-                if (
-                    m.inst is not None
-                    and m.inst.cls in _MODULE_LEVEL_CLASSES
-                    and (m.inst.cls not in _HEADER_CLASSES or _header(op, m.inst))
-                ) or (
-                    op in ("OpVariable", "OpUntypedVariableKHR") and all(t.text != "Function" for t in line.operands)
-                ):
+                if role & _MODULE_LEVEL or (role & _VARIABLE and all(t.text != "Function" for t in line.operands)):
                     fn.foreign = True
-                if op == "OpLabel":
+                if role & _LABEL:
                     block = Block(inst.result or "", n, inst, body := [])
                     fn.blocks.append(block)
                     fn.labels.setdefault(block.label, block)
                 elif block is not None:
                     body.append(inst)
-                    if op in ("OpSelectionMerge", "OpLoopMerge"):
+                    if role & _MERGE:
                         block.merge = inst
-                    elif op in TERMINATORS:
+                    elif role & _TERMINATOR:
                         block.terminator = inst
                         block.insts = tuple(body)
                         block = None
-                if op == "OpFunctionCall":
+                if role & _CALL:
                     callee = inst.ids(skip_type=True)
                     if callee:
                         fn.calls.append((callee[0].token.text, inst))

@@ -6,7 +6,7 @@ import re
 from array import array
 
 from .heap import building
-from .parser import Line, Stats, forget_ids, parse_line, version_from_comment
+from .parser import Line, Stats, forget_ids, parse_line, parse_lines, version_from_comment
 
 # spirv-as lets a string run over several lines, in any instruction (in practice it is embedded
 # source text). A string token: up to the closing quote, a backslash escaping any character
@@ -220,17 +220,21 @@ class Document:
         """Parse lines from lo on; past hi, stop where the old grouping resumes. Returns where it stopped.
         span[lo:hi] is all ones on entry (so a line of its own needs no store)."""
         i, n = lo, len(self.texts)
+        hi = min(hi, n)
         texts, lines, span = self.texts, self.lines, self.span
         while i < n:
-            if i >= hi:
+            if i < hi:
+                i = parse_lines(texts, lines, i, hi)  # up to a line with a quote: the common case
+                if i == hi:
+                    continue
+            else:
                 if span[i] != 0 and lines[i] is not _UNPARSED:
                     break
                 span[i] = 1
-            text = texts[i]
-            if '"' not in text:  # the common case, without a call: this loop runs once per line on open
-                lines[i] = parse_line(text)
-                i += 1
-                continue
+                if '"' not in texts[i]:
+                    lines[i] = parse_line(texts[i])
+                    i += 1
+                    continue
             last = self._group_end(i)
             if last == i:
                 self.lines[i] = parse_line(self.texts[i])

@@ -296,16 +296,15 @@ VALID_ID = re.compile(r"%[A-Za-z0-9_]+")  # what spirv-as accepts as an id (the 
 
 def parse_line(text: str) -> Line:
     """Parse one line (without its newline)."""
-    if '"' in text or ";" in text or "%" not in text:
+    if '"' in text:
         return _parse_whole(text)
-    parts = _ID_SPLIT.split(text)  # the text between ids, and the ids: one pass over the line
-    template = _template("%".join(parts[::2]))
-    if template is None:
-        return _parse_whole(text)
-    return _reshape(template, text, parts[1::2])
+    one = [_NO_LINE]
+    parse_lines([text], one, 0, 1)
+    return one[0]
 
 
 _new = tuple.__new__  # builds a Token or Line without the NamedTuple's Python-level __new__
+_NO_LINE = Line("", None, None, (), None, None)  # a slot parse_lines fills
 
 
 @lru_cache(maxsize=4096)
@@ -322,13 +321,25 @@ def _parse_whole(text: str) -> Line:
 
 class _Shape(NamedTuple):
     """A clean shape's tokens as (is id, kind, text, column) and the shape itself (which every line
-    of that shape shares), with the tokens that are not ids built once per layout of id lengths:
-    lines laid out alike (spirv-dis right-aligns result ids) share them."""
+    of that shape shares); each id's index among the tokens and column in the shape; how many ids
+    come before the last token that is not an id (only their lengths move such tokens); and those
+    tokens, built once per layout of those lengths: lines laid out alike (spirv-dis right-aligns
+    result ids) share them."""
 
     has_result: bool
     toks: tuple[tuple[bool, str, str, int], ...]
     text: str
-    layouts: dict[tuple[int, ...], tuple[list[Token | None], tuple[tuple[int, int], ...]]]
+    ids: tuple[tuple[int, int], ...]
+    leading: int
+    layouts: dict[int | tuple[int, ...] | None, list[Token | None]]  # by _layout's key
+
+
+def _shape(toks: tuple[tuple[bool, str, str, int], ...], shape: str) -> _Shape:
+    """A shape's template from its tokens (see _Shape)."""
+    fixed = [k for k, t in enumerate(toks) if not t[0]]
+    leading = sum(1 for t in toks[: fixed[-1]] if t[0]) if fixed else 0
+    ids = tuple((k, t[3]) for k, t in enumerate(toks) if t[0])
+    return _Shape(toks[0][0], toks, shape, ids, leading, {})
 
 
 # A word alone between spaces or tabs: an Op name, a name (enumerant, extended instruction), a
@@ -351,7 +362,7 @@ def _template(shape: str) -> _Shape | None:
     toks = _placed(shape)
     if toks is None:
         return None
-    return _Shape(toks[0][1] == "ID", tuple(toks), shape, {})
+    return _shape(tuple(toks), shape)
 
 
 def _placed(shape: str) -> list[tuple[bool, str, str, int]] | None:
@@ -413,7 +424,7 @@ def _lark_template(shape: str) -> _Shape | None:
     if line.error is not None or line.opcode is None:
         return None
     toks = ([line.result] if line.result else []) + [line.opcode, *line.operands]
-    return _Shape(line.result is not None, tuple((t.kind == "ID", t.kind, t.text, t.start) for t in toks), shape, {})
+    return _shape(tuple((t.kind == "ID", t.kind, t.text, t.start) for t in toks), shape)
 
 
 _MAX_LAYOUTS = 64
@@ -428,50 +439,74 @@ def forget_ids() -> None:
     _interned.last.clear()
 
 
-def _layout(template: _Shape, lengths: tuple[int, ...]) -> tuple[list[Token | None], tuple[tuple[int, int], ...]]:
-    """The tokens that are not ids, placed for ids of these lengths, and (index, column) of each id."""
+def _layout(template: _Shape, key: int | tuple[int, ...] | None) -> list[Token | None]:
+    """The tokens that are not ids (None in each id's place), placed for leading ids of these
+    lengths. The key: None without leading ids, the length of the one, or the lengths of several."""
+    lengths = () if key is None else (key,) if isinstance(key, int) else key
     fixed: list[Token | None] = []
-    slots = []
     shift = k = 0
     for is_id, kind, tok_text, start in template.toks:
-        start += shift
         if is_id:
-            slots.append((len(fixed), start))
             fixed.append(None)
-            shift += lengths[k] - 1
+            shift += lengths[k] - 1 if k < len(lengths) else 0
             k += 1
         else:
+            start += shift
             fixed.append(_new(Token, (kind, tok_text, start, start + len(tok_text))))
-    found = (fixed, tuple(slots))
     if len(template.layouts) < _MAX_LAYOUTS:
-        template.layouts[lengths] = found
-    return found
+        template.layouts[key] = fixed
+    return fixed
 
 
-def _reshape(template: _Shape, text: str, ids: list[str]) -> Line:
-    """The shape's tokens, moved over the real ids (each '%' in the shape is one id)."""
-    lengths = tuple(map(len, ids))
-    layout = template.layouts.get(lengths)
-    fixed, slots = layout if layout is not None else _layout(template, lengths)
-    out = fixed.copy()
+def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int) -> int:
+    """Parse texts[i:stop] into lines[i:stop], each as parse_line would, up to the first that holds
+    a quote (its string may run on over the next lines: the Document groups them). Returns where it
+    stopped. The loop of a Document's build, with no call per line where the line's shape is known:
+    the shape's tokens are moved over the line's own ids (each '%' in the shape is one id)."""
+    split, join, template_of, whole = _ID_SPLIT.split, "%".join, _template, _parse_whole
     interned = _interned
     last, id_at = interned.last, interned.id_at
-    for (i, start), tok_text in zip(slots, ids, strict=False):
-        try:
+    while i < stop:
+        text = texts[i]
+        if '"' in text:
+            break
+        template = None
+        if ";" not in text and "%" in text:
+            parts = split(text)  # the text between ids, and the ids: one pass over the line
+            template = template_of(join(parts[::2]))
+        if template is None:
+            lines[i] = whole(text)
+            i += 1
+            continue
+        ids = parts[1::2]
+        leading = template.leading
+        key = None if not leading else len(ids[0]) if leading == 1 else tuple(map(len, ids[:leading]))
+        fixed = template.layouts.get(key)
+        out = (fixed if fixed is not None else _layout(template, key)).copy()
+        if len(text) > len(id_at):  # a table for each column an id may start at
+            id_at.extend({} for _ in range(len(text) - len(id_at)))
+        shift = 0  # how far the ids so far moved the next from its column in the shape
+        for (k, col), tok_text in zip(template.ids, ids, strict=False):
+            start = col + shift
+            size = len(tok_text)
+            shift += size - 1
             here = id_at[start]
-        except IndexError:
-            id_at.extend({} for _ in range(start + 1 - len(id_at)))
-            here = id_at[start]
-        tok = here.get(tok_text)
-        if tok is None:
-            same = last.get(tok_text)
-            if same is not None:
-                tok_text = same[1]
-            tok = here[tok_text] = last[tok_text] = _new(Token, ("ID", tok_text, start, start + len(tok_text)))
-        out[i] = tok
-    if template.has_result:
-        return _new(Line, (text, out[0], out[1], tuple(out[2:]), None, template.text))
-    return _new(Line, (text, None, out[0], tuple(out[1:]), None, template.text))
+            tok = here.get(tok_text)
+            if tok is None:
+                same = last.get(tok_text)
+                if same is None:
+                    tok = last[tok_text] = _new(Token, ("ID", tok_text, start, start + size))
+                else:
+                    tok_text = same[1]
+                    tok = _new(Token, ("ID", tok_text, start, start + size))
+                here[tok_text] = tok
+            out[k] = tok
+        if template.has_result:
+            lines[i] = _new(Line, (text, out[0], out[1], tuple(out[2:]), None, template.text))
+        else:
+            lines[i] = _new(Line, (text, None, out[0], tuple(out[1:]), None, template.text))
+        i += 1
+    return i
 
 
 def _parse(text: str) -> Line:
