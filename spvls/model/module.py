@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from itertools import repeat
 
 from ..compiled import mypyc_attr
-from ..spec.grammar import Enumerant, Grammar, Instruction, is_type
+from ..spec.grammar import Enumerant, Grammar, GrammarOperand, Instruction, is_type
 from ..syntax.document import Document
 from ..syntax.heap import building
 from ..syntax.parser import Line, Token, int_value, string_value
 from .enablement import lacks
 from .facts import keeps, module_fact
-from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, match, operands_of, templates_of
+from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, Problem, match, operands_of, templates_of
 from .target import Stated
 
 
@@ -30,6 +30,28 @@ class Inst(Match):
     line: int = 0
     src: Line = None  # type: ignore[assignment]  # always given (make_inst, Module._build)
     opname: str = ""  # the canonical name (aliases such as OpDecorateStringGOOGLE resolved)
+
+    # Written out, as the dataclass would write it: the compiled build runs a dataclass's own __init__
+    # as Python (through the type's init slot), and a model makes one Inst per instruction.
+    def __init__(
+        self,
+        inst: Instruction | None,
+        operands: Sequence[Operand],
+        problems: list[Problem],
+        pending: Sequence[GrammarOperand],
+        ext_inst: Instruction | None,
+        line: int,
+        src: Line,
+        opname: str,
+    ) -> None:
+        self.inst = inst
+        self.operands = operands
+        self.problems = problems
+        self.pending = pending
+        self.ext_inst = ext_inst
+        self.line = line
+        self.src = src
+        self.opname = opname
 
     @property
     def match(self) -> Match:
@@ -99,6 +121,22 @@ class Block:
     insts: Sequence[Inst] = field(default_factory=list)
     merge: Inst | None = None  # OpSelectionMerge / OpLoopMerge
     terminator: Inst | None = None
+
+    def __init__(  # written out, as Inst's is
+        self,
+        label: str,
+        line: int,
+        label_inst: Inst | None = None,
+        insts: Sequence[Inst] | None = None,
+        merge: Inst | None = None,
+        terminator: Inst | None = None,
+    ) -> None:
+        self.label = label
+        self.line = line
+        self.label_inst = label_inst
+        self.insts = [] if insts is None else insts
+        self.merge = merge
+        self.terminator = terminator
 
 
 @dataclass(slots=True)
