@@ -10,12 +10,13 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
+from typing import Final
 
 from ..compiled import mypyc_attr
 from ..spec.grammar import Enumerant, Grammar, GrammarOperand, Instruction, is_type
 from ..syntax.document import Document
 from ..syntax.heap import building
-from ..syntax.parser import Line, Token, int_value, string_value
+from ..syntax.parser import Line, LineFields, Token, int_value, string_value
 from .enablement import lacks
 from .facts import keeps, module_fact
 from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, Problem, match, operands_of, templates_of
@@ -154,6 +155,16 @@ class Function:
     # An edit inside it rebuilds the model (Module.update).
     foreign: bool = False
 
+    def __init__(self, id: str, line: int, end_line: int, inst: Inst, *, foreign: bool = False) -> None:
+        self.id = id  # (written out, as Inst's is)
+        self.line = line
+        self.end_line = end_line
+        self.inst = inst
+        self.blocks = []
+        self.calls = []
+        self.labels = {}
+        self.foreign = foreign
+
     def block(self, label: str) -> Block | None:
         return self.labels.get(label)
 
@@ -282,9 +293,17 @@ SUGGEST_NAMES_UP_TO = 1000
 
 # What an instruction is to _build, by its opname: bits of _role (0 for most: an instruction of a
 # block's body).
-_INDEX, _IMPORT, _FUNCTION, _FUNCTION_END, _LABEL, _MERGE, _TERMINATOR, _CALL, _VARIABLE, _MODULE_LEVEL = (
-    1 << k for k in range(10)
-)
+# Final: the compiled build makes each a constant.
+_INDEX: Final = 1
+_IMPORT: Final = 2
+_FUNCTION: Final = 4
+_FUNCTION_END: Final = 8
+_LABEL: Final = 16
+_MERGE: Final = 32
+_TERMINATOR: Final = 64
+_CALL: Final = 128
+_VARIABLE: Final = 256
+_MODULE_LEVEL: Final = 512
 
 
 def _role(op: str, grammar_inst: Instruction | None) -> int:
@@ -361,14 +380,15 @@ class Module:
         body: list[Inst] = []
         m: Match
         for n, line in enumerate(self.doc.lines):
-            if line.opcode is None:
+            fields: LineFields = line  # (see LineFields)
+            if fields.opcode is None:
                 continue
-            shape = line.shape
+            shape = fields.shape
             t = templates.get(shape) if shape is not None else None
             if t is not None:  # match's first case, made straight into the Inst
                 gi = t[0]
                 op = gi.name
-                toks = line.operands  # a clean match fills one operand per token
+                toks = fields.operands  # a clean match fills one operand per token
                 m = inst = Inst(
                     gi,
                     # operands_of, inline where the template has no enum slot
@@ -397,7 +417,7 @@ class Module:
                 same_op.append(inst)
             # What _index does, for lines that come in order into empty indexes (a third of the
             # model's build went to _index's calls and checks).
-            result = line.result
+            result = fields.result
             if result is not None:
                 if result.text in defs:
                     duplicates.append(inst)

@@ -37,7 +37,10 @@ class SyntaxProblem(NamedTuple):
     message: str
 
 
-class _LineFields(NamedTuple):
+class LineFields(NamedTuple):
+    """A Line's fields. A hot loop of the compiled build reads them through a variable of this type:
+    mypyc reads a NamedTuple's field as a tuple item, a Line's (a class it does not compile) by name."""
+
     text: str
     result: Token | None
     opcode: Token | None
@@ -49,7 +52,7 @@ class _LineFields(NamedTuple):
 
 
 @mypyc_attr(native_class=False)  # a tuple or list subclass: mypyc compiles none
-class Line(_LineFields):
+class Line(LineFields):
     """A parsed line: a tuple of six items (96 bytes). A line with a syntax error is an ErrorLine,
     which adds it as a seventh (a tuple subclass of 7 items takes 112 bytes, paid only by the lines
     with an error). Made as Line(text, result, opcode, operands, comment, error, shape)."""
@@ -75,7 +78,7 @@ class Line(_LineFields):
         return (*self[:5], self.error, self.shape)
 
     def _replace(self, **changes: Any) -> Line:
-        return Line(**{**dict(zip(_LineFields._fields, self, strict=False)), "error": self.error, **changes})
+        return Line(**{**dict(zip(LineFields._fields, self, strict=False)), "error": self.error, **changes})
 
     @property
     def tokens(self) -> list[Token]:
@@ -101,7 +104,7 @@ class ErrorLine(Line):
 
     def __repr__(self) -> str:
         return (
-            f"ErrorLine({', '.join(f'{k}={v!r}' for k, v in zip((*_LineFields._fields, 'error'), self, strict=True))})"
+            f"ErrorLine({', '.join(f'{k}={v!r}' for k, v in zip((*LineFields._fields, 'error'), self, strict=True))})"
         )
 
 
@@ -464,6 +467,7 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int) -> int:
     stopped. The loop of a Document's build, with no call per line where the line's shape is known:
     the shape's tokens are moved over the line's own ids (each '%' in the shape is one id)."""
     split, join, template_of, whole = _ID_SPLIT.split, "%".join, _template, _parse_whole
+    new, token_class, line_class = _new, Token, Line  # locals: the compiled build looks a global up by name
     interned = _interned
     last, id_at = interned.last, interned.id_at
     while i < stop:
@@ -478,7 +482,7 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int) -> int:
             lines[i] = whole(text)
             i += 1
             continue
-        ids = parts[1::2]
+        ids: list[str] = parts[1::2]
         leading = template.leading
         key = None if not leading else len(ids[0]) if leading == 1 else tuple(map(len, ids[:leading]))
         fixed = template.layouts.get(key)
@@ -486,7 +490,8 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int) -> int:
         if len(text) > len(id_at):  # a table for each column an id may start at
             id_at.extend({} for _ in range(len(text) - len(id_at)))
         shift = 0  # how far the ids so far moved the next from its column in the shape
-        for (k, col), tok_text in zip(template.ids, ids, strict=False):
+        for j, (k, col) in enumerate(template.ids):  # (a loop the compiled build makes native; zip's is not)
+            tok_text = ids[j]
             start = col + shift
             size = len(tok_text)
             shift += size - 1
@@ -495,16 +500,16 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int) -> int:
             if tok is None:
                 same = last.get(tok_text)
                 if same is None:
-                    tok = last[tok_text] = _new(Token, ("ID", tok_text, start, start + size))
+                    tok = last[tok_text] = new(token_class, ("ID", tok_text, start, start + size))
                 else:
                     tok_text = same[1]
-                    tok = _new(Token, ("ID", tok_text, start, start + size))
+                    tok = new(token_class, ("ID", tok_text, start, start + size))
                 here[tok_text] = tok
             out[k] = tok
         if template.has_result:
-            lines[i] = _new(Line, (text, out[0], out[1], tuple(out[2:]), None, template.text))
+            lines[i] = new(line_class, (text, out[0], out[1], tuple(out[2:]), None, template.text))
         else:
-            lines[i] = _new(Line, (text, None, out[0], tuple(out[1:]), None, template.text))
+            lines[i] = new(line_class, (text, None, out[0], tuple(out[1:]), None, template.text))
         i += 1
     return i
 
