@@ -392,7 +392,7 @@ class Module:
                 m = inst = Inst(
                     gi,
                     # operands_of, inline where the template has no enum slot
-                    tuple(map(new, as_operand, zip(toks, t[1], strict=False)))
+                    tuple(map(new, as_operand, zip(toks, t[1])))  # noqa: B905 (see operands_of)
                     if t[2] is None
                     else operands_of(line, t[1], t[2]),
                     clean,

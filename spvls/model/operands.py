@@ -379,11 +379,12 @@ def _enum_slots(operands: Sequence[Operand]) -> EnumSlots | None:
 
 def operands_of(line: Line, kinds: tuple[GrammarOperand, ...], enums: EnumSlots | None) -> tuple[Operand, ...]:
     """A template's operands over the line's own tokens, as a tuple: no list's spare room, and made
-    without a Python-level call per operand."""
+    without a Python-level call per operand. (zip without its strict keyword, which costs a slower
+    call per line; a line of the template's shape has a token per operand.)"""
     if enums is None:
-        return tuple(map(_new, repeat(Operand), zip(line.operands, kinds, strict=False)))
+        return tuple(map(_new, repeat(Operand), zip(line.operands, kinds)))  # noqa: B905
     classes, extra = enums
-    return tuple(map(_new, classes, map(add, zip(line.operands, kinds, strict=False), extra)))
+    return tuple(map(_new, classes, map(add, zip(line.operands, kinds), extra)))  # noqa: B905
 
 
 ENUM_POOL, EXT_POOL, SPEC_OP_POOL = "enum:", "extinst:", "specop"
