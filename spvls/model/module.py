@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
+from operator import itemgetter
 from typing import Final
 
 from ..compiled import mypyc_attr
@@ -101,6 +102,9 @@ class Inst(Match):
         """The text of the index-th non-id operand."""
         lits = [o for o in self.operands if o.token.kind != "ID"]
         return lits[index].token.text if index < len(lits) else None
+
+
+_token_of = itemgetter(0)  # an Operand's token
 
 
 def _inst_line(inst: Inst) -> int:
@@ -405,7 +409,7 @@ class Module:
             else:
                 m = inst = make_inst(n, line, match(grammar, line, ext_imports))
                 op = inst.opname
-                toks = tuple(o.token for o in m.operands)
+                toks = tuple(map(_token_of, m.operands))
                 if m.inst is None or m.problems:
                     self._index_problems(inst)  # (a clean match has none)
             insts.append(inst)

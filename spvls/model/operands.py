@@ -68,6 +68,18 @@ class Problem:
     # name one only while the module has few unknown names (Module.suggests_names).
     pool: str = ""
 
+    # Written out, as the dataclass would write it: the compiled build runs a dataclass's own __init__
+    # as Python (through the type's init slot). The matcher makes these for every line it reads.
+    def __init__(
+        self, code: str, start: int, end: int, message: str, suggestions: tuple[str, ...] = (), pool: str = ""
+    ) -> None:
+        self.code = code
+        self.start = start
+        self.end = end
+        self.message = message
+        self.suggestions = suggestions
+        self.pool = pool
+
 
 @dataclass(slots=True)
 class Match:
@@ -77,6 +89,20 @@ class Match:
     problems: list[Problem] = field(default_factory=list)
     pending: Sequence[GrammarOperand] = ()  # expected after the last token
     ext_inst: Instruction | None = None  # the OpExtInst's instruction, when resolved
+
+    def __init__(  # written out, as Problem's is
+        self,
+        inst: Instruction | None,
+        operands: Sequence[Operand] | None = None,
+        problems: list[Problem] | None = None,
+        pending: Sequence[GrammarOperand] = (),
+        ext_inst: Instruction | None = None,
+    ) -> None:
+        self.inst = inst
+        self.operands = [] if operands is None else operands
+        self.problems = [] if problems is None else problems
+        self.pending = pending
+        self.ext_inst = ext_inst
 
 
 # <id> operands whose constant holds an enumerant of this kind (SPIR-V 2.2.1: Scope <id>, Memory Semantics <id>).
@@ -184,7 +210,7 @@ class _Matcher:
             return out
         tok = self.tokens[self.pos]
         self.pos += 1
-        op = Operand(tok, expected)
+        op = _new(Operand, (tok, expected))  # (not the NamedTuple's __new__, a Python function)
         self.ops.append(op)  # enum() replaces it once it knows the enumerants
         if tok.kind == "RAW":
             return None  # a raw word fills any one-word slot
@@ -441,7 +467,7 @@ def _match(grammar: Grammar, line: Line, opcode: Token, ext_imports: dict[str, s
         and all(t.kind == "ID" for t in ops)
     ):
         # The common case (OpIAdd %t %a %b, OpLoad %t %p, ...): every operand an <id>, all present.
-        return Match(inst, [Operand(t, s) for t, s in zip(ops, plain, strict=True)], _CLEAN)
+        return Match(inst, [_new(Operand, pair) for pair in zip(ops, plain, strict=True)], _CLEAN)
     matcher = _Matcher(grammar, line, ext_imports or {}, inst)
     if inst.has_result and line.result is None:
         matcher.problem(
