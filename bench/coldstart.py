@@ -7,7 +7,8 @@
 - a fresh language server, spawn -> `initialize` -> `didOpen` -> first `publishDiagnostics`, for a
   generated module of --lines lines, spvls beside SPIRV-Tools' Go server (../shared/peers/go-spirvls):
   a text never seen (made new each run), the same text seen before (its diagnostics kept in spvls's
-  cache), and with spvls's caches off (SPVLS_NO_CACHE: a first launch);
+  cache), and with spvls's caches off (SPVLS_NO_CACHE: a first launch), for a client that takes
+  diagnostics pushed and (caches off) for one that pulls them;
 - the same for the compiled build (tools/compiled.py, a compiled copy of this checkout first on
   the path), unless --pure-only.
 
@@ -84,9 +85,16 @@ def read_message(stream, deadline: float) -> dict:
     return json.loads(body)
 
 
-def first_diagnostics(argv: list[str], path: Path, env: dict[str, str], fresh: bool = False) -> float:
+# A client that pulls diagnostics (as VS Code does): it asks for them after the open.
+PULLS = {"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": True}}}
+
+
+def first_diagnostics(
+    argv: list[str], path: Path, env: dict[str, str], fresh: bool = False, pull: bool = False
+) -> float:
     """Seconds from spawning the server to the first publishDiagnostics for `path` (`fresh`: its
-    text with a comment no earlier run had)."""
+    text with a comment no earlier run had; `pull`: to the answer of the pull that follows the open,
+    from a client that pulls)."""
     text = path.read_text(encoding="utf-8")
     if fresh:
         text += f"; run {time.perf_counter_ns()}\n"
@@ -95,16 +103,21 @@ def first_diagnostics(argv: list[str], path: Path, env: dict[str, str], fresh: b
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     assert proc.stdin is not None and proc.stdout is not None
     try:
-        init = {"processId": os.getpid(), "rootUri": None, "capabilities": {}}
+        init = {"processId": os.getpid(), "rootUri": None, "capabilities": PULLS if pull else {}}
         proc.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
         proc.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
         item = {"uri": uri, "languageId": "spirv", "version": 1, "text": text}
         proc.stdin.write(frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": item}}))
+        if pull:
+            ask = {"textDocument": {"uri": uri}}
+            proc.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "textDocument/diagnostic", "params": ask}))
         proc.stdin.flush()
         deadline = t + 60
         while True:
             msg = read_message(proc.stdout, deadline)
-            if msg.get("method") == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
+            if pull and msg.get("id") == 2 and "result" in msg:
+                return time.perf_counter() - t
+            if not pull and msg.get("method") == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
                 return time.perf_counter() - t
     finally:
         proc.kill()
@@ -157,6 +170,7 @@ def main() -> None:
         "server: never-seen text": lambda: first_diagnostics(spvls(), big, seen_env, fresh=True),
         "server: seen text": lambda: first_diagnostics(spvls(), big, seen_env),
         "server: caches off": lambda: first_diagnostics(spvls(), big, quiet_env),
+        "server: caches off, pulled": lambda: first_diagnostics(spvls(), big, quiet_env, pull=True),
     }
     if not args.pure_only:
         built = compiled_env(work / "compiled")
@@ -184,7 +198,8 @@ def main() -> None:
         print(f"  compiled check / (as + val)      {small:>8}")
     compiled = [name for name in ("compiled: never-seen text", "compiled: caches off") if name in got]
     if "Go server" in got:
-        for name in ("server: never-seen text", "server: seen text", "server: caches off", *compiled):
+        servers = ("server: never-seen text", "server: seen text", "server: caches off", "server: caches off, pulled")
+        for name in (*servers, *compiled):
             print(f"  {name} / Go {'':<9}{ratio(got[name], got['Go server']):>8}")
     else:
         print("  (no Go server at ../shared/peers/go-spirvls: its column is left out)")
