@@ -92,6 +92,7 @@ def test_distinct_unknown_opcodes_cost_about_what_one_repeated_does():
 
 
 # Each generator's unknown names, and a known name of the same pool in their place.
+UNKNOWN_RATIO = 8.0
 KNOWN = {unknown_enumerants: "Shader", unknown_spec_ops: "IAdd", unknown_ext_insts: "Sqrt"}
 
 
@@ -99,10 +100,12 @@ KNOWN = {unknown_enumerants: "Shader", unknown_spec_ops: "IAdd", unknown_ext_ins
 def test_distinct_unknown_names_cost_about_what_known_ones_do(gen):
     """The same for unknown enumerants, OpSpecConstantOp opcodes and extended instructions: the
     check (parsing aside) of n distinct unknown names costs about what the same lines naming a
-    known one do."""
+    known one do. The bound sits between the two costs it tells apart: each unknown line matched
+    on its own (known lines share their shape's match) costs up to ~4x, a grammar search per
+    name (SUGGEST_NAMES_UP_TO lifted) over 20x."""
     n = 8_000
     unknown = Document(gen(n))
     known = Document(re.sub(r"Frob[a-z]+", KNOWN[gen], unknown.text))
     analyze(Document(gen(10)))
-    ratio = _best_ratio(lambda: _check_cpu(unknown), lambda: _check_cpu(known), 4)
-    assert ratio < 4, f"{n:,} distinct unknown names ({gen.__name__}) cost x{ratio:.1f} known ones"
+    ratio = _best_ratio(lambda: _check_cpu(unknown), lambda: _check_cpu(known), UNKNOWN_RATIO)
+    assert ratio < UNKNOWN_RATIO, f"{n:,} distinct unknown names ({gen.__name__}) cost x{ratio:.1f} known ones"
