@@ -441,16 +441,24 @@ class _Forked:
     def __init__(self, pid: int, stdin: IO[bytes], stdout: IO[bytes]) -> None:
         self.pid, self.stdin, self.stdout = pid, stdin, stdout
         self.returncode: int | None = None
+        # One waitpid at a time (as Popen's): of two at once, the second would find the child
+        # reaped and its status lost.
+        self._reaping = threading.Lock()
 
     def _reap(self, flags: int) -> int | None:
-        if self.returncode is None:
-            try:
-                pid, status = os.waitpid(self.pid, flags)
-            except ChildProcessError:  # reaped elsewhere: its status is lost
-                pid, status = self.pid, 0
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
-        return self.returncode
+        if not self._reaping.acquire(blocking=flags == 0):
+            return None  # a poll while a wait reaps: still running, as far as it can tell
+        try:
+            if self.returncode is None:
+                try:
+                    pid, status = os.waitpid(self.pid, flags)
+                except ChildProcessError:  # reaped outside this object: its status is lost
+                    pid, status = self.pid, 0
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+            return self.returncode
+        finally:
+            self._reaping.release()
 
     def poll(self) -> int | None:
         return self._reap(os.WNOHANG)

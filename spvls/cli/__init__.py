@@ -121,11 +121,11 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
-def _fork_validator(command: str | None, words: list[str]) -> None:
+def _fork_validator(args: argparse.Namespace) -> None:
     """A single-process `check` that will validate forks its validator's process from itself
-    (check.check_text, at the first file's validation)."""
-    quiet = {"--no-spirv-val", "-h", "--help"} & set(words)
-    if command == "check" and not quiet and not any(w.startswith(("-j", "--jobs")) for w in words):
+    (check.check_text, at the first file's validation). Read from the parsed arguments, which
+    know every spelling argparse accepts (`--job 2` as well as `-j2`)."""
+    if args.command == "check" and args.spirv_val and args.jobs == 1:
         setattr(importlib.import_module(".check", __name__), "fork_validator", True)  # noqa: B010
 
 
@@ -134,9 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     command = command_of(words)
     p = parser(command)
-    if argv is None:  # the console script; in-process callers (tests) start it on their first job
-        _fork_validator(command, words)
     args, rest = p.parse_known_args(words)
+    if argv is None:  # the console script; in-process callers (tests) start it on their first job
+        _fork_validator(args)
     # A command that hands its other arguments to a program (opt: spirv-opt's flags) names where.
     passthrough = getattr(args, "passthrough", None)
     if passthrough:

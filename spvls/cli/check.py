@@ -121,13 +121,14 @@ def check_text(
     _last_analysis = None
     if not text:
         return []
+    if spirv_val:
+        _fork_once()  # before the parse: a child forked after it would keep the Document's pages
     doc = Document(text, uri=name)
     tools_run = None
     if spirv_val:
         # The validator's process works on the other core while this one checks: the file's
         # time is the longer of the two, not their sum. (This thread mostly waits on its pipe.)
         version, env, _said = target(doc, target_env)
-        _fork_once()
         tools_run = _Background(validator.run, text, doc.lines, validator.env_for(env, version), options)
     _last_analysis = analyze(doc, target_env)
     diags = list(_last_analysis.diagnostics)

@@ -6,8 +6,10 @@ import asyncio
 import os
 import threading
 
+import pytest
+
 from spvls.checks.diagnostic import ERROR, Diagnostic
-from spvls.state.validation import BACKGROUND_NICE, Job, Validation, run_job, snapshot
+from spvls.state.validation import BACKGROUND_NICE, JOIN_SLICE, Job, Validation, run_job, snapshot
 from spvls.state.workspace import Workspace
 
 TEXT = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
@@ -124,6 +126,18 @@ def test_the_snapshot_is_the_document_then_and_stays_so() -> None:
     doc.set_text(doc.text + "\nOpNop")
     assert doc.text != TEXT + text + "OpNop"
     assert job.text() == TEXT + text + "OpNop" and len(job.lines) == 20_003
+
+
+@pytest.mark.parametrize("end", ["", "\n", "\n\n"])
+def test_an_all_lf_snapshot_keeps_no_breaks_and_joins_every_slice(end: str) -> None:
+    """A document whose breaks are all LF: the job keeps no copy of them, and its slices join back
+    to the text (a line at each JOIN_SLICE boundary keeps its break)."""
+    ws = Workspace()
+    lines = [f"%c{i} = OpConstant %u32 {i}" for i in range(3 * JOIN_SLICE + 7)]
+    doc = ws.open("u", TEXT + "\n".join(lines) + end, 1)
+    job = snapshot(ws, "u", 1)
+    assert job is not None and job.breaks is None
+    assert job.text() == doc.text == TEXT + "\n".join(lines) + end
 
 
 async def test_the_worker_runs_at_a_lower_priority() -> None:

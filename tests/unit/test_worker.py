@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import io
 import os
 import signal
 import sys
@@ -85,6 +86,33 @@ def test_a_forked_child_answers_as_the_library_keeps_its_budget_and_a_restart_sp
         assert w.starts == 2 and b"spvls.binding.worker" in _command(w.pid)
     finally:
         w.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
+def test_a_forked_childs_status_survives_a_poll_and_a_wait_at_once() -> None:
+    """The validation thread polls while another waits: one waitpid at a time, or the second finds
+    the child reaped and its status is lost."""
+    lost = 0
+    for _ in range(60):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(0.005)
+            os._exit(75)
+        child = workers._Forked(pid, io.BytesIO(), io.BytesIO())
+        go = threading.Event()
+
+        def poll(c: workers._Forked = child, ready: threading.Event = go) -> None:
+            ready.wait()
+            while c.poll() is None:
+                pass
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        go.set()
+        child.wait()
+        poller.join()
+        lost += child.returncode != 75
+    assert lost == 0
 
 
 def test_a_child_that_stops_counting_cpu_time_is_killed_at_the_wall_limit(monkeypatch) -> None:
