@@ -216,5 +216,41 @@ async def test_pull_client_gets_pull_only(pull_client):
     assert not [k for k, _ in pull_client.events if k == "publish"]  # nothing pushed
 
 
+@pytest_lsp.fixture(config=SERVER)
+async def pull_no_validation(lsp_client: LanguageClient):
+    """A pulling client with spirv-val off: no validation result asks it to pull again."""
+    await _start(lsp_client, T.ClientCapabilities(
+        text_document=T.TextDocumentClientCapabilities(diagnostic=T.DiagnosticClientCapabilities()),
+        workspace=T.WorkspaceClientCapabilities(
+            diagnostics=T.DiagnosticWorkspaceClientCapabilities(refresh_support=True))), {"validate": "off"})
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_settings_ask_a_pulling_client_to_pull_again_only_what_it_pulled(pull_no_validation):
+    """Changed settings change diagnostics, but a client that has pulled none has none to pull
+    again: the refresh comes once a document was pulled. (Each change is answered before the pull
+    that follows it: the server handles messages in order, so no refresh can come later.)"""
+    client = pull_no_validation
+    uri = "file:///tmp/spvls-refresh-after-pull.spvasm"
+    _open(client, uri, SMALL_MODULE)
+    _change(client, uri, 2, 0, 0, 0, "; a comment\n")  # past the early answers: pygls handles the rest
+
+    def settings() -> None:
+        client.workspace_did_change_configuration(
+            T.DidChangeConfigurationParams(settings={"spvls": {"validate": "off", "targetEnv": "vulkan1.2"}}))
+
+    async def pull() -> list[str | int | None]:
+        report = await client.text_document_diagnostic_async(T.DocumentDiagnosticParams(T.TextDocumentIdentifier(uri)))
+        return [d.code for d in report.items]
+
+    settings()
+    # No document pulled yet: no refresh, though the settings reached the document.
+    assert await pull() == [] and not [k for k, _ in client.events if k == "refresh"]
+    n = len(client.events)
+    settings()
+    await _event(client, lambda k, v: k == "refresh", after=n)
+
+
 async def test_push_client_is_not_offered_pull(client):
     assert client.init_result.capabilities.diagnostic_provider is None
