@@ -23,6 +23,7 @@ from typing import Any, BinaryIO
 from .. import __version__
 from ..state import progress
 from ..state.documents import Session
+from ..state.warm import warm_checks
 from ..transport import Framer, framed
 from . import capabilities, published
 
@@ -172,6 +173,14 @@ class Front:
         return True
 
 
+def _pending(stream: Any) -> bool:
+    """Input waits to be read (True where select() cannot tell, as for a pipe on Windows)."""
+    try:
+        return bool(select.select([stream], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
+
+
 def serve_stdio(source_roots: Sequence[str] = ()) -> int:
     """Answer what can be answered before pygls, then run the pygls server from there.
     source_roots: directories (--source-root) where a module's source files may also be read."""
@@ -181,6 +190,8 @@ def serve_stdio(source_roots: Sequence[str] = ()) -> int:
     front.session.ws.given_roots = [Path(os.path.abspath(r)) for r in source_roots]
     left: list[object] = []
     while not front.done:
+        if front.muted is not None and not front.opened and not _pending(stdin):
+            warm_checks()  # idle before the first open: what its analysis would build first
         if front.pulling is not None and not select.select([stdin], [], [], PULL_WAIT)[0]:
             break  # no pull yet: pygls takes over, and answers it when it comes
         data = os.read(stdin.fileno(), 65536)  # nothing buffered here, where select() could not see it

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from lsprotocol import types as T
-
 from ..checks import analyze
 from ..syntax.document import Document
 
@@ -57,14 +55,23 @@ SAMPLE = """\
 """
 
 
+_checks_warm = False  # warm_checks ran in this process: what it builds is built for good
+
+
 def warm_checks() -> None:
-    """The parser, the grammar and each family's first run (what a process that only checks needs)."""
-    analyze(Document(SAMPLE), None)
+    """The parser, the grammar and each family's first run (what a process that only checks needs).
+    Once per process: server.early may have run it while it waited for the first open."""
+    global _checks_warm
+    if not _checks_warm:
+        analyze(Document(SAMPLE), None)
+        _checks_warm = True
 
 
 def warm(converter: Any) -> None:
     """Build what the first didOpen would otherwise build. `converter` is the protocol's cattrs
     converter; the sample's texts and answers are dropped."""
+    from lsprotocol import types as T  # with pygls, which is imported by now: not before
+
     warm_checks()
     uri = "file:///warm.spvasm"
     item = {"uri": uri, "languageId": "spirv", "version": 1, "text": SAMPLE}
