@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..features.tokens import TOKEN_MODIFIERS, TOKEN_TYPES
+from ..state.documents import nested
 
 
 class Options(NamedTuple):
@@ -78,18 +79,9 @@ def structured(method: str, converter: Any) -> object | None:
     return converter.structure(options.wire, getattr(types, options.kind))
 
 
-def _at(tree: object, *path: str) -> object:
-    """The value at `path` in nested objects; None where one is missing or not an object."""
-    for key in path:
-        if not isinstance(tree, dict):
-            return None
-        tree = tree.get(key)
-    return tree
-
-
 def position_encoding(capabilities: dict[str, Any]) -> str:
     """The client's first stated encoding that spvls counts in, else UTF-16 (LSP's default)."""
-    stated = _at(capabilities, "general", "positionEncodings")
+    stated = nested(capabilities, "general", "positionEncodings")
     for encoding in stated if isinstance(stated, list) else ():
         if encoding in ENCODINGS:
             return str(encoding)
@@ -148,7 +140,7 @@ def initialize_result(capabilities: dict[str, Any], pull: bool, version: str) ->
         ("willSave", "textDocument/willSave"),
         ("willSaveWaitUntil", "textDocument/willSaveWaitUntil"),
     ):
-        said = _at(capabilities, "textDocument", "synchronization", flag)
+        said = nested(capabilities, "textDocument", "synchronization", flag)
         if said is not None:  # asked for: announced as whether it is handled
             sync[flag] = bool(said) and method in METHODS
     sync["save"] = _wire("textDocument/didSave") or "textDocument/didSave" in METHODS
@@ -162,7 +154,7 @@ def initialize_result(capabilities: dict[str, Any], pull: bool, version: str) ->
     if "textDocument/rename" in METHODS:  # LSP: RenameOptions only to a client with prepareSupport
         prepare = "textDocument/prepareRename" in METHODS
         caps["renameProvider"] = (
-            {"prepareProvider": prepare} if _at(capabilities, "textDocument", "rename", "prepareSupport") else True
+            {"prepareProvider": prepare} if nested(capabilities, "textDocument", "rename", "prepareSupport") else True
         )
     caps["executeCommandProvider"] = {"commands": list(COMMANDS)}
     legend = next((w for m in _TOKENS if m in METHODS and (w := _wire(m)) is not None), None)

@@ -41,19 +41,19 @@ class Client:
         """The choices from `initialize`'s capabilities, as the wire has them. Pull when the client
         offers it and can be told to pull again (spirv-val's result comes later); else push. Never
         both: a client that has both shows each diagnostic twice."""
-        refresh = bool(_at(caps, "workspace", "diagnostics", "refreshSupport"))
-        listing = _at(caps, "textDocument", "completion", "completionList", "itemDefaults")
+        refresh = bool(nested(caps, "workspace", "diagnostics", "refreshSupport"))
+        listing = nested(caps, "textDocument", "completion", "completionList", "itemDefaults")
         return cls(
             encoding=encoding,
-            pull=_at(caps, "textDocument", "diagnostic") is not None and refresh,
+            pull=nested(caps, "textDocument", "diagnostic") is not None and refresh,
             refresh=refresh,
-            takes_progress=bool(_at(caps, "window", "workDoneProgress")),
+            takes_progress=bool(nested(caps, "window", "workDoneProgress")),
             item_defaults={"editRange", "data", "insertTextFormat"}
             <= set(listing if isinstance(listing, list) else ()),
         )
 
 
-def _at(value: object, *path: str) -> object:
+def nested(value: object, *path: str) -> object:
     """value[path[0]][path[1]]..., or None where a step is missing or not an object."""
     for key in path:
         if not isinstance(value, dict):
