@@ -48,6 +48,8 @@ class _Protocol(LanguageServerProtocol):
 
     _server: SpvServer  # the only server made with this protocol
     muted: int | str | None = None  # initialize's id when server.early answered it: not answered twice
+    # The ids of requests server.early sent (a progress' create): their answers are not pygls' own.
+    foreign: frozenset[int | str] = frozenset()
 
     def structure_message(self, data: Any) -> Any:
         # pygls raises here, before it knows the request's id, and the request is never answered.
@@ -61,6 +63,8 @@ class _Protocol(LanguageServerProtocol):
             return _Unreadable(data["id"], str(data["method"]), reason)
 
     def handle_message(self, message: Any) -> None:
+        if not hasattr(message, "method") and getattr(message, "id", None) in self.foreign:
+            return
         if isinstance(message, _Unreadable):
             log.warning("invalid params for %s: %s", message.method, message.reason)
             self._send_response(

@@ -1,10 +1,12 @@
 """The first answers, before the protocol library is imported: `initialize`, its result built from
 the client's capabilities as pygls builds it (server.capabilities), settings changed before any
-document is open, and the first `didOpen` of a small document, checked and published as the wire
+document is open, and the first `didOpen`, checked and published as the wire
 has it (server.published), or for a client that pulls diagnostics, its first pull answered (the
 requests that came between held, and handed to pygls after that answer: LSP lets a server answer
 in any order). pygls and lsprotocol take ~0.4 s to import here, longer than everything the first
-diagnostics need; they are imported after them.
+diagnostics of a 10k-line module need; they are imported after them. A large document is checked
+here too, inside its progress, though pygls' server would build it off its loop: until pygls is
+imported no other request could be answered meanwhile anyway.
 
 At the first message this front does not answer (or a broken frame, or the end of input), the pygls
 server takes over with the same Session, the framer's state and the messages left; `initialize`
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .. import __version__
+from ..checks import parallel
 from ..state import progress
 from ..state.documents import Session
 from ..state.warm import warm_checks
@@ -65,6 +68,7 @@ class Front:
         self.pulling: str | None = None  # the document opened here whose first pull is awaited
         self.held: list[dict[str, Any]] = []  # requests that came meanwhile: pygls answers them after it
         self.done = False  # the first diagnostics are out
+        self.asked: set[str] = set()  # ids of the requests sent here: their answers are not pygls'
 
     def _write(self, data: bytes) -> None:
         self.out.write(data)
@@ -77,6 +81,9 @@ class Front:
         """Answer the message here; False leaves it (and all after it) to pygls."""
         if not isinstance(m, dict) or self.done:
             return False
+        if "method" not in m and m.get("id") in self.asked:  # the client's answer to a request of ours
+            self.asked.discard(m["id"])
+            return True
         method, params = m.get("method"), m.get("params")
         if not isinstance(params, dict):
             return False
@@ -108,6 +115,7 @@ class Front:
             self._write(framed({"jsonrpc": "2.0", "method": "window/showMessage", "params": show}))
         self.muted = m["id"]
         self.replay.append(m)
+        parallel.enabled = True  # as lifecycle.initialize: a large first open is checked here
         return True
 
     def _configure(self, params: dict[str, Any]) -> bool:
@@ -121,7 +129,7 @@ class Front:
         return True
 
     def _open(self, params: dict[str, Any]) -> bool:
-        """A small document opened: as sync.did_open. A client that pulls gets its first pull
+        """A document opened: as sync.did_open, a large one inside a progress. A client that pulls gets its first pull
         answered here too, unless the cache holds the text (pygls then answers the pull from it and
         confirms it after)."""
         item = params.get("textDocument")
@@ -131,8 +139,6 @@ class Front:
         uri, text, version = item.get("uri"), item.get("text"), item.get("version")
         if not isinstance(uri, str) or not isinstance(text, str) or type(version) is not int:
             return False
-        if text.count("\n") >= progress.LINES:  # sync.OFF_LOOP_LINES: built off the loop, by pygls' server
-            return False
         session = self.session
         recalled = session.recall(uri, text, published.MAX_PUBLISHED, can_send=True)
         kept = recalled.diagnostics if recalled is not None else None
@@ -140,9 +146,26 @@ class Front:
             return False
         if kept is not None:
             self._publish(uri, version, kept)
-        session.open(uri, text, version)
-        native = published.diagnostics(session, uri, validated=False)  # if it fails, pygls opens it again
-        item["text"] = ""  # the Document has it
+        lines = text.count("\n") + 1
+        asked, end = progress.begin_raw(
+            lambda m: self._write(framed(m)),
+            session.client.takes_progress,
+            lines,
+            "spvls",
+            progress.checking(uri, lines),
+        )
+        if asked is not None:
+            self.asked.add(asked)
+        doc = session.open(uri, text, version)
+        del text
+        item["text"] = ""  # the Document has it: not held through the analysis
+        try:
+            native = published.diagnostics(session, uri, validated=False)
+        except Exception:
+            item["text"] = doc.text  # pygls opens it again, and reports the failure
+            raise
+        finally:
+            end()
         if kept is None and not pull:
             self._publish(uri, version, native)
         if recalled is not None and session.remember(recalled.key, native, kept) and not pull:
@@ -211,4 +234,5 @@ def serve_stdio(source_roots: Sequence[str] = ()) -> int:
 
     ls = create(front.session)
     ls.protocol.muted = front.muted
+    ls.protocol.foreign = frozenset(front.asked)
     return run(ls=ls, framer=framer, first=[*front.replay, *front.held, *left], opened=front.opened)

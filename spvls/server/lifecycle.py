@@ -8,7 +8,6 @@ from lsprotocol import types as T
 from pygls.capabilities import ServerCapabilitiesBuilder
 
 from ..checks import parallel
-from ..state import cache
 from ..state.warm import warm
 from ..state.workspace import OFF, ON_SAVE, ON_TYPE
 from .base import Handler
@@ -33,8 +32,6 @@ def initialize(ls: SpvServer, params: T.InitializeParams) -> None:
         if problems:
             ls.window_show_message(T.ShowMessageParams(T.MessageType.Warning, "\n".join(problems)))
     warm(ls.protocol._converter)  # what the first didOpen would build and no document needs
-    if cache.enabled():
-        cache.stamp()  # this spvls's files, read once
     parallel.enabled = True  # a large module's whole check on both cores (checks/parallel.py)
 
 

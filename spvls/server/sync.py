@@ -93,7 +93,7 @@ def validate(ls: SpvServer, uri: str, when: tuple[str, ...], delay: float | None
 def check_with_progress(ls: SpvServer, uri: str, doc: Document) -> None:
     """Analyse a large document whole inside a work-done progress; published (or pulled) after."""
     lines = len(doc.texts)
-    title = f"checking {uri.rsplit('/', 1)[-1]} ({lines:,} lines)"
+    title = progress.checking(uri, lines)
     # An analysis that fails is reported by the publication that follows.
     with progress.around(ls, ls.session.client.takes_progress, lines, "spvls", title), contextlib.suppress(Exception):
         ls.session.analysis(uri)
@@ -154,7 +154,7 @@ def _open_off_loop(ls: SpvServer, params: T.DidOpenTextDocumentParams, recalled:
     if recalled is not None and recalled.diagnostics is not None and session.client.pull:
         session.await_confirmation(d.uri, d.version, recalled)
     lines = d.text.count("\n") + 1
-    title = f"checking {d.uri.rsplit('/', 1)[-1]} ({lines:,} lines)"
+    title = progress.checking(d.uri, lines)
     end = progress.begin(ls, session.client.takes_progress, lines, "spvls", title)
     env = session.ws.settings.target_env
     built = asyncio.get_running_loop().run_in_executor(_opener, _build, [d.text], d.uri, d.version, env)

@@ -32,6 +32,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import sys
 import time
 from importlib import metadata
@@ -49,6 +50,7 @@ _MAC = 32  # bytes of HMAC-SHA256 before each entry's JSON
 _SECRET = "key"
 # What else decides the published JSON: the parser's messages and positions, the protocol's types.
 _DEPENDENCIES = ("lark", "pygls", "lsprotocol", "cattrs")
+_STAMPED = (".py", ".json", ".lark", ".gz")  # the files whose change is a new spvls
 
 
 def enabled() -> bool:
@@ -64,14 +66,29 @@ def stamp() -> bytes:
     for name in _DEPENDENCIES:
         with contextlib.suppress(metadata.PackageNotFoundError):
             h.update(f"{name} {metadata.version(name)}\n".encode())
-    package = Path(__file__).resolve().parents[1]
-    roots = [package, grammar.grammar_dir()]
-    for root in roots:
-        for p in sorted(root.rglob("*")) if root.is_dir() else [root]:
-            if p.suffix in (".py", ".json", ".lark", ".gz") and p.is_file():
-                st = p.stat()
-                h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    for root in (Path(__file__).resolve().parents[1], grammar.grammar_dir()):
+        for path, size, mtime in _files(str(root)):
+            h.update(f"{path}\0{size}\0{mtime}\n".encode())
     return h.digest()
+
+
+def _files(root: str) -> list[tuple[str, int, int]]:
+    """(path, size, mtime) of each source, grammar or data file under root (or root itself), sorted
+    by path. os.walk, not Path.rglob: this runs at a first open, and rglob takes ten times as long."""
+    if os.path.isfile(root):
+        st = os.stat(root)
+        return [(root, st.st_size, st.st_mtime_ns)]
+    out = []
+    for top, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]  # bytecode follows the sources it is stamped by
+        for name in names:
+            if name.endswith(_STAMPED):
+                path = os.path.join(top, name)
+                with contextlib.suppress(OSError):
+                    st = os.stat(path)
+                    if stat.S_ISREG(st.st_mode):
+                        out.append((path, st.st_size, st.st_mtime_ns))
+    return sorted(out)
 
 
 def key(text: str, *context: object) -> str:

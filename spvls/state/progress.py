@@ -31,11 +31,39 @@ def begin(ls: Any, supported: bool, lines: int, title: str, message: str) -> Cal
     start = time.perf_counter()
 
     def end() -> None:
-        from lsprotocol import types as T
-
-        ls.work_done_progress.end(token, T.WorkDoneProgressEnd(message=f"done in {time.perf_counter() - start:.1f} s"))
+        ls.work_done_progress.end(token, T.WorkDoneProgressEnd(message=_done(start)))
 
     return end
+
+
+def begin_raw(
+    send: Callable[[dict[str, Any]], None], supported: bool, lines: int, title: str, message: str
+) -> tuple[str | None, Callable[[], None]]:
+    """begin() without the protocol library (server.early): the messages as the wire has them, each
+    given to `send`. Returns the create request's id (None: no progress), and what ends it."""
+    if not supported or lines < LINES:
+        return None, _nothing
+    token = f"spvls-{next(_tokens)}"
+    ident = f"{token}-create"
+    send({"jsonrpc": "2.0", "id": ident, "method": "window/workDoneProgress/create", "params": {"token": token}})
+    value = {"kind": "begin", "title": title, "message": message, "cancellable": False}
+    send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": token, "value": value}})
+    start = time.perf_counter()
+
+    def end() -> None:
+        value = {"kind": "end", "message": _done(start)}
+        send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": token, "value": value}})
+
+    return ident, end
+
+
+def checking(uri: str, lines: int) -> str:
+    """The message of an open's progress."""
+    return f"checking {uri.rsplit('/', 1)[-1]} ({lines:,} lines)"
+
+
+def _done(start: float) -> str:
+    return f"done in {time.perf_counter() - start:.1f} s"
 
 
 @contextmanager

@@ -1,9 +1,10 @@
 """Work done once per process at `initialize`, so the first document opened does not pay it.
 
 None of it depends on a document: the grammar JSON read and indexed, Lark's parser built, each rule
-family's first run (its module-level caches), and the protocol converter's generated (un)structure
-functions for the messages that carry an open document and its diagnostics: CPU the first didOpen
-would otherwise pay (bench/run.py's `start` and `open` columns measure both).
+family's first run (its module-level caches), the cache's stamp (this spvls's files read), and the
+protocol converter's generated (un)structure functions for the messages that carry an open document
+and its diagnostics: CPU the first didOpen would otherwise pay (bench/run.py's `start` and `open`
+columns measure both).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from ..checks import analyze
 from ..syntax.document import Document
+from . import cache
 
 # A small module that reaches every family: a function with a loop, an OpLine, and one mistake (an
 # undefined id), so a diagnostic is built and converted too.
@@ -59,11 +61,14 @@ _checks_warm = False  # warm_checks ran in this process: what it builds is built
 
 
 def warm_checks() -> None:
-    """The parser, the grammar and each family's first run (what a process that only checks needs).
-    Once per process: server.early may have run it while it waited for the first open."""
+    """The parser, the grammar, each family's first run, and the cache's stamp of this spvls (what
+    a first open needs before its own work). Once per process: server.early may have run it while
+    it waited for the first open."""
     global _checks_warm
     if not _checks_warm:
         analyze(Document(SAMPLE), None)
+        if cache.enabled():
+            cache.stamp()
         _checks_warm = True
 
 

@@ -7,12 +7,15 @@ serves as ever."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from bench.generate import module
+from spvls.state import progress
 from tests.reliability import rawlsp
 from tests.reliability.rawlsp import Server
 from tests.reliability.test_initialize import CLIENTS, pygls_answers, pygls_messages
@@ -246,3 +249,41 @@ def test_a_pull_that_does_not_come_is_left_to_pygls(tmp_path):
     finally:
         release.touch()
         held.close()
+
+
+def test_a_large_document_is_checked_before_pygls_inside_its_progress(tmp_path):
+    """A document large enough for a progress (progress.LINES lines and more): its progress and its
+    diagnostics come before pygls is imported, as pygls' server gives them when it opens the same
+    text; the client's answer to the progress' create request, which pygls did not send, is not
+    reported by pygls as an answer to nothing."""
+    lines = module(progress.LINES + 500).split("\n")
+    k = next(i for i, line in enumerate(lines) if " = OpIAdd " in line)
+    lines[k] = lines[k].rsplit(" ", 1)[0] + " %undefined"
+    text = "\n".join(lines)
+    release = tmp_path / "release"
+    held = HeldServer(env={"SPVLS_NO_CACHE": "1", "SPVLS_TEST_RELEASE": str(release)})
+    try:
+        held.initialize({"window": {"workDoneProgress": True}}, {"validate": "off"})
+        early = _open(held, text)
+        before = _until_held(held)
+        assert held.asked == ["window/workDoneProgress/create"]
+        values = [m["params"]["value"] for m in before if m.get("method") == "$/progress"]
+        assert len(values) == len(before) == 2
+        assert values[0] == {
+            "kind": "begin",
+            "title": "spvls",
+            "message": f"checking early.spvasm ({len(lines):,} lines)",
+            "cancellable": False,
+        }
+        assert values[1]["kind"] == "end" and re.fullmatch(r"done in \d+\.\d s", values[1]["message"])
+        assert [(d["code"], d["range"]["start"]["line"]) for d in early["diagnostics"]] == [("id.undefined", k)]
+        release.touch()
+        held.notify("textDocument/didClose", {"textDocument": {"uri": URI}})
+        held.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=120)
+        assert _open(held, text, version=2) == {**early, "version": 2}  # through pygls' server, off its loop
+        assert held.asked == ["window/workDoneProgress/create"] * 2
+        assert held.request("shutdown", None)["result"] is None
+    finally:
+        release.touch()
+        held.close()
+    assert b"unknown message id" not in b"".join(held.stderr)
