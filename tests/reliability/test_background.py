@@ -107,6 +107,12 @@ def test_a_document_closed_during_its_open_is_dropped_and_the_server_goes_on():
     s = Server()
     try:
         s.initialize({}, {"validate": "off"})
+        # Not the first open, which server.early checks before pygls (and before reading on): this
+        # one is built off the loop.
+        _open(s, SMALL, SMALL_TEXT)
+        s.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=120)
+        s.notify("textDocument/didClose", {"textDocument": {"uri": SMALL}})
+        s.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=120)
         _open(s, BIG, module(30_000))
         _request(s, 300, "textDocument/foldingRange", {"textDocument": {"uri": BIG}})
         s.notify("textDocument/didClose", {"textDocument": {"uri": BIG}})
