@@ -8,6 +8,7 @@ that is unreachable from the entry block has no dominators, so it belongs to no 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ..syntax.parser import Token
@@ -62,7 +63,7 @@ class Construct:
     # References point outwards only (no cycles: models are freed by reference counting alone).
     loop: Construct | None  # a continue construct's loop construct
     parent: Construct | None  # the innermost construct around it
-    only: frozenset[str] | None  # a continue construct's blocks (post-dominance decides them)
+    only: Collection[str] | None  # a continue construct's blocks (post-dominance decides them)
 
     def __init__(
         self,
@@ -71,7 +72,7 @@ class Construct:
         merge: str | None = None,
         loop: Construct | None = None,
         parent: Construct | None = None,
-        only: frozenset[str] | None = None,
+        only: Collection[str] | None = None,
     ) -> None:
         self.kind, self.header, self.merge, self.loop, self.parent, self.only = kind, header, merge, loop, parent, only
 
@@ -89,38 +90,50 @@ class _Link:
 
 
 _Chain = _Link | None
+_NO_LABELS: tuple[str, ...] = ()
 
 
 class Cfg:
     def __init__(self, fn: Function):
         self.fn = fn
-        self.blocks: dict[str, Block] = fn.labels  # the first block of each label: the function's own index
+        blocks = self.blocks = fn.labels  # the first block of each label: the function's own index
         self.entry = fn.blocks[0].label if fn.blocks else None
-        self.edges: list[Edge] = []
-        succ: dict[str, list[str]] = {label: [] for label in self.blocks}
-        preds: dict[str, list[str]] = {label: [] for label in self.blocks}
-        blocks = self.blocks
+        edges: list[Edge] = []
+        succ: dict[str, list[str]] = {}  # the blocks with successors
+        preds: dict[str, list[str]] = {}  # the blocks with predecessors
         out_edges: dict[str, list[Edge]] = {}  # by source block, for _dfs
         for b in fn.blocks:  # a label defined twice (id.duplicate) keeps both blocks' branches
             made = targets(b)
             if not made:
                 continue
-            self.edges += made
+            edges += made
             source = b.label
             known = out_edges.get(source)
             if known is None:
                 out_edges[source] = made
+                out = succ[source] = []
             else:
                 known += made
-            out = succ[source]
+                out = succ[source]
             for e in made:
-                if e.target in blocks and e.target not in out:
-                    out.append(e.target)
-                    preds[e.target].append(source)
+                target = e.target
+                if target in blocks and target not in out:
+                    out.append(target)
+                    into = preds.get(target)
+                    if into is None:
+                        preds[target] = [source]
+                    else:
+                        into.append(source)
+        self.edges = edges
         # Kept as tuples: a CFG lives as long as its module, for every function of it (a list of one
         # label takes twice a tuple's bytes, an empty one 56 where () takes none).
-        self.succ: dict[str, tuple[str, ...]] = {label: tuple(ts) for label, ts in succ.items()}
-        self.preds: dict[str, tuple[str, ...]] = {label: tuple(ps) for label, ps in preds.items()}
+        self.succ: dict[str, tuple[str, ...]] = dict.fromkeys(blocks, _NO_LABELS)
+        for label, ts in succ.items():
+            if ts:
+                self.succ[label] = tuple(ts)
+        self.preds: dict[str, tuple[str, ...]] = dict.fromkeys(blocks, _NO_LABELS)
+        for label, ps in preds.items():
+            self.preds[label] = tuple(ps)
         self.order = self._dfs(out_edges)  # reachable blocks in reverse post-order
         self.idom = self._dominators()
         # The blocks reached from the entry: those with an immediate dominator (each block of
@@ -137,7 +150,6 @@ class Cfg:
         self._chains: dict[str, _Chain] = {}  # each reachable block's constructs, see _place
         self._children: dict[int, list[Construct]] | None = None
         self._structural: set[str] | None = None
-        self._declared: set[str] | None = None
 
     @property
     def constructs(self) -> list[Construct]:
@@ -164,10 +176,9 @@ class Cfg:
 
     @property
     def declared_merges(self) -> set[str]:
-        """The labels some header of the function declares as its merge block or continue target."""
-        if self._declared is None:
-            self._declared = {o.token.text for b in self.fn.blocks for o in merge_targets(b)}
-        return self._declared
+        """The labels some header of the function declares as its merge block or continue target
+        (made at each use, not kept: a check asks once per function)."""
+        return {o.token.text for b in self.fn.blocks if b.merge is not None for o in merge_targets(b)}
 
     # -- graph facts --------------------------------------------------------
     def _dfs(self, out_edges: dict[str, list[Edge]]) -> list[str]:
@@ -176,6 +187,7 @@ class Cfg:
         if self.entry is None:
             return []
         post: list[str] = []
+        blocks = self.blocks
         on_path = {self.entry}
         seen = {self.entry}
         none: list[Edge] = []
@@ -183,14 +195,15 @@ class Cfg:
         while stack:
             node, it = stack[-1]
             for e in it:
-                if e.target not in self.blocks:
+                target = e.target
+                if target not in blocks:
                     continue
-                if e.target in on_path:
+                if target in on_path:
                     e.back = True
-                elif e.target not in seen:
-                    seen.add(e.target)
-                    on_path.add(e.target)
-                    stack.append((e.target, iter(out_edges.get(e.target, none))))
+                elif target not in seen:
+                    seen.add(target)
+                    on_path.add(target)
+                    stack.append((target, iter(out_edges.get(target, none))))
                     break
             else:
                 stack.pop()
@@ -204,12 +217,14 @@ class Cfg:
             return {}
         index = {b: i for i, b in enumerate(self.order)}
         idom = {self.entry: self.entry}
+        preds = self.preds
+        rest = self.order[1:]
         changed = True
         while changed:
             changed = False
-            for b in self.order[1:]:
+            for b in rest:
                 new = None
-                for p in self.preds[b]:
+                for p in preds[b]:
                     if p not in idom:
                         continue
                     if new is None:
@@ -230,20 +245,26 @@ class Cfg:
     def _number(self) -> None:
         """Enter/leave numbers of a walk of the dominator tree: a dominates b when a's interval
         holds b's, a test in constant time however deep the tree."""
-        self._enter, self._leave = {}, {}
+        enter: dict[str, int] = {}
+        leave: dict[str, int] = {}
+        self._enter, self._leave = enter, leave
         if self.entry is None or self.entry not in self.idom:
             return
+        children = self._dom_children
         clock = 0
         stack = [(self.entry, False)]
         while stack:
             b, done = stack.pop()
             clock += 1
             if done:
-                self._leave[b] = clock
+                leave[b] = clock
                 continue
-            self._enter[b] = clock
+            enter[b] = clock
             stack.append((b, True))
-            stack.extend((c, False) for c in self._dom_children.get(b, ()))
+            below = children.get(b)
+            if below is not None:
+                for c in below:
+                    stack.append((c, False))
 
     def dominates(self, a: str, b: str) -> bool:
         """Whether every path from the entry to b passes through a (reachable blocks only)."""
@@ -301,7 +322,7 @@ class Cfg:
                     blocks = self.dominated(cont, merge)
                     if b.label in back_from:
                         blocks = self._post_dominated(back_from[b.label], blocks)
-                    out.append(Construct("continue", cont, merge, loop=loop, only=frozenset(blocks)))
+                    out.append(Construct("continue", cont, merge, loop=loop, only=_label_set(blocks)))
             else:
                 out.append(Construct("selection", b.label, merge))
                 t = b.terminator
@@ -326,11 +347,14 @@ class Cfg:
             if c.merge is not None and c.kind != "continue":  # a continue construct ends with its loop
                 closed.setdefault(c.merge, []).append(c)
         for cs in opened.values():  # at one block: those another header opens (outer) before its own
-            cs.sort(
-                key=lambda c: (
-                    _OPENING_ORDER[c.kind] if c.kind != "continue" or c.loop is None or c.loop.header != c.header else 3
+            if len(cs) > 1:
+                cs.sort(
+                    key=lambda c: (
+                        _OPENING_ORDER[c.kind]
+                        if c.kind != "continue" or c.loop is None or c.loop.header != c.header
+                        else 3
+                    )
                 )
-            )
         chains = self._chains
         if self.entry is None or self.entry not in self.idom:
             return
@@ -373,6 +397,10 @@ class Cfg:
     def holds(self, c: Construct, label: str) -> bool:
         """Whether the block is one of the construct's (a loop's continue construct's are not the loop's)."""
         _ = self.constructs  # places the blocks
+        return self._holds(c, label)
+
+    def _holds(self, c: Construct, label: str) -> bool:
+        """holds, the blocks placed."""
         chain = self._chains.get(label)
         while chain is not None:
             d, chain = chain.construct, chain.rest
@@ -394,12 +422,14 @@ class Cfg:
         out: list[tuple[Edge, Construct]] = []
         if not self.constructs:
             return out
+        reachable, chains = self.reachable, self._chains
         for e in self.edges:
-            if e.source not in self.reachable or e.target not in self.reachable:
+            source, target = e.source, e.target
+            if source not in reachable or target not in reachable:
                 continue
-            c = self.innermost(e.source)
-            while c is not None and not self.holds(c, e.target):
-                how = self._exit(c, e.target)
+            c = _first(chains.get(source), source)
+            while c is not None and not self._holds(c, target):
+                how = self._exit(c, target)
                 if how is None:
                     out.append((e, c))
                     break
@@ -434,6 +464,12 @@ class Cfg:
     def members(self, c: Construct) -> set[str]:
         """The construct's blocks (costs the blocks its header dominates: for tests and tools)."""
         return {b for b in self.dominated(c.header) if self.holds(c, b)}
+
+
+def _label_set(labels: set[str]) -> Collection[str]:
+    """Labels kept for membership tests: a few as a tuple (a frozenset of one takes 216 bytes, a
+    tuple 48, for every continue construct of the module), more as a frozenset."""
+    return tuple(labels) if len(labels) <= 8 else frozenset(labels)
 
 
 _OPENING_ORDER = {"case": 0, "continue": 1, "selection": 2, "loop": 2}

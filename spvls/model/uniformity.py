@@ -34,7 +34,7 @@ The rules (ARCHITECTURE.md states them once; docs/uniformity.md says what a user
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from .cfg import Cfg, cfg_of, continue_target, merge_block
 from .facts import keeps, module_fact
@@ -125,7 +125,14 @@ _EXITS = TERMINATORS - {"OpBranch", "OpBranchConditional", "OpSwitch", "OpUnreac
 
 
 def meet(a: Fact, b: Fact) -> Fact:
-    return (a[0] if a[0] < b[0] else b[0], a[1] | b[1])
+    """The narrower level, and both deps. `a` or `b` itself when it is that (most meets change
+    nothing, and each value's fact is kept: no new tuple)."""
+    level, deps = a[0] if a[0] < b[0] else b[0], a[1] | b[1]
+    if level == a[0] and deps == a[1]:
+        return a
+    if level == b[0] and deps == b[1]:
+        return b
+    return (level, deps)
 
 
 # The classes made per value, instruction or function write out their __init__ (init=False): the
@@ -352,7 +359,7 @@ def _derivative_ops(m: Module) -> frozenset[str]:
 
 def needs_of(m: Module, fn: Function, inst: Inst) -> Need | None:
     """What control flow the instruction needs, if any."""
-    need = _need(m, inst, _needing_ops(m), _derivative_ops(m), _matrix_types(m), {})
+    need = _need(m, inst, _needing_ops(m), _derivative_ops(m), _matrix_types(m), {}, _outer_scopes(m))
     return Need(need[0], need[1], inst) if need is not None else None
 
 
@@ -363,6 +370,7 @@ def _need(
     derivatives: frozenset[str],
     matrices: dict[str, int],
     scopes: dict[str, int],
+    outer: dict[str, int],
 ) -> tuple[str, int] | None:
     """needs_of's kind and level, with the module's facts at hand (one function asks for each
     instruction), `scopes` the matrix level of each operand's definition met so far."""
@@ -377,7 +385,7 @@ def _need(
             return None  # Subgroup or Invocation: the client API defines it in non-uniform control flow
         return ("barrier", level) if level > INVOCATION else None
     if matrices:
-        scope = _coopmat_scope(m, inst, matrices, scopes)
+        scope = _coopmat_scope(m, inst, matrices, scopes, outer)
         if scope is not None and scope > INVOCATION:
             return "coopmat", scope
     return None
@@ -402,14 +410,16 @@ def _matrix_types(m: Module) -> dict[str, int]:
     return out
 
 
-def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int], scopes: dict[str, int]) -> int | None:
+def _coopmat_scope(
+    m: Module, inst: Inst, matrices: dict[str, int], scopes: dict[str, int], outer: dict[str, int]
+) -> int | None:
     """The level of the cooperative matrix the instruction takes or makes (a pointer to one is not
-    one); `scopes` keeps what each operand's definition gave, _NO_MATRIX for none (constants are
-    named again and again)."""
+    one); `scopes` keeps what each operand's definition gave, _NO_MATRIX for none, and
+    `outer` (`_outer_scopes`) what the ids defined before the first function gave (constants are
+    named again and again, in every function)."""
     rt = _result_type(inst)
     if rt in matrices:
         return matrices[rt]
-    defs = m.defs
     for o in inst.operands:
         tok = o.token
         if tok.kind != "ID":
@@ -417,12 +427,24 @@ def _coopmat_scope(m: Module, inst: Inst, matrices: dict[str, int], scopes: dict
         text = tok.text
         level = scopes.get(text)
         if level is None:
-            d = defs.get(text)
-            t = _result_type(d) if d is not None else None
-            level = scopes[text] = matrices.get(t, _NO_MATRIX) if t is not None else _NO_MATRIX
+            level = outer.get(text)
+            if level is None:
+                d = m.defs.get(text)
+                t = _result_type(d) if d is not None else None
+                level = matrices.get(t, _NO_MATRIX) if t is not None else _NO_MATRIX
+                if d is not None and m.functions and d.line < m.functions[0].line:
+                    outer[text] = level
+            scopes[text] = level
         if level != _NO_MATRIX:
             return level
     return None
+
+
+@module_fact
+def _outer_scopes(m: Module) -> dict[str, int]:
+    """_coopmat_scope's memo of the ids whose first definition comes before the first function:
+    lines no in-place edit reaches, so what they gave holds for the module's life (filled as met)."""
+    return {}
 
 
 _NO_MATRIX: Final = -1
@@ -580,6 +602,7 @@ class _Analysis:
                 break
         self._summarise()
         u.contents, u.root = self.contents, self.root
+        _share_empties(u)
         return u
 
     def _rereads(self, blocks: dict[str, Fact]) -> bool:
@@ -1056,6 +1079,7 @@ class _Analysis:
         s = Summary()
         needing, derivatives, matrices = _needing_ops(m), _derivative_ops(m), _matrix_types(m)
         scopes: dict[str, int] = {}
+        outer = _outer_scopes(m)
         needs: list[Need] = []  # what callers must meet, in the order met (a tuple at the end)
         for label in self.cfg.order:
             b = self.cfg.blocks[label]
@@ -1074,17 +1098,28 @@ class _Analysis:
                 f = self.killed[label][0]
                 s.kills = meet(s.kills, (f[0], f[1] & ~CALLER))
             for inst in b.insts:
-                if inst.opname == "OpFunctionCall":
+                op = inst.opname
+                if op == "OpFunctionCall":
                     self._call_needs(inst, label, needs)
                     continue
-                need = _need(m, inst, needing, derivatives, matrices, scopes)
-                if need is None:
+                # _need, its common case (no barrier, no derivative) written out: every instruction passes here.
+                if op in needing:
+                    need = _need(m, inst, needing, derivatives, matrices, scopes, outer)
+                    if need is None:
+                        continue
+                    kind, level = need
+                elif matrices:
+                    scope = _coopmat_scope(m, inst, matrices, scopes, outer)
+                    if scope is None or scope <= INVOCATION:
+                        continue
+                    kind, level = "coopmat", scope
+                else:
                     continue
                 c = u.control(label)
-                if c[0] < need[1]:
-                    u.unmet.append((Need(need[0], need[1], inst), c))
+                if c[0] < level:
+                    u.unmet.append((Need(kind, level, inst), c))
                 elif c[1]:
-                    needs.append(Need(need[0], need[1], inst, c[1]))
+                    needs.append(Need(kind, level, inst, c[1]))
         s.needs = tuple(needs)
         for p, i in u.params.items():
             c = self.contents.get(p, UNIFORM)
@@ -1105,6 +1140,40 @@ class _Analysis:
                 self.u.calls.append((inst, need, f))
             elif f[1]:
                 needs.append(Need(need.kind, need.level, need.inst, f[1], (inst, *need.via)))
+
+
+# The empty containers every finished analysis that has nothing of a kind shares (most functions have
+# no divergent block, parameter or unmet need): an analysis is only read once made, never written.
+_NO_ENTRIES: Final[dict[Any, Any]] = {}
+_NO_LABELS: Final[set[str]] = set()
+_NO_ITEMS: Final[list[Any]] = []
+
+
+def _share_empties(u: Uniformity) -> None:
+    if not u.values:
+        u.values = _NO_ENTRIES
+    if not u.why:
+        u.why = _NO_ENTRIES
+    if not u.blocks:
+        u.blocks = _NO_ENTRIES
+    if not u.block_why:
+        u.block_why = _NO_ENTRIES
+    if not u.params:
+        u.params = _NO_ENTRIES
+    if not u.diverges:
+        u.diverges = _NO_ENTRIES
+    if not u.contents:
+        u.contents = _NO_ENTRIES
+    if not u.root:
+        u.root = _NO_ENTRIES
+    if not u.leaves:
+        u.leaves = _NO_LABELS
+    if not u.unmet:
+        u.unmet = _NO_ITEMS
+    if not u.calls:
+        u.calls = _NO_ITEMS
+    if not u.summary.writes:
+        u.summary.writes = _NO_ENTRIES
 
 
 def _culprit(a: _Analysis, f: Fact, args: list[str]) -> str | None:
