@@ -1,14 +1,16 @@
 """A whole-module check on two cores: another process runs some families (CHILD) while this one
 runs the others, and sends back their diagnostics (plain data, a few bytes for a valid module).
 
-A child is forked on the model just built (`run_split`) and shares its pages. (A helper process that
-parsed and built each opened document a second time saved too little of an open for the memory it
-held: see bench/README.md.)
+A child is forked on the model just built (`run_split`, for a whole check of a document already
+parsed) and shares its pages; or, for a text about to be parsed and checked (an open), before the
+parse (`ahead`): it parses and builds its own copy beside this process, and exits with its answer.
+(A helper process that kept a second parse of each opened document held too much memory for what it
+saved: see bench/README.md.)
 
 Only where `os.fork` exists, with more than one core and the load average leaving about one idle,
-for modules of at least FROM_INSTRUCTIONS instructions (below that, what the other process saves does not pay for the fork, the copies and
-the messages), and only when `enabled` (the server turns it on; the CLI's jobs already fill the
-cores). Whatever goes wrong in the other process (an exception, a signal, no answer, too slow), this
+for modules of at least FROM_INSTRUCTIONS instructions or texts of FROM_LINES lines (below that,
+what the other process saves does not pay for the fork, the copies and the messages), and only when
+`enabled` (the server turns it on; the CLI's jobs already fill the cores). Whatever goes wrong in the other process (an exception, a signal, no answer, too slow), this
 process runs those families itself: the result is always the serial one.
 
 The child runs Python code and writes to its own pipe, and leaves with `os._exit`. It
@@ -34,9 +36,13 @@ from .diagnostic import Diagnostic
 
 enabled = False
 FROM_INSTRUCTIONS = 30_000
-# The families the child runs: about half the CPU of a whole check at 100k lines (bench/families.py),
-# and none whose module facts a keystroke's re-check reads first (those stay computed here).
-CHILD = ("coopmat", "ids")
+# A text of this many lines or more is checked by two processes from before its parse (`ahead`):
+# the child's parse and build of its own cost it about what the fork saves.
+FROM_LINES = 5_000
+# The families the child runs: about half the CPU of a whole check (bench/families.py), coopmat and
+# uniformity together (both read the uniformity analysis, the costliest module fact: split, each
+# process would compute it). What they computed there is computed here after (`prime`).
+CHILD = ("coopmat", "ids", "uniformity")
 # How long the child may take: this many times what this process took for its own share, and at
 # least WAIT_AT_LEAST seconds (its share costs about as much: see CHILD).
 WAIT_FACTOR, WAIT_AT_LEAST = 4.0, 5.0
@@ -109,6 +115,53 @@ def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None)
     the child's families computed there, which the next keystroke's re-check would otherwise pay;
     when the child answered first, `settle()` does it later (the server: once it has published)."""
     theirs = [n for n in names if n in CHILD]
+    child = _fork(lambda: run(m, theirs))
+    if child is None:
+        return run(m, names)
+    return _finish(child, m, names, run, prime)
+
+
+def ahead(lines: int, theirs: Callable[[], dict[str, list[Diagnostic]]]) -> Ahead | None:
+    """For a text about to be parsed and checked whole: a child forked now computes `theirs()` (the
+    CHILD families' diagnostics, from its own parse and model of the same text) while this process
+    parses, builds and checks the others; `finish` takes its answer. None where run_split would not
+    split, or the text has fewer than FROM_LINES lines.
+
+    Forked before the parse, the child shares only what this process held then: after a fork on the
+    model built (run_split), each page of it that either process touches is copied, which costs
+    this process about a third more for its own families; this costs the child a parse and build
+    of its own instead, which it runs beside this process's."""
+    if not (enabled and hasattr(os, "fork") and lines >= FROM_LINES and _idle_core()):
+        return None
+    child = _fork(theirs)
+    return Ahead(child) if child is not None else None
+
+
+class Ahead:
+    """A child started by `ahead`: its answer is taken by `finish`, or it is stopped by `cancel`."""
+
+    def __init__(self, child: _Forked) -> None:
+        self.child: _Forked | None = child
+
+    def finish(self, m: Module, names: list[str], run: Run, prime: Prime | None = None) -> dict[str, list[Diagnostic]]:
+        """As run_split(m, names, run, prime), the child's part from the child started before `m`
+        was built (from the same text). `prime` waits for settle(): this check is a first open's,
+        whose diagnostics should not wait for what only the next keystroke reads."""
+        child, self.child = self.child, None
+        if child is None:
+            return run(m, names)
+        return _finish(child, m, names, run, prime, later=True)
+
+    def cancel(self) -> None:
+        """The check it was for does not happen (the text changed first, or was closed)."""
+        child, self.child = self.child, None
+        if child is not None:
+            _kill(child.pid)
+            child.close()
+
+
+def _fork(work: Callable[[], dict[str, list[Diagnostic]]]) -> _Forked | None:
+    """A child that sends back work()'s result, pickled, and exits; None if it cannot be forked."""
     r, w = os.pipe()
     try:
         with warnings.catch_warnings():  # 3.12 warns of forking with threads: see the docstring
@@ -117,20 +170,20 @@ def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None)
     except OSError:
         os.close(r)
         os.close(w)
-        return run(m, names)
+        return None
     if pid == 0:  # the child
         code = 1
         try:
             os.close(r)
             gc.disable()  # a collection would touch (and so copy) every page the model is on
-            data = pickle.dumps(run(m, theirs), pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(work(), pickle.HIGHEST_PROTOCOL)
             with os.fdopen(w, "wb") as f:
                 f.write(data)
             code = 0
         finally:
             os._exit(code)
     os.close(w)
-    return _finish(_Forked(pid, r), m, names, run, prime)
+    return _Forked(pid, r)
 
 
 class _Forked:
@@ -158,8 +211,11 @@ class _Forked:
         _reap(self.pid)
 
 
-def _finish(child: _Forked, m: Module, names: list[str], run: Run, prime: Prime | None) -> dict[str, list[Diagnostic]]:
-    """`run(m, names)` with the CHILD families' diagnostics from `child`, or run here when it gives none."""
+def _finish(
+    child: _Forked, m: Module, names: list[str], run: Run, prime: Prime | None, later: bool = False
+) -> dict[str, list[Diagnostic]]:
+    """`run(m, names)` with the CHILD families' diagnostics from `child`, or run here when it gives
+    none. `prime` runs while the child is not done, unless `later`: then, as when it is, at settle()."""
     theirs = [n for n in names if n in CHILD]
     mine = [n for n in names if n not in CHILD]
     got = None
@@ -168,7 +224,7 @@ def _finish(child: _Forked, m: Module, names: list[str], run: Run, prime: Prime 
         out = run(m, mine)
         spent = time.monotonic() - entered
         if prime is not None:
-            if child.ready():
+            if later or child.ready():
                 _unprimed.append((_held(m), theirs, prime))
             else:
                 prime(m, theirs)
