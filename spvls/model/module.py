@@ -392,7 +392,7 @@ class Module:
             if t is not None:  # match's first case, made straight into the Inst
                 gi = t[0]
                 op = gi.name
-                toks = fields.operands  # a clean match fills one operand per token
+                toks = line.operands  # a clean match fills one operand per token
                 m = inst = Inst(
                     gi,
                     # operands_of, inline where the template has no enum slot

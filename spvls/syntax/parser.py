@@ -38,27 +38,41 @@ class SyntaxProblem(NamedTuple):
 
 
 class LineFields(NamedTuple):
-    """A Line's fields. A hot loop of the compiled build reads them through a variable of this type:
-    mypyc reads a NamedTuple's field as a tuple item, a Line's (a class it does not compile) by name."""
+    """The fields every Line starts with. A hot loop of the compiled build reads them through a
+    variable of this type: mypyc reads a NamedTuple's field as a tuple item, a Line's (a class it
+    does not compile) by name."""
 
     text: str
-    result: Token | None
-    opcode: Token | None
-    operands: tuple[Token, ...]
-    comment: Token | None
     # The text with each id written '%', for clean lines without strings or comments:
     # lines of one shape parse, and match the grammar, alike.
     shape: str | None
+    result: Token | None
+    opcode: Token | None
+
+
+_FIELDS = ("text", "result", "opcode", "operands", "comment", "error", "shape")  # as Line() takes them
 
 
 @mypyc_attr(native_class=False)  # a tuple or list subclass: mypyc compiles none
-class Line(LineFields):
-    """A parsed line: a tuple of six items (96 bytes). A line with a syntax error is an ErrorLine,
-    which adds it as a seventh (a tuple subclass of 7 items takes 112 bytes, paid only by the lines
-    with an error). Made as Line(text, result, opcode, operands, comment, error, shape)."""
+class _Declared(LineFields):
+    """What a Line holds besides LineFields, as the type checker sees it (Line and NotedLine read
+    each from their own items)."""
 
     __slots__ = ()
+    operands: tuple[Token, ...] = ()
+    comment: Token | None = None
     error: SyntaxProblem | None = None
+
+
+@mypyc_attr(native_class=False)  # a tuple or list subclass: mypyc compiles none
+class Line(_Declared):
+    """A parsed line: one tuple of its LineFields then its operands, no tuple of its own for them
+    (most lines have some). A line with a comment or a syntax error is a NotedLine, which holds both
+    between the two (paid only by those lines). Made as
+    Line(text, result, opcode, operands, comment, error, shape)."""
+
+    __slots__ = ()
+    operands = property(itemgetter(slice(4, None)))  # type: ignore[assignment]
 
     def __new__(
         cls,
@@ -70,15 +84,18 @@ class Line(LineFields):
         error: SyntaxProblem | None = None,
         shape: str | None = None,
     ) -> Line:
-        if error is None:
-            return tuple.__new__(Line, (text, result, opcode, operands, comment, shape))
-        return tuple.__new__(ErrorLine, (text, result, opcode, operands, comment, shape, error))
+        if comment is None and error is None:
+            return tuple.__new__(Line, (text, shape, result, opcode, *operands))
+        return tuple.__new__(NotedLine, (text, shape, result, opcode, comment, error, *operands))
 
     def __getnewargs__(self) -> tuple[object, ...]:
-        return (*self[:5], self.error, self.shape)
+        return tuple(getattr(self, name) for name in _FIELDS)
 
     def _replace(self, **changes: Any) -> Line:
-        return Line(**{**dict(zip(LineFields._fields, self, strict=False)), "error": self.error, **changes})
+        return Line(**{**{name: getattr(self, name) for name in _FIELDS}, **changes})
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{name}={getattr(self, name)!r}' for name in _FIELDS)})"
 
     @property
     def tokens(self) -> list[Token]:
@@ -96,16 +113,13 @@ class Line(LineFields):
 
 
 @mypyc_attr(native_class=False)  # a tuple or list subclass: mypyc compiles none
-class ErrorLine(Line):
-    """A line with its syntax error (see Line)."""
+class NotedLine(Line):
+    """A line with a comment or a syntax error (see Line)."""
 
     __slots__ = ()
-    error = property(itemgetter(6))  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return (
-            f"ErrorLine({', '.join(f'{k}={v!r}' for k, v in zip((*LineFields._fields, 'error'), self, strict=True))})"
-        )
+    comment = property(itemgetter(4))  # type: ignore[assignment]
+    error = property(itemgetter(5))  # type: ignore[assignment]
+    operands = property(itemgetter(slice(6, None)))  # type: ignore[assignment]
 
 
 def _tok(t: Any) -> Token:  # a lark.Token, its positions set (Lark's stubs say Optional)
@@ -318,13 +332,13 @@ def _parse_whole(text: str) -> Line:
         toks = _placed(text)  # the line is its own shape
         if toks is not None:
             out = [_new(Token, (kind, tok_text, start, start + len(tok_text))) for _, kind, tok_text, start in toks]
-            return _new(Line, (text, None, out[0], tuple(out[1:]), None, None))
+            return _new(Line, (text, None, None, *out))
     return _parse(text)
 
 
 class _Shape(NamedTuple):
     """A clean shape's tokens as (is id, kind, text, column) and the shape itself (which every line
-    of that shape shares); each id's index among the tokens and column in the shape; how many ids
+    of that shape shares); each id's index among a Line's items and column in the shape; how many ids
     come before the last token that is not an id (only their lengths move such tokens); and those
     tokens, built once per layout of those lengths: lines laid out alike (spirv-dis right-aligns
     result ids) share them."""
@@ -334,14 +348,15 @@ class _Shape(NamedTuple):
     text: str
     ids: tuple[tuple[int, int], ...]
     leading: int
-    layouts: dict[int | tuple[int, ...] | None, list[Token | None]]  # by _layout's key
+    layouts: dict[int | tuple[int, ...] | None, list[Token | str | None]]  # by _layout's key
 
 
 def _shape(toks: tuple[tuple[bool, str, str, int], ...], shape: str) -> _Shape:
     """A shape's template from its tokens (see _Shape)."""
     fixed = [k for k, t in enumerate(toks) if not t[0]]
     leading = sum(1 for t in toks[: fixed[-1]] if t[0]) if fixed else 0
-    ids = tuple((k, t[3]) for k, t in enumerate(toks) if t[0])
+    first = 2 if toks[0][0] else 3  # a Line's items: text, shape, result, opcode, operands
+    ids = tuple((first + k, t[3]) for k, t in enumerate(toks) if t[0])
     return _Shape(toks[0][0], toks, shape, ids, leading, {})
 
 
@@ -442,11 +457,12 @@ def forget_ids() -> None:
     _interned.last.clear()
 
 
-def _layout(template: _Shape, key: int | tuple[int, ...] | None) -> list[Token | None]:
-    """The tokens that are not ids (None in each id's place), placed for leading ids of these
-    lengths. The key: None without leading ids, the length of the one, or the lengths of several."""
+def _layout(template: _Shape, key: int | tuple[int, ...] | None) -> list[Token | str | None]:
+    """A Line's items but the text and the ids (None in their places): the shape, and the tokens
+    that are not ids placed for leading ids of these lengths. The key: None without leading ids, the
+    length of the one, or the lengths of several."""
     lengths = () if key is None else (key,) if isinstance(key, int) else key
-    fixed: list[Token | None] = []
+    fixed: list[Token | str | None] = [None, template.text] if template.has_result else [None, template.text, None]
     shift = k = 0
     for is_id, kind, tok_text, start in template.toks:
         if is_id:
@@ -506,10 +522,8 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int) -> int:
                     tok = new(token_class, ("ID", tok_text, start, start + size))
                 here[tok_text] = tok
             out[k] = tok
-        if template.has_result:
-            lines[i] = new(line_class, (text, out[0], out[1], tuple(out[2:]), None, template.text))
-        else:
-            lines[i] = new(line_class, (text, None, out[0], tuple(out[1:]), None, template.text))
+        out[0] = text
+        lines[i] = new(line_class, out)
         i += 1
     return i
 
