@@ -14,6 +14,7 @@ import os
 import secrets
 import shutil
 import stat
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,22 @@ def test_the_stamp_changes_with_the_grammar_files(tmp_path, monkeypatch):
         cache.stamp.cache_clear()
         assert cache.key("x", 1) != before
         assert cache.key("x", 1) != cache.key("x", 2) != cache.key("y", 2)
+    finally:
+        cache.stamp.cache_clear()
+
+
+def test_the_stamp_changes_with_the_versions_of_the_packages_that_shape_the_answers(tmp_path, monkeypatch):
+    installed = cache._installed(cache._DEPENDENCIES)
+    assert sorted(tuple(n.removesuffix(".dist-info").split("-", 1)) for n in installed) == sorted(
+        (name, metadata.version(name)) for name in cache._DEPENDENCIES
+    )
+    cache.stamp.cache_clear()
+    try:
+        before = cache.stamp()
+        (tmp_path / "pygls-99.0.dist-info").mkdir()  # another pygls, first on the path
+        monkeypatch.syspath_prepend(str(tmp_path))
+        cache.stamp.cache_clear()
+        assert cache.stamp() != before
     finally:
         cache.stamp.cache_clear()
 
