@@ -418,7 +418,18 @@ class Cfg:
         also through its continue target, a continue construct through its loop's header or merge
         block, a case construct also to another case of its OpSwitch; from a selection or case
         construct, a break or continue of the innermost loop around it and a break to the innermost
-        OpSwitch's merge block leave it too, and then each construct around it in turn."""
+        OpSwitch's merge block leave it too, and then each construct around it in turn.
+
+        The constructs it places are kept only when something asked for them before: a whole check
+        reads them once per function, and the CFG lives as long as its module (the next check of
+        the function places them again)."""
+        kept = self._constructs is not None
+        out = self._construct_exits()
+        if not kept:
+            self._constructs, self._chains, self._children = None, {}, None
+        return out
+
+    def _construct_exits(self) -> list[tuple[Edge, Construct]]:
         out: list[tuple[Edge, Construct]] = []
         if not self.constructs:
             return out
