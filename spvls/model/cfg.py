@@ -252,19 +252,18 @@ class Cfg:
             return
         children = self._dom_children
         clock = 0
-        stack = [(self.entry, False)]
+        stack = [self.entry]  # a block is popped twice: entered, then (its subtree done) left
         while stack:
-            b, done = stack.pop()
+            b = stack.pop()
             clock += 1
-            if done:
+            if b in enter:
                 leave[b] = clock
                 continue
             enter[b] = clock
-            stack.append((b, True))
+            stack.append(b)
             below = children.get(b)
             if below is not None:
-                for c in below:
-                    stack.append((c, False))
+                stack.extend(below)
 
     def dominates(self, a: str, b: str) -> bool:
         """Whether every path from the entry to b passes through a (reachable blocks only)."""
@@ -565,17 +564,25 @@ def merge_targets(b: Block) -> list[Operand]:
 
 def merge_block(b: Block) -> str | None:
     """The label of the block's declared merge block, if it is a header."""
-    for o in merge_targets(b):
-        if o.grammar_operand.name == "Merge Block":
-            return o.token.text
-    return None
+    return _merge_operand(b, "Merge Block")
 
 
 def continue_target(b: Block) -> str | None:
     """The label of a loop header's declared continue target."""
-    for o in merge_targets(b):
-        if o.grammar_operand.name == "Continue Target":
-            return o.token.text
+    return _merge_operand(b, "Continue Target")
+
+
+def _merge_operand(b: Block, name: str) -> str | None:
+    """The label the merge instruction's operand of that name gives (merge_targets' first of that
+    name, without the list: headers are asked again and again)."""
+    merge = b.merge
+    if merge is None:
+        return None
+    for o in merge.operands:
+        if o.grammar_operand.name == name:
+            tok = o.token
+            if tok.kind == "ID":
+                return tok.text
     return None
 
 

@@ -335,7 +335,7 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
     }
     ops = {k: o for k, o in named.items() if o and o.is_id}
     mats = {k: _mat(m, o.token.text) for k, o in ops.items()}
-    want = {"Result": "MatrixAccumulatorKHR", "A": "MatrixAKHR", "B": "MatrixBKHR", "C": "MatrixAccumulatorKHR"}
+    want = _MULADD_USES
     for k, mat in mats.items():
         if mat is not None and isinstance(mat.use, int) and mat.use_name() != want[k]:
             out.append(
@@ -371,7 +371,7 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
                 )
             )
     scopes = {k: v.scope for k, v in mats.items() if v is not None}
-    if len(set(map(str, scopes.values()))) > 1:
+    if len(scopes) > 1 and len(set(map(str, scopes.values()))) > 1:
         first = next(iter(scopes.values()))
         for k, s in scopes.items():
             if s != first:
@@ -382,12 +382,7 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
                 )
     for op in inst.operands:
         for e in op.enumerants:
-            which = {
-                "MatrixASignedComponentsKHR": "A",
-                "MatrixBSignedComponentsKHR": "B",
-                "MatrixCSignedComponentsKHR": "C",
-                "MatrixResultSignedComponentsKHR": "Result",
-            }.get(e.name)
+            which = _SIGNED.get(e.name)
             mat = mats.get(which) if which else None
             if mat is not None and mat.component is not None and int_info(mat.component) is None:
                 out.append(
@@ -399,6 +394,16 @@ def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
                     )
                 )
     return out
+
+
+# The Use each MulAdd operand's matrix must have, and the operand each signedness operand names.
+_MULADD_USES = {"Result": "MatrixAccumulatorKHR", "A": "MatrixAKHR", "B": "MatrixBKHR", "C": "MatrixAccumulatorKHR"}
+_SIGNED = {
+    "MatrixASignedComponentsKHR": "A",
+    "MatrixBSignedComponentsKHR": "B",
+    "MatrixCSignedComponentsKHR": "C",
+    "MatrixResultSignedComponentsKHR": "Result",
+}
 
 
 def _conversion(m: Module, inst: Inst) -> list[Diagnostic]:
