@@ -9,7 +9,6 @@ from bisect import bisect_left, bisect_right, insort
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
 from operator import itemgetter
 from typing import Final
 
@@ -378,9 +377,10 @@ class Module:
         block: Block | None = None
         grammar, ext_imports, insts, inst_at = self.grammar, self.ext_imports, self.insts, self.inst_at
         defs, uses, duplicates = self.defs, self.uses, self.duplicates
-        templates, clean, new, as_operand = templates_of(grammar), _CLEAN, tuple.__new__, repeat(Operand)
-        by_op: dict[str, list[Inst]] = {}  # with_op's index: built here, before a fork shares it
-        roles: dict[str, int] = {}  # each opname's _role, found once per build
+        templates, clean, new = templates_of(grammar), _CLEAN, tuple.__new__
+        # Each opname's _role, found once per build, and its instructions (with_op's index: built
+        # here, before a fork shares it).
+        per_op: dict[str, tuple[int, list[Inst]]] = {}
         body: list[Inst] = []
         m: Match
         for n, line in enumerate(self.doc.lines):
@@ -393,12 +393,21 @@ class Module:
                 gi = t[0]
                 op = gi.name
                 toks = line.operands  # a clean match fills one operand per token
+                if t[2] is None:
+                    kinds = t[1]
+                    last = t[5]
+                    pairs = []
+                    for k, tok in enumerate(toks):
+                        pair = last[k]
+                        if pair is None or pair[0] is not tok:
+                            pair = last[k] = new(Operand, (tok, kinds[k]))
+                        pairs.append(pair)
+                    operands = tuple(pairs)
+                else:
+                    operands = operands_of(line, t[1], t[2])
                 m = inst = Inst(
                     gi,
-                    # operands_of, inline where the template has no enum slot
-                    tuple(map(new, as_operand, zip(toks, t[1])))  # noqa: B905 (see operands_of)
-                    if t[2] is None
-                    else operands_of(line, t[1], t[2]),
+                    operands,
                     clean,
                     t[3],
                     t[4],
@@ -414,19 +423,18 @@ class Module:
                     self._index_problems(inst)  # (a clean match has none)
             insts.append(inst)
             inst_at[n] = inst
-            same_op = by_op.get(op)
-            if same_op is None:
-                by_op[op] = [inst]
+            seen = per_op.get(op)
+            if seen is None:
+                role = _role(op, m.inst)
+                per_op[op] = (role, [inst])
             else:
-                same_op.append(inst)
+                role = seen[0]
+                seen[1].append(inst)
             # What _index does, for lines that come in order into empty indexes (a third of the
             # model's build went to _index's calls and checks).
             result = fields.result
-            if result is not None:
-                if result.text in defs:
-                    duplicates.append(inst)
-                else:
-                    defs[result.text] = inst
+            if result is not None and defs.setdefault(result.text, inst) is not inst:
+                duplicates.append(inst)
             for tok in toks:
                 if tok.kind == "ID":
                     lst = uses.get(tok.text)
@@ -436,9 +444,6 @@ class Module:
                         uses[tok.text] = [lst[0], inst]
                     else:
                         lst.append(inst)
-            role = roles.get(op)
-            if role is None:
-                role = roles[op] = _role(op, m.inst)
             if not role:  # most lines: an instruction of a block's body
                 if block is not None:
                     body.append(inst)
@@ -481,7 +486,7 @@ class Module:
                     if callee:
                         fn.calls.append((callee[0].token.text, inst))
         self.undefined_ids = sum(1 for id_ in uses if id_ not in defs)
-        self._by_op = by_op
+        self._by_op = {op: seen[1] for op, seen in per_op.items()}
         self._function_lines = [f.line for f in self.functions]  # for function_at's bisection
         # An interface listing an id defined inside a function: the entry rules report on that line.
         for ep in self.entry_points.values():

@@ -350,7 +350,8 @@ class _Matcher:
 
 # Clean matches by line shape: lines that differ only in their ids fill the same operands
 # (the ids are abstracted in the shape; OpExtInst and its kin, whose set is an id, match each time).
-# Each: (instruction, each operand's grammar operand, enum slots (see _enum_slots), pending, ext_inst).
+# Each: (instruction, each operand's grammar operand, enum slots (see _enum_slots), pending, ext_inst,
+# the Operand last made for each slot (see Module._build)).
 _templates: dict[Grammar, dict[str, tuple]] = {}  # by grammar, then shape: no key tuple per line
 _MAX_TEMPLATES = 65536
 _new = tuple.__new__  # an Operand without the NamedTuple's Python-level __new__
@@ -376,7 +377,7 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
     if shape is not None:
         template = templates.get(shape)
         if template is not None:
-            inst, kinds, enums, pending, ext_inst = template
+            inst, kinds, enums, pending, ext_inst, _ = template
             return Match(inst, operands_of(line, kinds, enums), _CLEAN, pending, ext_inst)
     m = _match(grammar, line, line.opcode, ext_imports)
     if shape is not None and not m.problems and m.inst is not None and not _by_set(m.inst):
@@ -388,6 +389,7 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
             _enum_slots(m.operands),
             tuple(m.pending),
             m.ext_inst,
+            [None] * len(m.operands),
         )
     return m
 
