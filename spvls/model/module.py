@@ -346,8 +346,8 @@ class Module:
         self.defs: dict[str, Inst] = {}  # first definition of each id
         self.duplicates: list[Inst] = []
         # The instruction naming each id, once per operand that names it, in line order (see references)
-        # An id used once (most ids) has a 1-tuple, half a list's size; an edit that adds to it makes
-        # it a list (see _index, _unindex).
+        # Each a tuple once built, half a list's size for an id used once (most ids); an edit that adds
+        # to it makes it a list (see _index, _unindex).
         self.uses: dict[str, list[Inst] | tuple[Inst, ...]] = {}
         self.names: dict[str, str] = {}  # OpName
         self.decorations: dict[str, list[Inst]] = {}
@@ -485,7 +485,13 @@ class Module:
                     callee = inst.ids(skip_type=True)
                     if callee:
                         fn.calls.append((callee[0].token.text, inst))
-        self.undefined_ids = sum(1 for id_ in uses if id_ not in defs)
+        undefined = 0
+        for id_, users in uses.items():
+            if id_ not in defs:
+                undefined += 1
+            if type(users) is list:
+                uses[id_] = tuple(users)  # no list's header and spare room (an edit makes it a list again)
+        self.undefined_ids = undefined
         self._by_op = {op: seen[1] for op, seen in per_op.items()}
         self._function_lines = [f.line for f in self.functions]  # for function_at's bisection
         # An interface listing an id defined inside a function: the entry rules report on that line.
