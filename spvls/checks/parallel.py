@@ -26,10 +26,12 @@ import os
 import pickle
 import select
 import signal
+import threading
 import time
 import warnings
 import weakref
 from collections.abc import Callable
+from typing import NoReturn
 
 from ..model.module import Module
 from .diagnostic import Diagnostic
@@ -51,6 +53,7 @@ IDLE_CORE = 0.5
 
 Run = Callable[[Module, list[str]], dict[str, list[Diagnostic]]]
 Prime = Callable[[Module, list[str]], None]
+_forking = threading.Lock()  # see _fork
 _unprimed: list[tuple[Callable[[], Module | None], list[str], Prime]] = []  # left for settle()
 
 
@@ -70,6 +73,11 @@ def settle() -> None:
         m = ref()
         if m is not None:
             prime(m, names)
+
+
+def forget(m: Module) -> None:
+    """Leave m unprimed: it was dropped before it was published (settle() would hold it till then)."""
+    _unprimed[:] = [entry for entry in _unprimed if entry[0]() is not m]
 
 
 def wanted(m: Module) -> bool:
@@ -128,9 +136,9 @@ def ahead(lines: int, theirs: Callable[[], dict[str, list[Diagnostic]]]) -> Ahea
     split, or the text has fewer than FROM_LINES lines.
 
     Forked before the parse, the child shares only what this process held then: after a fork on the
-    model built (run_split), each page of it that either process touches is copied, which costs
-    this process about a third more for its own families; this costs the child a parse and build
-    of its own instead, which it runs beside this process's."""
+    model built (run_split), each page of it that either process touches is copied, at this
+    process's cost while it runs its own families; this costs the child a parse and build of its
+    own instead (and its memory, while it lives), which it runs beside this process's."""
     if not (enabled and hasattr(os, "fork") and lines >= FROM_LINES and _idle_core()):
         return None
     child = _fork(theirs)
@@ -161,33 +169,44 @@ class Ahead:
 
 
 def _fork(work: Callable[[], dict[str, list[Diagnostic]]]) -> _Forked | None:
-    """A child that sends back work()'s result, pickled, and exits; None if it cannot be forked."""
-    r, w = os.pipe()
-    try:
-        with warnings.catch_warnings():  # 3.12 warns of forking with threads: see the docstring
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-    except OSError:
-        os.close(r)
-        os.close(w)
-        return None
-    if pid == 0:  # the child
-        code = 1
+    """A child that sends back work()'s result, pickled, and exits; None if it cannot be forked.
+    One fork at a time: a child forked while another thread's pipe is open would hold its write
+    end, and that thread would read no end of its answer until this child exits."""
+    with _forking:
         try:
+            r, w = os.pipe()
+        except OSError:
+            return None
+        try:
+            with warnings.catch_warnings():  # 3.12 warns of forking with threads: see the docstring
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
+        except OSError:
             os.close(r)
-            gc.disable()  # a collection would touch (and so copy) every page the model is on
-            data = pickle.dumps(work(), pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(w, "wb") as f:
-                f.write(data)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(w)
-    return _Forked(pid, r)
+            os.close(w)
+            return None
+        if pid != 0:
+            os.close(w)
+            return _Forked(pid, r)
+    _serve(r, w, work)  # the child
+
+
+def _serve(r: int, w: int, work: Callable[[], dict[str, list[Diagnostic]]]) -> NoReturn:
+    """In the child: work()'s result written to `w`, then exit."""
+    code = 1
+    try:
+        os.close(r)
+        gc.disable()  # a collection would touch (and so copy) every page the model is on
+        data = pickle.dumps(work(), pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+        code = 0
+    finally:
+        os._exit(code)
 
 
 class _Forked:
-    """run_split's child: it answers on its pipe and exits."""
+    """A child of run_split or ahead: it answers on its pipe and exits."""
 
     def __init__(self, pid: int, r: int) -> None:
         self.pid, self.r = pid, r
@@ -229,6 +248,9 @@ def _finish(
             else:
                 prime(m, theirs)
         got = child.answer(entered, spent)
+    except BaseException:
+        _kill(child.pid)  # this process's share failed: the child's answer is not waited for
+        raise
     finally:
         child.close()
     if not isinstance(got, dict) or sorted(got) != sorted(theirs):

@@ -5,8 +5,9 @@ has it (server.published), or for a client that pulls diagnostics, its first pul
 requests that came between held, and handed to pygls after that answer: LSP lets a server answer
 in any order). pygls and lsprotocol take ~0.4 s to import here, longer than everything the first
 diagnostics of a 10k-line module need; they are imported after them. A large document is checked
-here too, inside its progress, though pygls' server would build it off its loop: until pygls is
-imported no other request could be answered meanwhile anyway.
+here too, inside its progress: what the client sends meanwhile waits for that check (pygls' server,
+once imported, would answer it while the document is built off its loop), so that the first
+document's diagnostics come first.
 
 At the first message this front does not answer (or a broken frame, or the end of input), the pygls
 server takes over with the same Session, the framer's state and the messages left; `initialize`
@@ -156,14 +157,15 @@ class Front:
         )
         if asked is not None:
             self.asked.add(asked)
-        doc = session.open(uri, text, version)
-        del text
-        item["text"] = ""  # the Document has it: not held through the analysis
         try:
-            native = published.diagnostics(session, uri, validated=False)
-        except Exception:
-            item["text"] = doc.text  # pygls opens it again, and reports the failure
-            raise
+            doc = session.open(uri, text, version)
+            del text
+            item["text"] = ""  # the Document has it: not held through the analysis
+            try:
+                native = published.diagnostics(session, uri, validated=False)
+            except Exception:
+                item["text"] = doc.text  # pygls opens it again, and reports the failure
+                raise
         finally:
             end()
         if kept is None and not pull:

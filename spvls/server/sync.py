@@ -193,6 +193,8 @@ def _opened(
         if not opening.done.done():
             opening.done.set_result(None)
     if not session.adopt(uri, opening, doc, a, env):
+        if a is not None:
+            parallel.forget(a.module)
         return  # closed or opened again meanwhile
     if opening.changes:
         for change in opening.changes:

@@ -71,22 +71,22 @@ def stamp() -> bytes:
 
 
 def _installed(packages: tuple[str, ...]) -> list[str]:
-    """The names of the packages' `NAME-VERSION.dist-info` directories on sys.path: their versions,
-    read with one listing of each path entry (importlib.metadata reads each package's metadata, a
-    few ms each, at a first open)."""
+    """The names of the packages' `NAME-VERSION.dist-info` (or `.egg-info`) entries on sys.path:
+    their versions, read with one listing of each path entry (importlib.metadata reads each
+    package's metadata files, which a first open would wait for)."""
     wanted = {p.lower() for p in packages}
     found = []
     for entry in sys.path:
         with contextlib.suppress(OSError):
             for name in os.listdir(entry or "."):
-                if name.endswith(".dist-info") and name.split("-", 1)[0].lower().replace("_", "-") in wanted:
+                if name.endswith((".dist-info", ".egg-info")) and name.split("-", 1)[0].lower().replace("_", "-") in wanted:
                     found.append(name)
     return sorted(found)
 
 
 def _files(root: str) -> list[tuple[str, int, int]]:
     """(path, size, mtime) of each source, grammar or data file under root (or root itself), sorted
-    by path. os.walk, not Path.rglob: this runs at a first open, and rglob takes ten times as long."""
+    by path. os.walk, not Path.rglob, which is much slower: this runs at a first open."""
     if os.path.isfile(root):
         st = os.stat(root)
         return [(root, st.st_size, st.st_mtime_ns)]

@@ -251,15 +251,21 @@ def test_a_pull_that_does_not_come_is_left_to_pygls(tmp_path):
         held.close()
 
 
-def test_a_large_document_is_checked_before_pygls_inside_its_progress(tmp_path):
-    """A document large enough for a progress (progress.LINES lines and more): its progress and its
-    diagnostics come before pygls is imported, as pygls' server gives them when it opens the same
-    text; the client's answer to the progress' create request, which pygls did not send, is not
-    reported by pygls as an answer to nothing."""
+def _large() -> tuple[str, int]:
+    """A module large enough for a progress (progress.LINES lines and more), with an undefined id
+    on the returned line."""
     lines = module(progress.LINES + 500).split("\n")
     k = next(i for i, line in enumerate(lines) if " = OpIAdd " in line)
     lines[k] = lines[k].rsplit(" ", 1)[0] + " %undefined"
-    text = "\n".join(lines)
+    return "\n".join(lines), k
+
+
+def test_a_large_document_is_checked_before_pygls_inside_its_progress(tmp_path):
+    """A large document: its progress and its diagnostics come before pygls is imported, as pygls'
+    server gives them when it opens the same text; the client's answer to the progress' create
+    request, which pygls did not send, is not reported by pygls as an answer to nothing."""
+    text, k = _large()
+    lines = text.split("\n")
     release = tmp_path / "release"
     held = HeldServer(env={"SPVLS_NO_CACHE": "1", "SPVLS_TEST_RELEASE": str(release)})
     try:
@@ -282,6 +288,31 @@ def test_a_large_document_is_checked_before_pygls_inside_its_progress(tmp_path):
         held.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=120)
         assert _open(held, text, version=2) == {**early, "version": 2}  # through pygls' server, off its loop
         assert held.asked == ["window/workDoneProgress/create"] * 2
+        assert held.request("shutdown", None)["result"] is None
+    finally:
+        release.touch()
+        held.close()
+    assert b"unknown message id" not in b"".join(held.stderr)
+
+
+def test_a_pulling_clients_answer_to_the_progress_is_taken_before_its_first_pull(tmp_path):
+    """A client that pulls (VS Code) answers the progress' create request while the large document
+    is checked, before it pulls: the front takes that answer itself and still answers the pull
+    before pygls (an answer it did not take would hand everything to pygls)."""
+    text, k = _large()
+    release = tmp_path / "release"
+    held = HeldServer(env={"SPVLS_NO_CACHE": "1", "SPVLS_TEST_RELEASE": str(release)})
+    try:
+        held.initialize({**PULLS, "window": {"workDoneProgress": True}}, {"validate": "off"})
+        held.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "spvasm", "version": 1, "text": text}}
+        )
+        held.wait_for(lambda m: m.get("method") == "window/workDoneProgress/create", timeout=120)  # answered
+        pulled = _pull(held, 7)
+        before = _until_held(held)
+        assert [m["params"]["value"]["kind"] for m in before] == ["begin", "end"]
+        assert [(d["code"], d["range"]["start"]["line"]) for d in pulled["result"]["items"]] == [("id.undefined", k)]
+        release.touch()
         assert held.request("shutdown", None)["result"] is None
     finally:
         release.touch()

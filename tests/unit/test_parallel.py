@@ -219,7 +219,10 @@ def _children_left() -> list[int]:
 def test_a_workspace_hands_the_child_to_the_first_analysis_or_stops_it(ahead_of_parse):
     """Opened, the text's child is taken by its first analysis; edited or closed first, or opened
     again, the child is stopped and reaped, and the analysis is the serial one."""
-    text = generated(3000)
+    lines = generated(3000).split("\n")
+    k = next(i for i, line in enumerate(lines) if " = OpIAdd " in line)
+    lines[k] = lines[k].rsplit(" ", 1)[0] + " %undefined"  # ids, a CHILD family, finds it
+    text = "\n".join(lines)
     before = set(_children_left())
     ws = Workspace()
     ws.open("file:///a.spvasm", text, 1)
@@ -228,6 +231,7 @@ def test_a_workspace_hands_the_child_to_the_first_analysis_or_stops_it(ahead_of_
         mp.setattr(parallel, "enabled", False)
         want = [_text(d) for d in analyze(Document(text), None).diagnostics]
     assert a is not None and [_text(d) for d in a.diagnostics] == want
+    assert [(d[3], d[0]) for d in want] == [("id.undefined", k)]
     # What the child's families computed there is computed here once the diagnostics are out.
     assert not any(slot[0] is kinds.__wrapped__ for slot in a.module.facts)
     parallel.settle()
@@ -242,7 +246,14 @@ def test_a_workspace_hands_the_child_to_the_first_analysis_or_stops_it(ahead_of_
     ws.open("file:///d.spvasm", text, 1)
     ws.open("file:///d.spvasm", text, 2)
     ws.close("file:///d.spvasm")
-    assert ahead_of_parse[0] == 6  # one per open, and b's check, split after its build (run_split)
+    ws.open("file:///e.spvasm", text, 1)
+    ws.settings.target_env = "vulkan1.3"  # the child checks under the env of the open: not this one
+    e = ws.analysis("file:///e.spvasm")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parallel, "enabled", False)
+        assert e is not None and [_text(d) for d in e.diagnostics] == _serial(text, "vulkan1.3")
+    # One per open, and b's and e's checks, split after their build (run_split).
+    assert ahead_of_parse[0] == 8
     assert set(_children_left()) == before
 
 
@@ -265,3 +276,40 @@ def test_whatever_befalls_a_child_started_before_the_parse_the_result_is_the_ser
     assert child is not None and os.getpid() == parent
     got = analyze(Document(text), None, ahead=child)
     assert [_text(d) for d in got.diagnostics] == [_text(d) for d in want.diagnostics]
+
+
+def test_a_failure_in_this_process_stops_the_child_and_does_not_wait_for_it(ahead_of_parse, tmp_path):
+    """This process's families fail while the child works: the failure is raised at once and the
+    child stopped (it would otherwise be waited for until it answers: a child stuck on a lock
+    another thread held at the fork, never)."""
+    done = tmp_path / "child-done"
+
+    def theirs():
+        time.sleep(30)
+        done.touch()
+        return {}
+
+    before = set(_children_left())
+    child = parallel.ahead(1, theirs)
+    assert child is not None
+    m = build(Document(generated(300)), load(), (1, 6))
+
+    def failing(m, names):
+        raise RuntimeError("a family failed here")
+
+    with pytest.raises(RuntimeError, match="failed here"):
+        child.finish(m, ["syntax", "ids"], failing)
+    assert not done.exists()  # stopped before it finished
+    assert set(_children_left()) == before  # and reaped
+
+
+def test_a_module_dropped_before_it_was_published_is_not_primed(ahead_of_parse):
+    """An open closed while it was built off the loop (server.sync._opened): its module is
+    forgotten, not kept (the compiled build holds it strongly) until a later settle() primes it."""
+    text = generated(3000)
+    a = analyze(Document(text), None, ahead=checks.ahead(text, "", 0, None))
+    b = analyze(Document(text), None, ahead=checks.ahead(text, "", 0, None))
+    parallel.forget(a.module)
+    parallel.settle()
+    assert not any(slot[0] is kinds.__wrapped__ for slot in a.module.facts)
+    assert any(slot[0] is kinds.__wrapped__ for slot in b.module.facts)
