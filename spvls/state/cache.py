@@ -79,7 +79,10 @@ def _installed(packages: tuple[str, ...]) -> list[str]:
     for entry in sys.path:
         with contextlib.suppress(OSError):
             for name in os.listdir(entry or "."):
-                if name.endswith((".dist-info", ".egg-info")) and name.split("-", 1)[0].lower().replace("_", "-") in wanted:
+                if (
+                    name.endswith((".dist-info", ".egg-info"))
+                    and name.split("-", 1)[0].lower().replace("_", "-") in wanted
+                ):
                     found.append(name)
     return sorted(found)
 
