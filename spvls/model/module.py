@@ -13,13 +13,13 @@ from operator import itemgetter
 from typing import Final
 
 from ..compiled import mypyc_attr
-from ..spec.grammar import Enumerant, Grammar, GrammarOperand, Instruction, is_type
+from ..spec.grammar import Enumerant, Grammar, Instruction, is_type
 from ..syntax.document import Document
 from ..syntax.heap import building
 from ..syntax.parser import Line, LineFields, Token, int_value, string_value
 from .enablement import lacks
 from .facts import keeps, module_fact
-from .operands import _CLEAN, ENUM_OF_ID, Match, Operand, Problem, match, operands_of, templates_of
+from .operands import ENUM_OF_ID, Match, Operand, Rest, match, operands_of, templates_of
 from .target import Stated
 
 
@@ -35,21 +35,11 @@ class Inst(Match):
     # Written out, as the dataclass would write it: the compiled build runs a dataclass's own __init__
     # as Python (through the type's init slot), and a model makes one Inst per instruction.
     def __init__(
-        self,
-        inst: Instruction | None,
-        operands: Sequence[Operand],
-        problems: list[Problem],
-        pending: Sequence[GrammarOperand],
-        ext_inst: Instruction | None,
-        line: int,
-        src: Line,
-        opname: str,
+        self, inst: Instruction | None, operands: Sequence[Operand], rest: Rest, line: int, src: Line, opname: str
     ) -> None:
         self.inst = inst
         self.operands = operands
-        self.problems = problems
-        self.pending = pending
-        self.ext_inst = ext_inst
+        self.rest = rest
         self.line = line
         self.src = src
         self.opname = opname
@@ -112,7 +102,7 @@ def _inst_line(inst: Inst) -> int:
 
 def make_inst(n: int, line: Line, m: Match) -> Inst:
     name = m.inst.name if m.inst is not None else (line.opcode.text if line.opcode else "")
-    return Inst(m.inst, m.operands, m.problems, m.pending, m.ext_inst, n, line, name)
+    return Inst(m.inst, m.operands, m.rest, n, line, name)
 
 
 @dataclass(slots=True)
@@ -377,7 +367,7 @@ class Module:
         block: Block | None = None
         grammar, ext_imports, insts, inst_at = self.grammar, self.ext_imports, self.insts, self.inst_at
         defs, uses, duplicates = self.defs, self.uses, self.duplicates
-        templates, clean, new = templates_of(grammar), _CLEAN, tuple.__new__
+        templates, new = templates_of(grammar), tuple.__new__
         # Each opname's _role, found once per build, and its instructions (with_op's index: built
         # here, before a fork shares it).
         per_op: dict[str, tuple[int, list[Inst]]] = {}
@@ -395,7 +385,7 @@ class Module:
                 toks = line.operands  # a clean match fills one operand per token
                 if t[2] is None:
                     kinds = t[1]
-                    last = t[5]
+                    last = t[4]
                     pairs = []
                     for k, tok in enumerate(toks):
                         pair = last[k]
@@ -405,16 +395,7 @@ class Module:
                     operands = tuple(pairs)
                 else:
                     operands = operands_of(line, t[1], t[2])
-                m = inst = Inst(
-                    gi,
-                    operands,
-                    clean,
-                    t[3],
-                    t[4],
-                    n,
-                    line,
-                    op,
-                )
+                m = inst = Inst(gi, operands, t[3], n, line, op)
             else:
                 m = inst = make_inst(n, line, match(grammar, line, ext_imports))
                 op = inst.opname

@@ -81,14 +81,18 @@ class Problem:
         self.pool = pool
 
 
+# What a Match holds besides its instruction and operands: its problems, the operands expected
+# after the last token, and the OpExtInst's instruction when resolved. One value, which the matches
+# of a shape's template share (a model holds a Match per instruction).
+Rest = tuple[list[Problem], Sequence[GrammarOperand], Instruction | None]
+
+
 @dataclass(slots=True)
 class Match:
     inst: Instruction | None
     # A tuple when matched from a shape's template (no list's spare room, on every line of a module)
     operands: Sequence[Operand] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    pending: Sequence[GrammarOperand] = ()  # expected after the last token
-    ext_inst: Instruction | None = None  # the OpExtInst's instruction, when resolved
+    rest: Rest = field(default_factory=lambda: ([], (), None))
 
     def __init__(  # written out, as Problem's is
         self,
@@ -100,9 +104,29 @@ class Match:
     ) -> None:
         self.inst = inst
         self.operands = [] if operands is None else operands
-        self.problems = [] if problems is None else problems
-        self.pending = pending
-        self.ext_inst = ext_inst
+        self.rest = ([] if problems is None else problems, pending, ext_inst)
+
+    @property
+    def problems(self) -> list[Problem]:
+        return self.rest[0]
+
+    @property
+    def pending(self) -> Sequence[GrammarOperand]:
+        """Expected after the last token."""
+        return self.rest[1]
+
+    @pending.setter
+    def pending(self, value: Sequence[GrammarOperand]) -> None:
+        self.rest = (self.rest[0], value, self.rest[2])
+
+    @property
+    def ext_inst(self) -> Instruction | None:
+        """The OpExtInst's instruction, when resolved."""
+        return self.rest[2]
+
+    @ext_inst.setter
+    def ext_inst(self, value: Instruction | None) -> None:
+        self.rest = (self.rest[0], self.rest[1], value)
 
 
 # <id> operands whose constant holds an enumerant of this kind (SPIR-V 2.2.1: Scope <id>, Memory Semantics <id>).
@@ -350,8 +374,8 @@ class _Matcher:
 
 # Clean matches by line shape: lines that differ only in their ids fill the same operands
 # (the ids are abstracted in the shape; OpExtInst and its kin, whose set is an id, match each time).
-# Each: (instruction, each operand's grammar operand, enum slots (see _enum_slots), pending, ext_inst,
-# the Operand last made for each slot (see Module._build)).
+# Each: (instruction, each operand's grammar operand, enum slots (see _enum_slots), the Match's rest
+# (see Rest), the Operand last made for each slot (see Module._build)).
 _templates: dict[Grammar, dict[str, tuple]] = {}  # by grammar, then shape: no key tuple per line
 _MAX_TEMPLATES = 65536
 _new = tuple.__new__  # an Operand without the NamedTuple's Python-level __new__
@@ -377,8 +401,8 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
     if shape is not None:
         template = templates.get(shape)
         if template is not None:
-            inst, kinds, enums, pending, ext_inst, _ = template
-            return Match(inst, operands_of(line, kinds, enums), _CLEAN, pending, ext_inst)
+            inst, kinds, enums, rest, _ = template
+            return Match(inst, operands_of(line, kinds, enums), *rest)
     m = _match(grammar, line, line.opcode, ext_imports)
     if shape is not None and not m.problems and m.inst is not None and not _by_set(m.inst):
         if len(templates) >= _MAX_TEMPLATES:
@@ -387,8 +411,7 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
             m.inst,
             tuple(o.grammar_operand for o in m.operands),
             _enum_slots(m.operands),
-            tuple(m.pending),
-            m.ext_inst,
+            (_CLEAN, tuple(m.pending), m.ext_inst),
             [None] * len(m.operands),
         )
     return m
