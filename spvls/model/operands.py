@@ -81,10 +81,23 @@ class Problem:
         self.pool = pool
 
 
-# What a Match holds besides its instruction and operands: its problems, the operands expected
-# after the last token, and the OpExtInst's instruction when resolved. One value, which the matches
-# of a shape's template share (a model holds a Match per instruction).
-Rest = tuple[list[Problem], Sequence[GrammarOperand], Instruction | None]
+@dataclass(slots=True)
+class Rest:
+    """What a Match holds besides its instruction and operands: its problems, the operands expected
+    after the last token, and the OpExtInst's instruction when resolved. One object, which the
+    matches of a shape's template share (a model holds a Match per instruction). A class, not a
+    tuple: the compiled build would hold a tuple's items in each Match."""
+
+    problems: list[Problem]
+    pending: Sequence[GrammarOperand]
+    ext_inst: Instruction | None
+
+    def __init__(  # written out, as Problem's is
+        self, problems: list[Problem], pending: Sequence[GrammarOperand], ext_inst: Instruction | None
+    ) -> None:
+        self.problems = problems
+        self.pending = pending
+        self.ext_inst = ext_inst
 
 
 @dataclass(slots=True)
@@ -92,7 +105,7 @@ class Match:
     inst: Instruction | None
     # A tuple when matched from a shape's template (no list's spare room, on every line of a module)
     operands: Sequence[Operand] = field(default_factory=list)
-    rest: Rest = field(default_factory=lambda: ([], (), None))
+    rest: Rest = field(default_factory=lambda: Rest([], (), None))
 
     def __init__(  # written out, as Problem's is
         self,
@@ -104,29 +117,29 @@ class Match:
     ) -> None:
         self.inst = inst
         self.operands = [] if operands is None else operands
-        self.rest = ([] if problems is None else problems, pending, ext_inst)
+        self.rest = Rest([] if problems is None else problems, pending, ext_inst)
 
     @property
     def problems(self) -> list[Problem]:
-        return self.rest[0]
+        return self.rest.problems
 
     @property
     def pending(self) -> Sequence[GrammarOperand]:
         """Expected after the last token."""
-        return self.rest[1]
+        return self.rest.pending
 
     @pending.setter
     def pending(self, value: Sequence[GrammarOperand]) -> None:
-        self.rest = (self.rest[0], value, self.rest[2])
+        self.rest = Rest(self.rest.problems, value, self.rest.ext_inst)  # a template's is shared
 
     @property
     def ext_inst(self) -> Instruction | None:
         """The OpExtInst's instruction, when resolved."""
-        return self.rest[2]
+        return self.rest.ext_inst
 
     @ext_inst.setter
     def ext_inst(self, value: Instruction | None) -> None:
-        self.rest = (self.rest[0], self.rest[1], value)
+        self.rest = Rest(self.rest.problems, self.rest.pending, value)
 
 
 # <id> operands whose constant holds an enumerant of this kind (SPIR-V 2.2.1: Scope <id>, Memory Semantics <id>).
@@ -402,7 +415,7 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
         template = templates.get(shape)
         if template is not None:
             inst, kinds, enums, rest, _ = template
-            return Match(inst, operands_of(line, kinds, enums), *rest)
+            return Match(inst, operands_of(line, kinds, enums), rest.problems, rest.pending, rest.ext_inst)
     m = _match(grammar, line, line.opcode, ext_imports)
     if shape is not None and not m.problems and m.inst is not None and not _by_set(m.inst):
         if len(templates) >= _MAX_TEMPLATES:
@@ -411,7 +424,7 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
             m.inst,
             tuple(o.grammar_operand for o in m.operands),
             _enum_slots(m.operands),
-            (_CLEAN, tuple(m.pending), m.ext_inst),
+            Rest(_CLEAN, tuple(m.pending), m.ext_inst),
             [None] * len(m.operands),
         )
     return m
