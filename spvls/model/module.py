@@ -19,7 +19,7 @@ from ..syntax.heap import building
 from ..syntax.parser import Line, LineFields, Token, int_value, string_value
 from .enablement import lacks
 from .facts import keeps, module_fact
-from .operands import ENUM_OF_ID, Match, Operand, Rest, match, operands_of, templates_of
+from .operands import ENUM_OF_ID, Match, Operand, Rest, match, templates_of
 from .target import Stated
 
 
@@ -383,18 +383,20 @@ class Module:
                 gi = t[0]
                 op = gi.name
                 toks = line.operands  # a clean match fills one operand per token
-                if t[2] is None:
-                    kinds = t[1]
-                    last = t[4]
-                    pairs = []
-                    for k, tok in enumerate(toks):
-                        pair = last[k]
-                        if pair is None or pair[0] is not tok:
-                            pair = last[k] = new(Operand, (tok, kinds[k]))
-                        pairs.append(pair)
-                    operands = tuple(pairs)
-                else:
-                    operands = operands_of(line, t[1], t[2])
+                # operands_of's Operands, each shared with the previous line of this shape that has
+                # the same token in its slot (see _templates)
+                kinds, enums, last = t[1], t[2], t[4]
+                pairs = []
+                for k, tok in enumerate(toks):
+                    pair = last[k]
+                    if pair is None or pair[0] is not tok:
+                        if enums is None:
+                            pair = new(Operand, (tok, kinds[k]))
+                        else:
+                            pair = new(enums[0][k], (tok, kinds[k], *enums[1][k]))
+                        last[k] = pair
+                    pairs.append(pair)
+                operands = tuple(pairs)
                 m = inst = Inst(gi, operands, t[3], n, line, op)
             else:
                 m = inst = make_inst(n, line, match(grammar, line, ext_imports))
