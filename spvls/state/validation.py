@@ -87,11 +87,6 @@ def lower_priority() -> None:
         pass
 
 
-def _all_lf(breaks: list[str]) -> bool:
-    """Whether every line but the last ends in "\n" (and the last in nothing)."""
-    return breaks[-1] == "" and breaks.count("\n") == len(breaks) - 1
-
-
 def snapshot(ws: Workspace, uri: str, generation: int) -> Job | None:
     doc = ws.docs.get(uri)
     a = ws.analysis(uri)
@@ -103,7 +98,7 @@ def snapshot(ws: Workspace, uri: str, generation: int) -> Job | None:
         doc.version,
         generation,
         list(doc.texts),
-        None if _all_lf(doc.breaks) else list(doc.breaks),
+        None if doc.lf_only() else list(doc.breaks),
         list(doc.lines),
         validator.env_for(m.env, m.version),
         ws.settings.validator_options(),

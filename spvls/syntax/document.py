@@ -58,14 +58,18 @@ def paired(text: str) -> str:
     return _PAIR.sub(lambda m: m.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"), text)
 
 
-def _split(text: str) -> tuple[list[str], list[str]]:
+def _split(text: str) -> tuple[list[str], list[str] | None]:
     """Lines split on \\n, \\r\\n and lone \\r, as LSP splits them, and the terminator after each
-    ('' after the last)."""
+    ('' after the last), None when each is '\\n' but the last."""
     if "\r" not in text:  # the common case: str.split, far faster than the regex on an open
-        lines = text.split("\n")
-        return lines, ["\n"] * (len(lines) - 1) + [""]
+        return text.split("\n"), None
     parts = _BREAK.split(text)
     return parts[0::2], parts[1::2] + [""]
+
+
+def _lf(n: int) -> list[str]:
+    """The terminators of n lines that each end in '\\n' but the last."""
+    return ["\n"] * (n - 1) + [""]
 
 
 def _ones(n: int) -> array:
@@ -85,8 +89,8 @@ class Document:
         # span[i]: physical lines in the instruction that starts at i; 0 on a continuation. 16-bit
         # (a string joins at most _MAX_JOIN lines): a quarter of a list's size.
         self.span = _ones(0)
-        # Each line's terminator: a lone CR typed before an LF makes one CRLF break with it.
-        self.breaks: list[str] = []
+        # Each line's terminator (see `breaks`); None while each is "\n" but the last (most texts).
+        self._breaks: list[str] | None = None
         self.generation = 0  # bumped on every edit; later layers key caches on it
         # (generation, first line, lines it replaced, lines it holds now) per edit, the newest last:
         # what changed since a generation, so a feature can redo only those lines.
@@ -99,7 +103,25 @@ class Document:
 
     @property
     def text(self) -> str:
-        return "".join(t + b for t, b in zip(self.texts, self.breaks, strict=False))
+        if self._breaks is None:
+            return "\n".join(self.texts)
+        return "".join(t + b for t, b in zip(self.texts, self._breaks, strict=False))
+
+    @property
+    def breaks(self) -> list[str]:
+        """Each line's terminator ('' after the last): a lone CR typed before an LF makes one CRLF
+        break with it."""
+        return _lf(len(self.texts)) if self._breaks is None else self._breaks
+
+    def lf_only(self) -> bool:
+        """Whether every line but the last ends in "\\n" (and the last in nothing)."""
+        b = self._breaks
+        return b is None or (b[-1] == "" and b.count("\n") == len(b) - 1)
+
+    def _break(self, n: int) -> str:
+        if self._breaks is None:
+            return "\n" if n < len(self.texts) - 1 else ""
+        return self._breaks[n]
 
     def line(self, n: int) -> Line | None:
         return self.lines[n] if 0 <= n < len(self.lines) else None
@@ -120,18 +142,24 @@ class Document:
         (sl, sc), (el, ec) = self.clamp(*start), self.clamp(*end)
         if (el, ec) < (sl, sc):
             (sl, sc), (el, ec) = (el, ec), (sl, sc)
-        raw = paired(self.texts[sl][:sc] + new_text + self.texts[el][ec:] + self.breaks[el])
-        if sl > 0 and raw.startswith("\n") and self.breaks[sl - 1] == "\r":
+        raw = paired(self.texts[sl][:sc] + new_text + self.texts[el][ec:] + self._break(el))
+        if sl > 0 and raw.startswith("\n") and self._break(sl - 1) == "\r":
             sl -= 1  # the line before ends in a lone CR: with this LF it is one break
             raw = self.texts[sl] + "\r" + raw
-        fresh, breaks = _split(raw)
-        if self.breaks[el]:  # raw ends with the last line's own break: nothing after it is ours
+        fresh, split_breaks = _split(raw)
+        breaks = _lf(len(fresh)) if split_breaks is None else split_breaks
+        if self._break(el):  # raw ends with the last line's own break: nothing after it is ours
             fresh.pop()
             breaks.pop()
         quoted = '"' in new_text or any('"' in t for t in self.texts[sl : el + 1])
         old_span = self.span[sl : el + 1]
+        last_line = el == len(self.texts) - 1
         self.texts[sl : el + 1] = fresh
-        self.breaks[sl : el + 1] = breaks
+        if self._breaks is not None:
+            self._breaks[sl : el + 1] = breaks
+        elif any(b != "\n" for b in breaks[:-1]) or breaks[-1] != ("" if last_line else "\n"):
+            self._breaks = _lf(len(self.texts) - len(fresh) + el - sl + 1)  # as they were
+            self._breaks[sl : el + 1] = breaks
         self.lines[sl : el + 1] = [_UNPARSED] * len(fresh)
         self.span[sl : el + 1] = _ones(len(fresh))
         top = sl
@@ -178,7 +206,7 @@ class Document:
     def set_text(self, text: str) -> None:
         removed = len(self.texts)
         with building(text.count("\n") + 1):
-            self.texts, self.breaks = _split(paired(text))
+            self.texts, self._breaks = _split(paired(text))
             self.lines = [_UNPARSED] * len(self.texts)
             self.span = _ones(len(self.texts))
             self._regroup(0, len(self.texts))
