@@ -247,6 +247,7 @@ class _Globals:
     contents: dict[str, Fact]  # module-level variable -> what a load of it gives
     why: dict[str, Why]
     storage: dict[str, str]  # variable -> storage class
+    loads: dict[str, str]  # variable -> why a load of it is as uniform as it is (one text for every load)
 
 
 @module_fact
@@ -254,6 +255,7 @@ def _globals(m: Module) -> _Globals:
     contents: dict[str, Fact] = {}
     why: dict[str, Why] = {}
     storage: dict[str, str] = {}
+    loads: dict[str, str] = {}
     for var in m.with_op(("OpVariable",)):
         if m.function_at(var.line) is not None or var.result is None:
             continue
@@ -261,6 +263,7 @@ def _globals(m: Module) -> _Globals:
         if sc is None:
             continue
         storage[var.result] = sc
+        loads[var.result] = f"loads {var.result}"
         tok = var.src.result
         start, end = (tok.start, tok.end) if tok else (0, 0)
         name = m.name_of(var.result)
@@ -296,7 +299,7 @@ def _globals(m: Module) -> _Globals:
                     else "each invocation has its own copy of"
                 ),
             )
-    return _Globals(contents, why, storage)
+    return _Globals(contents, why, storage, loads)
 
 
 def _builtin(m: Module, var: Inst) -> str | None:
@@ -751,7 +754,7 @@ class _Analysis:
             f = self.g.contents.get(root, UNIFORM)
             if sc == "Workgroup" and self._between_barriers(inst, label):
                 f = (WORKGROUP, 0)
-            return f, f"loads {root}", root
+            return f, self.g.loads[root], root
         self._contents_read.setdefault(root, self._at)
         f = self.contents.get(root, UNIFORM)
         return f, f"loads {root}", root
