@@ -149,6 +149,7 @@ class Cfg:
         self._constructs: list[Construct] | None = None
         self._chains: dict[str, _Chain] = {}  # each reachable block's constructs, see _place
         self._children: dict[int, list[Construct]] | None = None
+        self._placed_before = False  # construct_exits let go of the constructs once (see there)
         self._structural: set[str] | None = None
 
     @property
@@ -419,13 +420,14 @@ class Cfg:
         construct, a break or continue of the innermost loop around it and a break to the innermost
         OpSwitch's merge block leave it too, and then each construct around it in turn.
 
-        The constructs it places are kept only when something asked for them before: a whole check
-        reads them once per function, and the CFG lives as long as its module (the next check of
-        the function places them again)."""
-        kept = self._constructs is not None
+        The constructs it places the first time are let go: a whole check reads them once per
+        function, and the CFG lives as long as its module. Placed again (the function is checked
+        again as it is edited), they are kept."""
+        kept = self._constructs is not None or self._placed_before
         out = self._construct_exits()
         if not kept:
             self._constructs, self._chains, self._children = None, {}, None
+            self._placed_before = True
         return out
 
     def _construct_exits(self) -> list[tuple[Edge, Construct]]:
