@@ -16,10 +16,8 @@ the highest RSS during that stage alone:
 - validate: the validator's run for that version done (its result merged and published).
 
 The server's child process is read too, with its own peak: the validator's process (`validator`).
-A child forked for one check lives only during `open` and is left out of the server's peak: forked
-after the build (checks.parallel.run_split) it shares the model's pages with the server; forked
-before the parse (checks.parallel.ahead, an open on a machine with a core to spare) it builds a model
-of its own. `together` counts it either way.
+A child forked for one check (checks.parallel.run_split) lives only during `open`, shares its pages
+with the server, and is left out of the server's peak; `together` counts what it copied.
 Not part of the test suite: memory is measured here, never asserted in a test.
 """
 

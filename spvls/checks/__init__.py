@@ -75,12 +75,8 @@ def env_note(m: Module) -> list[Diagnostic]:
     ]
 
 
-def _run(
-    m: Module, scopes: dict[str, Scope] | None = None, ahead: parallel.Ahead | None = None
-) -> dict[str, list[Diagnostic]]:
+def _run(m: Module, scopes: dict[str, Scope] | None = None) -> dict[str, list[Diagnostic]]:
     """Each family's diagnostics (in its scope; all: the whole module), sorted, with their sources."""
-    if ahead is not None:
-        return ahead.finish(m, list(_families()), _run_whole, _prime)
     if scopes is None and parallel.wanted(m):
         return parallel.run_split(m, list(_families()), _run_whole, _prime)
     return {
@@ -117,44 +113,14 @@ def _points_into(diags: list[Diagnostic], fn: Function | None, touched: set[int]
     )
 
 
-def ahead(text: str, uri: str, version: int, target_env: str | None) -> parallel.Ahead | None:
-    """For a text about to become a Document and be checked whole (`analyze(doc, target_env,
-    ahead=...)`, nothing edited between): parallel.ahead's child, which checks its CHILD families
-    on its own Document of the same text."""
-
-    def theirs() -> dict[str, list[Diagnostic]]:
-        doc = Document(text, uri, version)
-        v, env, said = target(doc, target_env)
-        m = build(doc, load(), v)
-        m.env, m.stated = env, said
-        return _run_whole(m, [n for n in _families() if n in parallel.CHILD])
-
-    return parallel.ahead(text.count("\n") + 1, theirs)
-
-
 def analyze(
     doc: Document,
     target_env: str | None = None,
     previous: Analysis | None = None,
-    ahead: parallel.Ahead | None = None,
 ) -> Analysis:
     """Check a document, which is only read. With the previous analysis of the same document, edits
     since then inside one function's body update its module in place and re-check only that
-    function; anything else is checked whole with a new module. `ahead`: a child started on the
-    document's text before it was parsed (see `ahead`), for a check without `previous`."""
-    if ahead is not None and previous is not None:
-        ahead.cancel()
-        ahead = None
-    try:
-        return _analyze(doc, target_env, previous, ahead)
-    finally:
-        if ahead is not None:
-            ahead.cancel()  # the analysis failed before it took the answer: the child goes too
-
-
-def _analyze(
-    doc: Document, target_env: str | None, previous: Analysis | None, ahead: parallel.Ahead | None
-) -> Analysis:
+    function; anything else is checked whole with a new module."""
     version, env, said = target(doc, target_env, previous.module if previous is not None else None)
     if (
         previous is not None
@@ -183,7 +149,7 @@ def _analyze(
     generation = doc.generation
     m = build(doc, load(), version)
     m.env, m.stated = env, said
-    by_family = _run(m, ahead=ahead)
+    by_family = _run(m)
     a = Analysis(m, sorted(_merge(by_family) + env_note(m), key=_key), None, by_family)
     m.generation = generation
     return a

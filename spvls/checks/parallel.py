@@ -1,16 +1,15 @@
 """A whole-module check on two cores: another process runs some families (CHILD) while this one
 runs the others, and sends back their diagnostics (plain data, a few bytes for a valid module).
 
-A child is forked on the model just built (`run_split`, for a whole check of a document already
-parsed) and shares its pages; or, for a text about to be parsed and checked (an open), before the
-parse (`ahead`): it parses and builds its own copy beside this process, and exits with its answer.
-(A helper process that kept a second parse of each opened document held too much memory for what it
-saved: see bench/README.md.)
+A child is forked on the model just built (`run_split`) and shares its pages. (A child forked before
+the parse, which parsed and built a model of its own, saved no more at 100k lines and less at 10k,
+for the memory of a second model; a helper process that kept a second parse of each opened document
+saved too little for the memory it held: see bench/README.md.)
 
 Only where `os.fork` exists, with more than one core and the load average leaving about one idle,
-for modules of at least FROM_INSTRUCTIONS instructions or texts of FROM_LINES lines (below that,
-what the other process saves does not pay for the fork, the copies and the messages), and only when
-`enabled` (the server turns it on; the CLI's jobs already fill the cores). Whatever goes wrong in the other process (an exception, a signal, no answer, too slow), this
+for modules of at least FROM_INSTRUCTIONS instructions (below that, what the other process saves
+does not pay for the fork, the copies and the messages), and only when `enabled` (the server turns
+it on; the CLI's jobs already fill the cores). Whatever goes wrong in the other process (an exception, a signal, no answer, too slow), this
 process runs those families itself: the result is always the serial one.
 
 The child runs Python code and writes to its own pipe, and leaves with `os._exit`. It
@@ -38,9 +37,6 @@ from .diagnostic import Diagnostic
 
 enabled = False
 FROM_INSTRUCTIONS = 30_000
-# A text of this many lines or more is checked by two processes from before its parse (`ahead`):
-# the child's parse and build of its own cost it about what the fork saves.
-FROM_LINES = 5_000
 # The families the child runs: about half the CPU of a whole check (bench/families.py), coopmat and
 # uniformity together (both read the uniformity analysis, the costliest module fact: split, each
 # process would compute it). What they computed there is computed here after (`prime`).
@@ -129,45 +125,6 @@ def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None)
     return _finish(child, m, names, run, prime)
 
 
-def ahead(lines: int, theirs: Callable[[], dict[str, list[Diagnostic]]]) -> Ahead | None:
-    """For a text about to be parsed and checked whole: a child forked now computes `theirs()` (the
-    CHILD families' diagnostics, from its own parse and model of the same text) while this process
-    parses, builds and checks the others; `finish` takes its answer. None where run_split would not
-    split, or the text has fewer than FROM_LINES lines.
-
-    Forked before the parse, the child shares only what this process held then: after a fork on the
-    model built (run_split), each page of it that either process touches is copied, at this
-    process's cost while it runs its own families; this costs the child a parse and build of its
-    own instead (and its memory, while it lives), which it runs beside this process's."""
-    if not (enabled and hasattr(os, "fork") and lines >= FROM_LINES and _idle_core()):
-        return None
-    child = _fork(theirs)
-    return Ahead(child) if child is not None else None
-
-
-class Ahead:
-    """A child started by `ahead`: its answer is taken by `finish`, or it is stopped by `cancel`."""
-
-    def __init__(self, child: _Forked) -> None:
-        self.child: _Forked | None = child
-
-    def finish(self, m: Module, names: list[str], run: Run, prime: Prime | None = None) -> dict[str, list[Diagnostic]]:
-        """As run_split(m, names, run, prime), the child's part from the child started before `m`
-        was built (from the same text). `prime` waits for settle(): this check is a first open's,
-        whose diagnostics should not wait for what only the next keystroke reads."""
-        child, self.child = self.child, None
-        if child is None:
-            return run(m, names)
-        return _finish(child, m, names, run, prime, later=True)
-
-    def cancel(self) -> None:
-        """The check it was for does not happen (the text changed first, or was closed)."""
-        child, self.child = self.child, None
-        if child is not None:
-            _kill(child.pid)
-            child.close()
-
-
 def _fork(work: Callable[[], dict[str, list[Diagnostic]]]) -> _Forked | None:
     """A child that sends back work()'s result, pickled, and exits; None if it cannot be forked.
     One fork at a time: a child forked while another thread's pipe is open would hold its write
@@ -206,7 +163,7 @@ def _serve(r: int, w: int, work: Callable[[], dict[str, list[Diagnostic]]]) -> N
 
 
 class _Forked:
-    """A child of run_split or ahead: it answers on its pipe and exits."""
+    """run_split's child: it answers on its pipe and exits."""
 
     def __init__(self, pid: int, r: int) -> None:
         self.pid, self.r = pid, r
@@ -230,11 +187,8 @@ class _Forked:
         _reap(self.pid)
 
 
-def _finish(
-    child: _Forked, m: Module, names: list[str], run: Run, prime: Prime | None, later: bool = False
-) -> dict[str, list[Diagnostic]]:
-    """`run(m, names)` with the CHILD families' diagnostics from `child`, or run here when it gives
-    none. `prime` runs while the child is not done, unless `later`: then, as when it is, at settle()."""
+def _finish(child: _Forked, m: Module, names: list[str], run: Run, prime: Prime | None) -> dict[str, list[Diagnostic]]:
+    """`run(m, names)` with the CHILD families' diagnostics from `child`, or run here when it gives none."""
     theirs = [n for n in names if n in CHILD]
     mine = [n for n in names if n not in CHILD]
     got = None
@@ -243,7 +197,7 @@ def _finish(
         out = run(m, mine)
         spent = time.monotonic() - entered
         if prime is not None:
-            if later or child.ready():
+            if child.ready():
                 _unprimed.append((_held(m), theirs, prime))
             else:
                 prime(m, theirs)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as T
 
 from ..binding.spirv_tools import trim
-from ..checks import Analysis, ahead, analyze, parallel
+from ..checks import Analysis, analyze, parallel
 from ..state import progress
 from ..state.documents import Opening, Recalled
 from ..state.workspace import ON_SAVE, ON_TYPE
@@ -139,17 +139,9 @@ def _build(held: list[str], uri: str, version: int, env: str | None) -> tuple[Do
     """In the opener's thread: the Document and its first analysis (None if it fails: the loop's
     analysis then fails again and publish reports it). `held` holds the text alone, emptied once the
     Document has it: an argument would be held through the analysis (by the executor's work item)."""
-    text = held.pop()
-    child = ahead(text, uri, version, env)  # before the parse: see checks.parallel.ahead
+    doc = Document(held.pop(), uri, version)
     try:
-        doc = Document(text, uri, version)
-    except BaseException:
-        if child is not None:
-            child.cancel()
-        raise
-    del text
-    try:
-        return doc, analyze(doc, env, ahead=child)
+        return doc, analyze(doc, env)
     except Exception:
         log.exception("analysis failed on %s", uri)
         return doc, None

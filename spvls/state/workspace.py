@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from ..binding.options import DEFAULT_TIMEOUT, SETTINGS
-from ..checks import Analysis, ahead, analyze, parallel, suppress
+from ..checks import Analysis, analyze, suppress
 from ..spec import env as envs
 from ..syntax.document import Document
 
@@ -132,9 +132,6 @@ class Workspace:
     # uri -> (generation, env, the analysis, the analysis with the file's suppressions applied)
     _analyses: dict[str, tuple[int, str | None, Analysis, Analysis]] = field(default_factory=dict)
     _marked: dict[str, bool] = field(default_factory=dict)  # uri -> has `; spvls: ignore…` comments
-    # uri -> (generation, env, a child checking part of the text as opened: checks.ahead), until the
-    # first analysis takes it
-    _ahead: dict[str, tuple[int, str | None, parallel.Ahead]] = field(default_factory=dict)
     # The workspace folders (from `initialize`) and the roots given on the command line
     # (--source-root): with the sourceRoots setting, see `folders`.
     workspace_folders: list[Path] = field(default_factory=list)
@@ -152,25 +149,10 @@ class Workspace:
         self.workspace_folders = list(value)
 
     def open(self, uri: str, text: str, version: int) -> Document:
-        self._drop_ahead(uri)
-        env = self.settings.target_env
-        child = ahead(text, uri, version, env)  # before the parse: see checks.parallel.ahead
-        try:
-            doc = Document(text, uri, version)
-        except BaseException:
-            if child is not None:
-                child.cancel()
-            raise
+        doc = Document(text, uri, version)
         self.docs[uri] = doc
         self._analyses.pop(uri, None)  # a document opened again is checked afresh
-        if child is not None:
-            self._ahead[uri] = (doc.generation, env, child)
         return doc
-
-    def _drop_ahead(self, uri: str) -> None:
-        found = self._ahead.pop(uri, None)
-        if found is not None:
-            found[2].cancel()
 
     def adopt(self, uri: str, doc: Document, a: Analysis | None, env: str | None) -> None:
         """A document opened with its analysis built elsewhere (off the event loop); without one,
@@ -181,7 +163,6 @@ class Workspace:
             self._analyses[uri] = (doc.generation, env, a, self._suppressed(uri, doc, None, a))
 
     def close(self, uri: str) -> None:
-        self._drop_ahead(uri)
         self.docs.pop(uri, None)
         self._analyses.pop(uri, None)
         self._marked.pop(uri, None)
@@ -202,11 +183,7 @@ class Workspace:
         if cached and cached[0] == doc.generation and cached[1] == env:
             return cached[3]
         touched = doc.touched_since(cached[0]) if cached else None
-        found = self._ahead.pop(uri, None)
-        child = found[2] if found is not None and found[:2] == (doc.generation, env) and not cached else None
-        if found is not None and child is None:
-            found[2].cancel()
-        a = analyze(doc, env, previous=cached[2] if cached else None, ahead=child)
+        a = analyze(doc, env, previous=cached[2] if cached else None)
         visible = self._suppressed(uri, doc, touched, a)
         self._analyses[uri] = (doc.generation, env, a, visible)
         return visible

@@ -12,13 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from spvls import checks
 from spvls.binding import spirv_tools as st
 from spvls.checks import _prime, _run_whole, analyze, parallel
 from spvls.checks.idkinds import kinds
 from spvls.model.module import build
 from spvls.spec.grammar import load
-from spvls.state.workspace import Workspace
 from spvls.syntax.document import Document
 from tests.scale.inputs import call_chain
 
@@ -180,28 +178,6 @@ def test_facts_the_child_computed_first_are_primed_after_publishing(forking, mon
     parallel.settle()  # nothing left: a no-op
 
 
-@pytest.fixture
-def ahead_of_parse(forking, monkeypatch):
-    """forking, with every text long enough to be checked from before its parse."""
-    monkeypatch.setattr(parallel, "FROM_LINES", 0)
-    return forking
-
-
-@pytest.mark.parametrize("env", [None, "vulkan1.3"])
-def test_a_check_started_before_the_parse_says_what_one_process_says(ahead_of_parse, env):
-    texts = [p.read_text(encoding="utf-8") for p in RULES] + [generated(3000)]
-    uri = "file:///tmp/ahead.spvasm"
-    for text in texts:
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(parallel, "enabled", False)
-            want = [_text(d) for d in analyze(Document(text, uri, 1), env).diagnostics]
-        child = checks.ahead(text, uri, 1, env)
-        assert child is not None
-        a = analyze(Document(text, uri, 1), env, ahead=child)
-        assert [_text(d) for d in a.diagnostics] == want
-    assert ahead_of_parse[0] == len(texts)  # one fork each: none after the build too
-
-
 def _children_left() -> list[int]:
     """This process' children that have not been reaped (zombies included)."""
     found = []
@@ -216,100 +192,36 @@ def _children_left() -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-def test_a_workspace_hands_the_child_to_the_first_analysis_or_stops_it(ahead_of_parse):
-    """Opened, the text's child is taken by its first analysis; edited or closed first, or opened
-    again, the child is stopped and reaped, and the analysis is the serial one."""
-    lines = generated(3000).split("\n")
-    k = next(i for i, line in enumerate(lines) if " = OpIAdd " in line)
-    lines[k] = lines[k].rsplit(" ", 1)[0] + " %undefined"  # ids, a CHILD family, finds it
-    text = "\n".join(lines)
-    before = set(_children_left())
-    ws = Workspace()
-    ws.open("file:///a.spvasm", text, 1)
-    a = ws.analysis("file:///a.spvasm")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(parallel, "enabled", False)
-        want = [_text(d) for d in analyze(Document(text), None).diagnostics]
-    assert a is not None and [_text(d) for d in a.diagnostics] == want
-    assert [(d[3], d[0]) for d in want] == [("id.undefined", k)]
-    # What the child's families computed there is computed here once the diagnostics are out.
-    assert not any(slot[0] is kinds.__wrapped__ for slot in a.module.facts)
-    parallel.settle()
-    assert any(slot[0] is kinds.__wrapped__ for slot in a.module.facts)
-    doc = ws.open("file:///b.spvasm", text, 1)
-    n = next(i for i, t in enumerate(doc.texts) if "OpIAdd" in t)
-    doc.replace((n, 0), (n, 0), "\n")  # a line added before the first analysis: the child's text is gone
-    b = ws.analysis("file:///b.spvasm")
-    assert b is not None and [(d.code, d.line) for d in b.diagnostics] == [(d[3], d[0] + (d[0] >= n)) for d in want]
-    ws.open("file:///c.spvasm", text, 1)
-    ws.close("file:///c.spvasm")
-    ws.open("file:///d.spvasm", text, 1)
-    ws.open("file:///d.spvasm", text, 2)
-    ws.close("file:///d.spvasm")
-    ws.open("file:///e.spvasm", text, 1)
-    ws.settings.target_env = "vulkan1.3"  # the child checks under the env of the open: not this one
-    e = ws.analysis("file:///e.spvasm")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(parallel, "enabled", False)
-        assert e is not None and [_text(d) for d in e.diagnostics] == _serial(text, "vulkan1.3")
-    # One per open, and b's and e's checks, split after their build (run_split).
-    assert ahead_of_parse[0] == 8
-    assert set(_children_left()) == before
-
-
-@pytest.mark.parametrize("how", ["raise", "kill", "garbage", "hang"])
-def test_whatever_befalls_a_child_started_before_the_parse_the_result_is_the_serial_one(
-    ahead_of_parse, monkeypatch, how
-):
-    monkeypatch.setattr(parallel, "WAIT_AT_LEAST", 1.0)
-    text = (ROOT / "tests" / "data" / "rules" / "coopmat-fail.spvasm").read_text(encoding="utf-8")
-    want = analyze(Document(text), None)
-    assert want.by_family["coopmat"]  # the child's share is not empty
-    parent = os.getpid()
-    run = _failing(how)
-
-    def theirs():
-        m = build(Document(text), load(), (1, 6))
-        return run(m, [n for n in want.by_family if n in parallel.CHILD])
-
-    child = parallel.ahead(1, theirs)
-    assert child is not None and os.getpid() == parent
-    got = analyze(Document(text), None, ahead=child)
-    assert [_text(d) for d in got.diagnostics] == [_text(d) for d in want.diagnostics]
-
-
-def test_a_failure_in_this_process_stops_the_child_and_does_not_wait_for_it(ahead_of_parse, tmp_path):
+def test_a_failure_in_this_process_stops_the_child_and_does_not_wait_for_it(forking, tmp_path):
     """This process's families fail while the child works: the failure is raised at once and the
-    child stopped (it would otherwise be waited for until it answers: a child stuck on a lock
-    another thread held at the fork, never)."""
+    child stopped and reaped (it would otherwise be waited for until it answers: a child stuck on a
+    lock another thread held at the fork, never)."""
     done = tmp_path / "child-done"
+    parent = os.getpid()
 
-    def theirs():
-        time.sleep(30)
-        done.touch()
-        return {}
-
-    before = set(_children_left())
-    child = parallel.ahead(1, theirs)
-    assert child is not None
-    m = build(Document(generated(300)), load(), (1, 6))
-
-    def failing(m, names):
+    def run(m, names):
+        if os.getpid() != parent:
+            time.sleep(30)
+            done.touch()
+            return {}
         raise RuntimeError("a family failed here")
 
+    m = build(Document(generated(300)), load(), (1, 6))
+    before = set(_children_left())
     with pytest.raises(RuntimeError, match="failed here"):
-        child.finish(m, ["syntax", "ids"], failing)
+        parallel.run_split(m, ["syntax", "ids"], run)
     assert not done.exists()  # stopped before it finished
     assert set(_children_left()) == before  # and reaped
 
 
-def test_a_module_dropped_before_it_was_published_is_not_primed(ahead_of_parse):
+def test_a_module_dropped_before_it_was_published_is_not_primed(forking, monkeypatch):
     """An open closed while it was built off the loop (server.sync._opened): its module is
     forgotten, not kept (the compiled build holds it strongly) until a later settle() primes it."""
-    text = generated(3000)
-    a = analyze(Document(text), None, ahead=checks.ahead(text, "", 0, None))
-    b = analyze(Document(text), None, ahead=checks.ahead(text, "", 0, None))
-    parallel.forget(a.module)
+    monkeypatch.setattr(parallel.select, "select", lambda r, w, x, t: (r, [], []))  # "the child answered"
+    a, b = (build(Document(generated(3000)), load(), (1, 6)) for _ in range(2))
+    for m in (a, b):
+        parallel.run_split(m, ["syntax", "ids", "coopmat"], _run_whole, _prime)
+    parallel.forget(a)
     parallel.settle()
-    assert not any(slot[0] is kinds.__wrapped__ for slot in a.module.facts)
-    assert any(slot[0] is kinds.__wrapped__ for slot in b.module.facts)
+    assert not any(slot[0] is kinds.__wrapped__ for slot in a.facts)
+    assert any(slot[0] is kinds.__wrapped__ for slot in b.facts)
