@@ -37,10 +37,11 @@ from .diagnostic import Diagnostic
 
 enabled = False
 FROM_INSTRUCTIONS = 30_000
-# The families the child runs: about half the CPU of a whole check (bench/families.py), coopmat and
-# uniformity together (both read the uniformity analysis, the costliest module fact: split, each
-# process would compute it). What they computed there is computed here after (`prime`).
-CHILD = ("coopmat", "ids", "uniformity")
+# The families the child runs: about half the CPU of a whole check at 100k lines (bench/families.py),
+# and none whose module facts a keystroke's re-check reads first (those stay computed here: with
+# `uniformity` in the child, a large module's first keystrokes waited for the whole module's
+# uniformity analysis).
+CHILD = ("coopmat", "ids")
 # How long the child may take: this many times what this process took for its own share, and at
 # least WAIT_AT_LEAST seconds (its share costs about as much: see CHILD).
 WAIT_FACTOR, WAIT_AT_LEAST = 4.0, 5.0

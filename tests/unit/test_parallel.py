@@ -15,6 +15,7 @@ import pytest
 from spvls.binding import spirv_tools as st
 from spvls.checks import _prime, _run_whole, analyze, parallel
 from spvls.checks.idkinds import kinds
+from spvls.model import uniformity
 from spvls.model.module import build
 from spvls.spec.grammar import load
 from spvls.syntax.document import Document
@@ -225,3 +226,17 @@ def test_a_module_dropped_before_it_was_published_is_not_primed(forking, monkeyp
     parallel.settle()
     assert not any(slot[0] is kinds.__wrapped__ for slot in a.facts)
     assert any(slot[0] is kinds.__wrapped__ for slot in b.facts)
+
+
+def test_a_split_check_computes_here_the_uniformity_a_keystroke_reads(forking):
+    """A keystroke's re-check reads every function's uniformity analysis: a split check leaves it
+    computed in this process as a serial one does, so the first keystroke does not wait for the
+    whole module's analysis (the child computes it too, for coopmat, but its facts die with it)."""
+    text = generated(3000)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parallel, "enabled", False)
+        serial = analyze(Document(text), None).module
+    want = {f.id for f in serial.functions if uniformity.cached(serial, f) is not None}
+    m = analyze(Document(text), None).module
+    assert forking[0] == 1
+    assert want and {f.id for f in m.functions if uniformity.cached(m, f) is not None} == want
