@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,7 +23,14 @@ def compiled_env(dest: Path) -> dict[str, str]:
 
     dest.mkdir(parents=True, exist_ok=True)
     compile_copy(dest)
-    return {**os.environ, "PYTHONPATH": str(dest)}
+    # PYTHONSAFEPATH: `python -m spvls` run from a checkout would import the checkout's sources
+    # (the current directory goes first on the path), not the compiled copy.
+    env = {**os.environ, "PYTHONPATH": str(dest), "PYTHONSAFEPATH": "1"}
+    probe = "import spvls.syntax.parser as p, spvls.checks.families.ids as i; print(p.__file__, i.__file__)"
+    where = subprocess.run([sys.executable, "-c", probe], cwd=root, env=env, check=True, capture_output=True)
+    if not all(name.endswith(".so") for name in where.stdout.decode().split()):
+        sys.exit(f"the compiled copy is not what runs: {where.stdout.decode()}")
+    return env
 
 
 def pct(values: list[float], p: float) -> float:
