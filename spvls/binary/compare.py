@@ -76,7 +76,7 @@ def _renamer(left: dict[int, str], right: dict[int, str]) -> Callable[[str], str
 
     def one(mt: re.Match) -> str:
         token = mt.group()
-        if token[0] != "%" or not token[1:].isdigit():
+        if token[0] != "%" or not (token[1:].isascii() and token[1:].isdigit()):
             return token  # a string or a comment
         n = int(token[1:])
         return "%" + (left.get(n) or extra.get(n) or token[1:])

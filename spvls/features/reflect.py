@@ -293,7 +293,9 @@ def _spec_constants(m: Module) -> list[dict[str, Any]]:
             "name": m.names.get(c.result, ""),
             "id": spec_id,
             "type": type_name(m, s) if s else "???",
-            "variable_id": int(number(c.result)) if number(c.result).isdigit() else c.result,
+            "variable_id": int(number(c.result))
+            if number(c.result).isascii() and number(c.result).isdigit()
+            else c.result,
         }
         value = _default(c.opname, c.literal(0), s)
         if value is not None:

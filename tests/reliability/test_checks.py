@@ -25,6 +25,9 @@ def test_unicode_digit_where_an_integer_belongs_is_a_diagnostic(digit):
 @pytest.mark.parametrize("lines", [
     "%int = OpTypeInt \u246032 1\n%c = OpConstant %int 1\n%d = OpIAdd %int %c %c\n",  # fuzzer, seed 2311
     "%float = OpTypeFloat 32\n%v = OpTypeVector %float \u00b2\n%c = OpConstant %float 1\n%d = OpFAdd %float %c %c\n",
+    # fuzzer, seed 3512862137: GLSL.std.450's result type a float of width '²'
+    '%glsl = OpExtInstImport "GLSL.std.450"\n%float = OpTypeFloat \u00b2\n%c = OpConstant %float 1\n'
+    "%d = OpExtInst %float %glsl Sqrt %c\n",
 ])
 def test_unicode_digits_in_type_operands_are_diagnosed_by_every_family(lines):
     assert any(code.startswith(("operand.", "syntax.")) for _, code in _codes(HEAD + lines))

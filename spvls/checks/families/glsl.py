@@ -79,7 +79,11 @@ def _shape(m: Module, type_id: str | None) -> tuple[str, int, int] | None:
     lits = [o.token.text for o in t.operands if not o.is_id]
     if t.opname == "OpTypeFloat" and len(lits) > 1:
         return None  # a floating-point encoding (bfloat16, fp8): not judged here
-    width = int(lits[0]) if t.opname in ("OpTypeFloat", "OpTypeInt") and lits and lits[0].isdigit() else 0
+    width = (
+        int(lits[0])
+        if t.opname in ("OpTypeFloat", "OpTypeInt") and lits and lits[0].isascii() and lits[0].isdigit()
+        else 0
+    )
     return t.opname, width, count
 
 
