@@ -120,6 +120,20 @@ def first_diagnostics(
             if not pull and msg.get("method") == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
                 return time.perf_counter() - t
     finally:
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """shutdown and exit, as a client leaves: a killed server may not yet have kept the text's
+    diagnostics in its cache (it keeps them after publishing), and the "seen text" runs then
+    found none."""
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(frame({"jsonrpc": "2.0", "id": 99, "method": "shutdown", "params": None}))
+        proc.stdin.write(frame({"jsonrpc": "2.0", "method": "exit", "params": None}))
+        proc.stdin.flush()
+        proc.wait(timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
         proc.kill()
         proc.wait()
 
