@@ -9,8 +9,9 @@ saved too little for the memory it held: see bench/README.md.)
 Only where `os.fork` exists, with more than one core and the load average leaving about one idle,
 for modules of at least FROM_INSTRUCTIONS instructions (below that, what the other process saves
 does not pay for the fork, the copies and the messages), and only when `enabled` (the server turns
-it on; the CLI's jobs already fill the cores). Whatever goes wrong in the other process (an exception, a signal, no answer, too slow), this
-process runs those families itself: the result is always the serial one.
+it on; the CLI's jobs already fill the cores). Whatever goes wrong in the other process (an
+exception, a signal, no answer, too slow), this process runs those families itself: the result is
+always the serial one.
 
 The child runs Python code and writes to its own pipe, and leaves with `os._exit`. It
 touches nothing the server's other threads may hold locked at the fork: the validation thread's

@@ -1150,25 +1150,14 @@ class _Analysis:
 _NO_ENTRIES: Final[dict[Any, Any]] = {}
 _NO_LABELS: Final[set[str]] = set()
 _NO_ITEMS: Final[list[Any]] = []
+# Uniformity's dict fields: an empty one is replaced by _NO_ENTRIES once the analysis is finished.
+_MAPPINGS: Final = ("values", "why", "blocks", "block_why", "params", "diverges", "contents", "root")
 
 
 def _share_empties(u: Uniformity) -> None:
-    if not u.values:
-        u.values = _NO_ENTRIES
-    if not u.why:
-        u.why = _NO_ENTRIES
-    if not u.blocks:
-        u.blocks = _NO_ENTRIES
-    if not u.block_why:
-        u.block_why = _NO_ENTRIES
-    if not u.params:
-        u.params = _NO_ENTRIES
-    if not u.diverges:
-        u.diverges = _NO_ENTRIES
-    if not u.contents:
-        u.contents = _NO_ENTRIES
-    if not u.root:
-        u.root = _NO_ENTRIES
+    for name in _MAPPINGS:
+        if not getattr(u, name):
+            setattr(u, name, _NO_ENTRIES)
     if not u.leaves:
         u.leaves = _NO_LABELS
     if not u.unmet:

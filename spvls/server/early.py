@@ -1,7 +1,7 @@
 """The first answers, before the protocol library is imported: `initialize`, its result built from
 the client's capabilities as pygls builds it (server.capabilities), settings changed before any
-document is open, and the first `didOpen`, checked and published as the wire
-has it (server.published), or for a client that pulls diagnostics, its first pull answered (the
+document is open, and the first `didOpen`, checked and published as the wire has it
+(server.published), or for a client that pulls diagnostics, its first pull answered (the
 requests that came between held, and handed to pygls after that answer: LSP lets a server answer
 in any order). pygls and lsprotocol take ~0.4 s to import here, longer than everything the first
 diagnostics of a 10k-line module need; they are imported after them. A large document is checked
@@ -130,9 +130,9 @@ class Front:
         return True
 
     def _open(self, params: dict[str, Any]) -> bool:
-        """A document opened: as sync.did_open, a large one inside a progress. A client that pulls gets its first pull
-        answered here too, unless the cache holds the text (pygls then answers the pull from it and
-        confirms it after)."""
+        """A document opened: as sync.did_open, a large one inside a progress. A client that pulls
+        gets its first pull answered here too, unless the cache holds the text (pygls then answers
+        the pull from it and confirms it after)."""
         item = params.get("textDocument")
         pull = self.session.client.pull
         if not isinstance(item, dict) or (pull and os.name != "posix"):  # waiting needs select() on a pipe
