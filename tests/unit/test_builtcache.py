@@ -4,6 +4,7 @@ entry it cannot trust (foreign, stale, torn, altered, not a regular file) is nev
 from __future__ import annotations
 
 import os
+import pickle
 import random
 import subprocess
 import sys
@@ -171,6 +172,24 @@ def test_the_cached_parser_parses_as_the_built_one(cache: Path, monkeypatch: pyt
     for line in lines:
         if line.strip() and not line.lstrip().startswith(";"):
             assert cached.parse(line) == built.parse(line), line
+
+
+def test_what_a_process_builds_it_loads_back(cache: Path) -> None:
+    """Each entry a process writes unpickles in a new one (in the compiled build too, where a class
+    mypyc compiles natively would be built again by every process: its entry never loads)."""
+    probe = "from spvls.spec.grammar import load; from spvls.syntax.parser import _parser; load(); _parser()"
+    env = {**os.environ, "SPVLS_CACHE_DIR": str(cache.parent)}
+    subprocess.run([sys.executable, "-c", probe], env=env, check=True, cwd=ROOT)
+    names = sorted(p.name.split("-", 1)[1] for p in cache.iterdir())
+    assert names == ["grammar.pickle", "parser.pickle"]
+    for path in cache.iterdir():
+        data = path.read_bytes()
+        body = data[data.index(b"\n", len(builtcache._MAGIC)) + 1 + builtcache._DIGEST :]
+        loaded = pickle.loads(body)
+        if path.name.endswith("parser.pickle"):
+            assert loaded.lark.parse("%x = OpIAdd %int %a %b") == parser._parser().parse("%x = OpIAdd %int %a %b")
+        else:
+            assert vars(loaded) == vars(grammar.load())
 
 
 def test_a_read_only_cache_still_answers(tmp_path: Path) -> None:
