@@ -91,11 +91,15 @@ def _run_whole(m: Module, names: list[str]) -> dict[str, list[Diagnostic]]:
 
 
 def _prime(m: Module, names: list[str]) -> None:
-    """The module facts these families read before their first line: a check of no line computes them."""
+    """The module facts these families read before their first line, computed by checks whose
+    diagnostics are dropped: of no line for a line-wise family, of the smallest function for another
+    (which re-checks a whole function after an edit)."""
     if m.functions:
         families = _families()
+        smallest = min(m.functions, key=lambda fn: fn.end_line - fn.line)
         for name in names:
-            families[name].check(m, Lines(m.functions[0], ()))
+            family = families[name]
+            family.check(m, Lines(m.functions[0], ()) if family.is_linewise(m) else smallest)
 
 
 def _merge(by_family: dict[str, list[Diagnostic]]) -> list[Diagnostic]:

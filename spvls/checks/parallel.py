@@ -1,5 +1,6 @@
-"""A whole-module check on two cores: another process runs some families (CHILD) while this one
-runs the others, and sends back their diagnostics (plain data, a few bytes for a valid module).
+"""A whole-module check on two cores: a child process runs the families this one does not keep (HERE)
+while this one runs those, and sends back their diagnostics (plain data, a few bytes for a valid
+module).
 
 A child is forked on the model just built (`run_split`) and shares its pages. (A child forked before
 the parse, which parsed and built a model of its own, saved no more at 100k lines and less at 10k,
@@ -38,13 +39,15 @@ from .diagnostic import Diagnostic
 
 enabled = False
 FROM_INSTRUCTIONS = 30_000
-# The families the child runs: about half the CPU of a whole check at 100k lines (bench/families.py),
-# and none whose module facts a keystroke's re-check reads first (those stay computed here: with
-# `uniformity` in the child, a large module's first keystrokes waited for the whole module's
-# uniformity analysis).
-CHILD = ("coopmat", "ids")
+# The families this process keeps; the child runs all others. Kept here: those that read the
+# uniformity analysis, which a keystroke's re-check reads for every function, so it must be computed
+# here, and which costs more than the child's whole share would save if the child computed it too
+# (a child given `uniformity` left the first keystrokes of a large module waiting for it); and two
+# small ones that even the shares (bench/families.py: the child's share includes the CFGs that
+# `structure` reads, computed there again).
+HERE = ("coopmat", "uniformity", "reconvergence", "syntax", "layout")
 # How long the child may take: this many times what this process took for its own share, and at
-# least WAIT_AT_LEAST seconds (its share costs about as much: see CHILD).
+# least WAIT_AT_LEAST seconds (its share costs about as much: see HERE).
 WAIT_FACTOR, WAIT_AT_LEAST = 4.0, 5.0
 # Fork only while the load average leaves about a core idle (see _load).
 IDLE_CORE = 0.5
@@ -116,11 +119,11 @@ def _load() -> float:
 
 
 def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None) -> dict[str, list[Diagnostic]]:
-    """`run(m, names)`, with the CHILD families among `names` run by a forked child. While this
+    """`run(m, names)`, with the families among `names` not kept HERE run by a forked child. While this
     process would otherwise wait for the child, `prime(m, families)` computes here the module facts
     the child's families computed there, which the next keystroke's re-check would otherwise pay;
     when the child answered first, `settle()` does it later (the server: once it has published)."""
-    theirs = [n for n in names if n in CHILD]
+    theirs = [n for n in names if n not in HERE]
     child = _fork(lambda: run(m, theirs))
     if child is None:
         return run(m, names)
@@ -190,9 +193,9 @@ class _Forked:
 
 
 def _finish(child: _Forked, m: Module, names: list[str], run: Run, prime: Prime | None) -> dict[str, list[Diagnostic]]:
-    """`run(m, names)` with the CHILD families' diagnostics from `child`, or run here when it gives none."""
-    theirs = [n for n in names if n in CHILD]
-    mine = [n for n in names if n not in CHILD]
+    """`run(m, names)` with the child's families' diagnostics from `child`, or run here when it gives none."""
+    theirs = [n for n in names if n not in HERE]
+    mine = [n for n in names if n in HERE]
     got = None
     try:
         entered = time.monotonic()
