@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from . import builtcache
 
@@ -121,17 +122,41 @@ class ExtInstSet:
     by_opcode: dict[int, Instruction]
 
 
-def _grammar_operands(raw: list[dict]) -> tuple[GrammarOperand, ...]:
-    return tuple(GrammarOperand(o["kind"], o.get("name", "").strip("'"), o.get("quantifier", "")) for o in raw)
+_Operands = dict[tuple[str, str, str], GrammarOperand]
 
 
-def _instruction(raw: dict) -> Instruction:
+def _grammar_operands(raw: list[dict], shared: _Operands) -> tuple[GrammarOperand, ...]:
+    """The operands, equal ones one object (`shared`): the pickled grammar then holds each once."""
+    out = []
+    for o in raw:
+        key = (o["kind"], sys.intern(o.get("name", "").strip("'")), o.get("quantifier", ""))
+        operand = shared.get(key)
+        if operand is None:
+            operand = shared[key] = GrammarOperand(*key)
+        out.append(operand)
+    return tuple(out)
+
+
+def _interned(value: Any) -> Any:
+    """The JSON with each string interned: equal names become one object, which the pickled grammar
+    holds once, so a new process unpickles far fewer objects (the grammar is the largest thing a
+    first check loads)."""
+    if isinstance(value, str):
+        return sys.intern(value)
+    if isinstance(value, list):
+        return [_interned(v) for v in value]
+    if isinstance(value, dict):
+        return {sys.intern(k): _interned(v) for k, v in value.items()}
+    return value
+
+
+def _instruction(raw: dict, shared: _Operands) -> Instruction:
     return Instruction(
         name=raw["opname"],
         opcode=raw["opcode"],
         # "@exclude" marks instructions the spec's tables leave out: no class to show.
-        cls=raw.get("class", "").replace("@exclude", ""),
-        operands=_grammar_operands(raw.get("operands", [])),
+        cls=sys.intern(raw.get("class", "").replace("@exclude", "")),
+        operands=_grammar_operands(raw.get("operands", []), shared),
         aliases=tuple(raw.get("aliases", ())),
         capabilities=tuple(raw.get("capabilities", ())),
         extensions=tuple(raw.get("extensions", ())),
@@ -148,11 +173,13 @@ class Grammar:
     """The core grammar, indexed for look-ups by name, alias and number."""
 
     def __init__(self, core: dict, extinst: dict[str, dict]):
+        core, extinst = _interned(core), _interned(extinst)
+        shared: _Operands = {}
         self.version = (core["major_version"], core["minor_version"])
         self.instructions: dict[str, Instruction] = {}
         self.by_opcode: dict[int, Instruction] = {}
         for raw in core["instructions"]:
-            inst = _instruction(raw)
+            inst = _instruction(raw, shared)
             self.by_opcode.setdefault(inst.opcode, inst)
             for name in (inst.name, *inst.aliases):
                 self.instructions.setdefault(name, inst)
@@ -169,7 +196,7 @@ class Grammar:
                     extensions=tuple(e.get("extensions", ())),
                     version=parse_version(e.get("version", "1.0")),
                     last_version=parse_version(e.get("lastVersion")),
-                    parameters=_grammar_operands(e.get("parameters", [])),
+                    parameters=_grammar_operands(e.get("parameters", []), shared),
                 )
                 kind.by_value.setdefault(en.value, en)
                 for name in (en.name, *en.aliases):
@@ -177,7 +204,7 @@ class Grammar:
             self.kinds[kind.kind] = kind
         self.ext_sets: dict[str, ExtInstSet] = {}
         for set_name, raw in extinst.items():
-            insts = [_instruction({**i, "version": "1.0"}) for i in raw["instructions"]]
+            insts = [_instruction({**i, "version": "1.0"}, shared) for i in raw["instructions"]]
             self.ext_sets[set_name] = ExtInstSet(
                 set_name,
                 {i.name: i for i in insts},
