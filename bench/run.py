@@ -266,7 +266,9 @@ def main() -> None:
               f"{s['tokens_delta_p50'] * 1000:7.1f}ms {s['rss_mb']:7.0f} {s['worker_mb']:7.0f} {s['start'] * 1000:5.0f}ms")
     print("reopen: open -> diagnostics for the same text in a new server (from the cache on disk), best of 3: "
           + ", ".join(f"{p.name[:28]} {s['reopen'] * 1000:.0f}ms" for p, s in sessions))
-    print("ratios are to one spirv-as + spirv-val run on the same file (best of 3); start: spawn to initialize "
+    print("ratios are to one spirv-as + spirv-val run on the same file (best of 3; the environment's, cmeel's "
+          "Python scripts that run the programs: bench/coldstart.py times the programs themselves too); "
+          "start: spawn to initialize "
           "answered (the server builds its grammar, parser and first checks there, not at the first open); "
           "RSS: the server's peak (VmHWM); val: the validator process's peak (0: it had not run); "
           "bench/memory.py gives both stage by stage")
