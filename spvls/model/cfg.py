@@ -99,7 +99,9 @@ class Cfg:
         blocks = self.blocks = fn.labels  # the first block of each label: the function's own index
         self.entry = fn.blocks[0].label if fn.blocks else None
         edges: list[Edge] = []
-        succ: dict[str, list[str]] = {}  # the blocks with successors
+        # Kept as tuples: a CFG lives as long as its module, for every function of it (a list of one
+        # label takes twice a tuple's bytes, an empty one 56 where () takes none).
+        succ: dict[str, tuple[str, ...]] = dict.fromkeys(blocks, _NO_LABELS)
         preds: dict[str, list[str]] = {}  # the blocks with predecessors
         out_edges: dict[str, list[Edge]] = {}  # by source block, for _dfs
         for b in fn.blocks:  # a label defined twice (id.duplicate) keeps both blocks' branches
@@ -111,10 +113,10 @@ class Cfg:
             known = out_edges.get(source)
             if known is None:
                 out_edges[source] = made
-                out = succ[source] = []
+                out: list[str] = []
             else:
                 known += made
-                out = succ[source]
+                out = list(succ[source])
             for e in made:
                 target = e.target
                 if target in blocks and target not in out:
@@ -124,18 +126,16 @@ class Cfg:
                         preds[target] = [source]
                     else:
                         into.append(source)
+            if out:
+                succ[source] = tuple(out)
         self.edges = edges
-        # Kept as tuples: a CFG lives as long as its module, for every function of it (a list of one
-        # label takes twice a tuple's bytes, an empty one 56 where () takes none).
-        self.succ: dict[str, tuple[str, ...]] = dict.fromkeys(blocks, _NO_LABELS)
-        for label, ts in succ.items():
-            if ts:
-                self.succ[label] = tuple(ts)
+        self.succ = succ
         self.preds: dict[str, tuple[str, ...]] = dict.fromkeys(blocks, _NO_LABELS)
         for label, ps in preds.items():
             self.preds[label] = tuple(ps)
-        self.order = self._dfs(out_edges)  # reachable blocks in reverse post-order
-        self.idom = self._dominators()
+        back: list[Edge] = []
+        self.order = self._dfs(out_edges, back)  # reachable blocks in reverse post-order
+        self.idom = self._dominators(back)
         # The blocks reached from the entry: those with an immediate dominator (each block of
         # `order` has one), read through idom rather than held a second time.
         self.reachable = self.idom.keys()
@@ -182,44 +182,65 @@ class Cfg:
         return {o.token.text for b in self.fn.blocks if b.merge is not None for o in merge_targets(b)}
 
     # -- graph facts --------------------------------------------------------
-    def _dfs(self, out_edges: dict[str, list[Edge]]) -> list[str]:
+    def _dfs(self, out_edges: dict[str, list[Edge]], back: list[Edge]) -> list[str]:
         """Depth-first from the entry in branch order (`out_edges`: each block's edges); marks back
-        edges (to a block on the path)."""
-        if self.entry is None:
+        edges (to a block on the path) and gathers them in `back`."""
+        entry = self.entry
+        if entry is None:
             return []
         post: list[str] = []
         blocks = self.blocks
-        on_path = {self.entry}
-        seen = {self.entry}
+        on_path = {entry: True}  # the blocks met: True while on the path, False once left
         none: list[Edge] = []
-        stack = [(self.entry, iter(out_edges.get(self.entry, none)))]
-        while stack:
-            node, it = stack[-1]
-            for e in it:
+        # The path, with each block's edges and how many of them were followed (three stacks of
+        # plain items: no tuple or iterator per block).
+        path = [entry]
+        pending = [out_edges.get(entry, none)]
+        followed = [0]
+        while path:
+            top = len(path) - 1
+            es = pending[top]
+            i = followed[top]
+            while i < len(es):
+                e = es[i]
+                i += 1
                 target = e.target
                 if target not in blocks:
                     continue
-                if target in on_path:
-                    e.back = True
-                elif target not in seen:
-                    seen.add(target)
-                    on_path.add(target)
-                    stack.append((target, iter(out_edges.get(target, none))))
+                state = on_path.get(target)
+                if state is None:
+                    on_path[target] = True
+                    followed[top] = i
+                    path.append(target)
+                    pending.append(out_edges.get(target, none))
+                    followed.append(0)
                     break
+                if state:
+                    e.back = True
+                    back.append(e)
             else:
-                stack.pop()
-                on_path.discard(node)
+                node = path.pop()
+                pending.pop()
+                followed.pop()
+                on_path[node] = False
                 post.append(node)
         return post[::-1]
 
-    def _dominators(self) -> dict[str, str]:
-        """Immediate dominators (Cooper, Harvey and Kennedy's iteration over reverse post-order)."""
+    def _dominators(self, back: list[Edge]) -> dict[str, str]:
+        """Immediate dominators (Cooper, Harvey and Kennedy's iteration over reverse post-order).
+
+        The first round, in reverse post-order, sees each block's predecessors but those of its back
+        edges (`back`), so it gives the dominators of the graph without them. When each back edge's
+        target dominates its source there, adding the edges changes nothing (a path through one can
+        skip the cycle it closes), and the second round, which only confirms, is not run: structured
+        code is always so (an irreducible graph iterates on)."""
         if self.entry is None:
             return {}
         index = {b: i for i, b in enumerate(self.order)}
         idom = {self.entry: self.entry}
         preds = self.preds
         rest = self.order[1:]
+        first = True
         changed = True
         while changed:
             changed = False
@@ -241,6 +262,9 @@ class Cfg:
                 if new is not None and idom.get(b) != new:
                     idom[b] = new
                     changed = True
+            if first:
+                first = False
+                changed = not _closes_loops(back, idom, index)
         return idom
 
     def _number(self) -> None:
@@ -478,6 +502,20 @@ class Cfg:
         return {b for b in self.dominated(c.header) if self.holds(c, b)}
 
 
+def _closes_loops(back: list[Edge], idom: dict[str, str], index: dict[str, int]) -> bool:
+    """Whether each back edge's target dominates its source in the tree `idom` (blocks numbered by
+    `index`, a dominator before the blocks it dominates)."""
+    for e in back:
+        target = e.target
+        top = index[target]
+        a = e.source
+        while index[a] > top:
+            a = idom[a]
+        if a != target:
+            return False
+    return True
+
+
 def _label_set(labels: set[str]) -> Collection[str]:
     """Labels kept for membership tests: a few as a tuple (a frozenset of one takes 216 bytes, a
     tuple 48, for every continue construct of the module), more as a frozenset."""
@@ -533,20 +571,31 @@ def targets(b: Block) -> list[Edge]:
     """The edges a block's terminator branches along (none for returns, kills and a missing
     terminator): the one reading of OpBranch, OpBranchConditional and OpSwitch operands."""
     t = b.terminator
-    if t is None or t.opname not in _BRANCHES:
+    if t is None:
         return []
-    op, label, line = t.opname, b.label, t.line
-    ids = [o.token for o in t.operands if o.token.kind == "ID"]
+    op = t.opname
+    if op not in _BRANCHES:
+        return []
+    label, line = b.label, t.line
+    # An operand's token read as its first item (`o[0]`): the compiled build reads a tuple item,
+    # where `o.token` looks the name up on the class, for every branch of the module.
+    ids: list[Token] = []
+    for o in t.operands:
+        tok = o[0]
+        if tok.kind == "ID":
+            ids.append(tok)
     if op == "OpBranch":
-        return [Edge(label, tok.text, "branch", None, tok, line) for tok in ids[:1]]
+        return [Edge(label, ids[0].text, "branch", None, ids[0], line)] if ids else []
     if op == "OpBranchConditional":
-        return [
-            Edge(label, tok.text, kind, None, tok, line) for tok, kind in zip(ids[1:3], ("true", "false"), strict=False)
-        ]
+        out = [Edge(label, ids[1].text, "true", None, ids[1], line)] if len(ids) > 1 else []
+        if len(ids) > 2:
+            out.append(Edge(label, ids[2].text, "false", None, ids[2], line))
+        return out
     out = [Edge(label, tok.text, "default", None, tok, line) for tok in ids[1:2]]
-    lits = [o for o in t.operands if not o.is_id]
-    for i, tok in enumerate(ids[2:]):
-        out.append(Edge(label, tok.text, "case", lits[i].token.text if i < len(lits) else None, tok, line))
+    lits = [o[0].text for o in t.operands if o[0].kind != "ID"]
+    for i in range(2, len(ids)):
+        tok = ids[i]
+        out.append(Edge(label, tok.text, "case", lits[i - 2] if i - 2 < len(lits) else None, tok, line))
     return out
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..syntax.parser import LineFields
 from .cfg import Cfg, cfg_of, continue_target, merge_block
 from .facts import keeps, module_fact
 from .module import TERMINATORS, Function, Inst, Module
@@ -421,10 +422,18 @@ def _coopmat_scope(
     `outer` (`_outer_scopes`) what the ids defined before the first function gave (constants are
     named again and again, in every function)."""
     rt = _result_type(inst)
-    if rt in matrices:
-        return matrices[rt]
+    made = matrices.get(rt, _NO_MATRIX) if rt is not None else _NO_MATRIX
+    if not m.duplicates:
+        # Each id defined once: the instruction is its result's definition, so the operands that
+        # name it later read its level here, not through the module's index of every definition
+        # (a lookup in a dict of the whole module's ids, for each id of each function).
+        res = _result(inst)
+        if res is not None:
+            scopes[res] = made
+    if made != _NO_MATRIX:
+        return made
     for o in inst.operands:
-        tok = o.token
+        tok = o[0]  # (see _result)
         if tok.kind != "ID":
             continue
         text = tok.text
@@ -463,15 +472,26 @@ def _result_type(inst: Inst) -> str | None:
         ops = inst.operands
         if ops:
             first = ops[0]
-            if first.grammar_operand.kind == "IdResultType" and first.token.kind == "ID":
-                return first.token.text
+            tok = first[0]  # (see _result)
+            if tok.kind == "ID" and first.grammar_operand.kind == "IdResultType":
+                return tok.text
     return inst.result_type
 
 
 def _span(inst: Inst) -> tuple[int, int]:
     """Where a reason about the instruction's result points: its result id (else nothing)."""
-    tok = inst.src.result
+    fields: LineFields = inst.src  # (see _result)
+    tok = fields.result
     return (tok.start, tok.end) if tok else (0, 0)
+
+
+def _result(inst: Inst) -> str | None:
+    """inst.result, read through LineFields: the compiled build reads a tuple item where a Line's
+    field is looked up by name (every instruction of every function is asked). An operand's token
+    is read so too in the loops every instruction passes through: `o[0]`, not `o.token`."""
+    fields: LineFields = inst.src
+    tok = fields.result
+    return tok.text if tok is not None else None
 
 
 # What _Analysis._value does with an instruction, by opname; any other's result is as uniform as its
@@ -566,16 +586,37 @@ def _group_ops(m: Module) -> tuple[str, ...]:
     )
 
 
+@dataclass(slots=True)
+class _Shared:
+    """The module facts every function's analysis reads, fetched with one lookup of the module's
+    facts rather than one each."""
+
+    globals: _Globals
+    reconverging: frozenset[str]
+    needing: frozenset[str]
+    derivatives: frozenset[str]
+    matrices: dict[str, int]
+    outer: dict[str, int]
+
+
+@module_fact
+def _shared(m: Module) -> _Shared:
+    return _Shared(
+        _globals(m), _reconverging(m), _needing_ops(m), _derivative_ops(m), _matrix_types(m), _outer_scopes(m)
+    )
+
+
 class _Analysis:
     def __init__(self, m: Module, fn: Function, callees: dict[str, Summary | None]):
         self.m, self.fn, self.callees = m, fn, callees
         self.cfg: Cfg = cfg_of(m, fn)
-        self.g = _globals(m)
+        shared = self.shared = _shared(m)
+        self.g = shared.globals
         self.u = Uniformity(fn)
         self.root: dict[str, str | None] = {}  # pointer -> the variable or parameter it points into
         self.contents: dict[str, Fact] = {}  # local variable or pointer parameter -> what loads give
         self.contents_why: dict[str, Why] = {}
-        self.maximal = fn.id in _reconverging(m)
+        self.maximal = fn.id in shared.reconverging
         self._enclosed: dict[str, list[tuple[str, str]]] = {}
         self._fenced: dict[str, set[int]] = {}  # block -> its instructions between two workgroup barriers (ids)
         self.killed: dict[str, tuple[Fact, Why]] = {}  # block -> a call in it that may end some invocations
@@ -660,8 +701,10 @@ class _Analysis:
         if kind == _CALL:
             self._call(inst, label)
             return
-        res = inst.result
-        if res is None or kind == _LABEL:
+        if kind == _LABEL:
+            return
+        res = _result(inst)
+        if res is None:
             return
         line = inst.line
         if kind == _VARIABLE:
@@ -706,7 +749,7 @@ class _Analysis:
             return
         values, read, at = self.u.values, self._read, self._at
         for o in inst.operands:
-            tok = o.token
+            tok = o[0]  # (see _result)
             if tok.kind != "ID":
                 continue
             read.setdefault(tok.text, at)
@@ -722,8 +765,9 @@ class _Analysis:
 
     def _pointer_operand(self, inst: Inst) -> str | None:
         for o in inst.operands:
-            if o.token.kind == "ID" and o.grammar_operand.kind == "IdRef":
-                return o.token.text
+            tok = o[0]  # (see _result)
+            if tok.kind == "ID" and o.grammar_operand.kind == "IdRef":
+                return tok.text
         return None
 
     def _set_root(self, ptr: str, root: str | None) -> None:
@@ -1080,9 +1124,11 @@ class _Analysis:
     def _summarise(self) -> None:
         u, m = self.u, self.m
         s = Summary()
-        needing, derivatives, matrices = _needing_ops(m), _derivative_ops(m), _matrix_types(m)
-        scopes: dict[str, int] = {}
-        outer = _outer_scopes(m)
+        shared = self.shared
+        needing, derivatives, matrices, outer = shared.needing, shared.derivatives, shared.matrices, shared.outer
+        # Each id defined once, the function's labels are its blocks' (none a matrix): the branches
+        # and merges that name them, mostly ahead, need not look them up (see _coopmat_scope).
+        scopes: dict[str, int] = dict.fromkeys(self.cfg.blocks, _NO_MATRIX) if matrices and not m.duplicates else {}
         needs: list[Need] = []  # what callers must meet, in the order met (a tuple at the end)
         for label in self.cfg.order:
             b = self.cfg.blocks[label]

@@ -273,3 +273,52 @@ def test_merges_and_where_a_line_is():
     line = c.blocks["%c3"].line + 1
     assert function_holding(m, line) is fn and block_holding(fn, line).label == "%c3"
     assert function_holding(m, 0) is None
+
+
+IRREDUCIBLE = """OpCapability Shader
+OpCapability Linkage
+OpMemoryModel Logical GLSL450
+%void = OpTypeVoid
+%bool = OpTypeBool
+%fn = OpTypeFunction %void
+%c = OpConstantTrue %bool
+%f = OpFunction %void None %fn
+%entry = OpLabel
+OpBranchConditional %c %x %b
+%x = OpLabel
+OpBranch %a
+%a = OpLabel
+OpBranch %b
+%b = OpLabel
+OpBranchConditional %c %a %out
+%out = OpLabel
+OpReturn
+OpFunctionEnd
+"""
+
+
+def reached_without(c, without: str) -> set[str]:
+    """The blocks a path from the entry reaches without passing through `without`."""
+    seen, todo = ({c.entry}, [c.entry]) if c.entry != without else (set(), [])
+    while todo:
+        for t in c.succ[todo.pop()]:
+            if t not in seen and t != without:
+                seen.add(t)
+                todo.append(t)
+    return seen
+
+
+@pytest.mark.parametrize("text", [IRREDUCIBLE, NESTED.read_text()])
+def test_dominators_agree_with_their_definition(text):
+    """Each block's dominators are those whose removal cuts it off from the entry: also in a loop
+    entered at two blocks (%a and %b, an irreducible graph), where a first round over the edges
+    without the back edge %b -> %a makes %x dominate %a and a second round corrects it."""
+    m, _ = load_text(text)
+    for fn in m.functions:
+        c = cfg_of(m, fn)
+        for d in c.reachable:
+            cut = set(c.reachable) - reached_without(c, d)
+            assert {b for b in c.reachable if c.dominates(d, b)} == cut, (fn.id, d)
+    if text is IRREDUCIBLE:
+        assert cfg_of(m, m.functions[0]).idom == {"%entry": "%entry", "%x": "%entry", "%a": "%entry", "%b": "%entry",
+                                                  "%out": "%b"}
