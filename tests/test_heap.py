@@ -2,6 +2,7 @@
 (spvls/syntax/heap.py); sound because they hold no reference cycles (tests/unit/test_cycles.py)."""
 
 import gc
+import subprocess
 import sys
 import weakref
 from pathlib import Path
@@ -57,3 +58,28 @@ def test_a_small_build_leaves_the_collector_alone():
     assert len(d.texts) < heap.BIG and gc.isenabled()
     analyze(d, "vulkan1.3")
     assert gc.get_freeze_count() == 0
+
+
+def test_the_module_facts_of_a_whole_check_are_frozen_with_the_model(monkeypatch):
+    # The families build each function's CFG and uniformity analysis: later collections skip them
+    # as they skip the model (gc.get_objects lists no frozen object).
+    from spvls.model.cfg import Cfg, cfg_of
+    from spvls.model.uniformity import Uniformity, cached
+
+    monkeypatch.setattr(heap, "_builds", 0)
+    a = analyze(Document(module(3000)), "vulkan1.3")
+    fn = a.module.functions[0]
+    assert isinstance(cfg_of(a.module, fn), Cfg) and isinstance(cached(a.module, fn), Uniformity)
+    assert not [o for o in gc.get_objects() if isinstance(o, (Cfg, Uniformity))]
+
+
+def test_the_servers_warm_up_leaves_nothing_for_the_first_collection():
+    # What a fresh server imports and warms up lives as long as it: frozen, so the young collection
+    # before its first big build (and every collection after) does not traverse it.
+    probe = (
+        "import gc; from spvls.server import early;"
+        "from spvls.state.warm import warm_checks; warm_checks();"
+        "print(len(gc.get_objects(0)) + len(gc.get_objects(1)) + len(gc.get_objects(2)))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert int(out.stdout) < 100, out.stdout

@@ -9,6 +9,7 @@ from ..model.target import Stated, stated
 from ..spec import env as envs
 from ..spec.grammar import load
 from ..syntax.document import Document
+from ..syntax.heap import building
 from . import parallel
 from .diagnostic import INFO, Diagnostic
 from .families import FAMILIES
@@ -153,7 +154,8 @@ def analyze(
     generation = doc.generation
     m = build(doc, load(), version)
     m.env, m.stated = env, said
-    by_family = _run(m)
+    with building(len(doc.lines)):  # the module facts the families build (CFGs, uniformity): see heap
+        by_family = _run(m)
     a = Analysis(m, sorted(_merge(by_family) + env_note(m), key=_key), None, by_family)
     m.generation = generation
     return a

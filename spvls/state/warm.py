@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..checks import analyze
+from ..syntax import heap
 from ..syntax.document import Document
 from . import cache
 
@@ -69,6 +70,7 @@ def warm_checks() -> None:
         analyze(Document(SAMPLE), None)
         if cache.enabled():
             cache.stamp()
+        heap.keep()
         _checks_warm = True
 
 

@@ -3,7 +3,10 @@
 A 100k-line document and its model are over a million small objects; each time the collector
 ran over them while they were made it cost more than making them (about 60% of an open). They hold
 no reference cycles (tests/unit/test_cycles.py), so reference counting frees them: the collector is
-paused while they are built, and what was built is then frozen, so later collections skip it.
+paused while they are built, and what was built is then frozen, so later collections skip it. The
+module facts a whole check builds (each function's CFG and uniformity) are built so too
+(checks.analyze), and what a process holds for its life (its imports, the grammar, the warm-up's
+tables) is frozen once it is built (`keep`).
 
 gc.freeze() freezes every live object, not only the build's: a cycle something else held at that
 moment (a request's task, the validator thread's ctypes buffer) would never be collected once it
@@ -27,6 +30,14 @@ BIG = 2_000  # lines
 
 _depth = 0
 _builds = 0
+
+
+def keep() -> None:
+    """What is alive now lives as long as the process (modules, classes, the grammar, the parser's
+    tables, each family's first-run tables): frozen, so no collection traverses it again. In a
+    fresh server these are most tracked objects, and the first big build's young collection (in
+    `building`) traversed them all."""
+    gc.freeze()
 
 
 @contextmanager
