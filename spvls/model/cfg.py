@@ -135,6 +135,8 @@ class Cfg:
             self.preds[label] = tuple(ps)
         back: list[Edge] = []
         self.order = self._dfs(out_edges, back)  # reachable blocks in reverse post-order
+        # Each reachable block's place in `order`: a block's dominators all come before it.
+        self._places = {b: i for i, b in enumerate(self.order)}
         self.idom = self._dominators(back)
         # The blocks reached from the entry: those with an immediate dominator (each block of
         # `order` has one), read through idom rather than held a second time.
@@ -236,7 +238,7 @@ class Cfg:
         code is always so (an irreducible graph iterates on)."""
         if self.entry is None:
             return {}
-        index = {b: i for i, b in enumerate(self.order)}
+        index = self._places
         idom = {self.entry: self.entry}
         preds = self.preds
         rest = self.order[1:]
@@ -302,13 +304,30 @@ class Cfg:
     def dominated(self, a: str, minus: str | None = None) -> set[str]:
         """The blocks a dominates (a included), minus those `minus` dominates: a's dominator-tree
         subtree with minus's cut off, so a construct costs its own size, not all that follows it."""
-        if a not in self.idom or (minus is not None and self.dominates(minus, a)):
+        idom = self.idom
+        if a not in idom:
             return set()
+        if minus is not None and minus in idom:
+            # Whether minus dominates a: up a's dominators (each earlier in `order` than the last)
+            # to the first not after minus. In structured code a few blocks, where `dominates`
+            # would number, and keep the numbers of, the whole tree.
+            places = self._places
+            top = places[minus]
+            x = a
+            while places[x] > top:
+                x = idom[x]
+            if x == minus:
+                return set()
+        children = self._dom_children
         out, stack = set(), [a]
         while stack:
             b = stack.pop()
             out.add(b)
-            stack.extend(c for c in self._dom_children.get(b, ()) if c != minus)
+            below = children.get(b)
+            if below is not None:
+                for c in below:
+                    if c != minus:
+                        stack.append(c)
         return out
 
     def _post_dominated(self, by: str, within: set[str]) -> set[str]:
@@ -577,8 +596,9 @@ def targets(b: Block) -> list[Edge]:
     if op not in _BRANCHES:
         return []
     label, line = b.label, t.line
-    # An operand's token read as its first item (`o[0]`): the compiled build reads a tuple item,
-    # where `o.token` looks the name up on the class, for every branch of the module.
+    # An operand's token read as its first item (`o[0]`, its grammar operand `o[1]`): the compiled
+    # build reads a tuple item, where `o.token` looks the name up on the class, for every branch of
+    # the module.
     ids: list[Token] = []
     for o in t.operands:
         tok = o[0]
@@ -630,8 +650,8 @@ def _merge_operand(b: Block, name: str) -> str | None:
     if merge is None:
         return None
     for o in merge.operands:
-        if o.grammar_operand.name == name:
-            tok = o.token
+        if o[1].name == name:  # (see targets)
+            tok = o[0]
             if tok.kind == "ID":
                 return tok.text
     return None

@@ -223,9 +223,11 @@ class Uniformity:
 
     def __init__(self, fn: Function) -> None:
         self.fn = fn
-        self.values, self.why, self.blocks, self.block_why, self.params = {}, {}, {}, {}, {}
-        self.summary = Summary()
-        self.diverges, self.leaves, self.contents, self.root = {}, set(), {}, {}
+        self.values, self.why, self.params = {}, {}, {}
+        # What the analysis sets whole when it has any starts as the shared empty containers.
+        self.blocks = self.block_why = self.diverges = self.contents = self.root = _NO_ENTRIES
+        self.leaves = _NO_LABELS
+        self.summary = _UNSUMMARISED
         self.unmet, self.calls = [], []
 
     def value(self, id_: str) -> Fact:
@@ -473,7 +475,7 @@ def _result_type(inst: Inst) -> str | None:
         if ops:
             first = ops[0]
             tok = first[0]  # (see _result)
-            if tok.kind == "ID" and first.grammar_operand.kind == "IdResultType":
+            if tok.kind == "ID" and first[1].kind == "IdResultType":
                 return tok.text
     return inst.result_type
 
@@ -488,7 +490,8 @@ def _span(inst: Inst) -> tuple[int, int]:
 def _result(inst: Inst) -> str | None:
     """inst.result, read through LineFields: the compiled build reads a tuple item where a Line's
     field is looked up by name (every instruction of every function is asked). An operand's token
-    is read so too in the loops every instruction passes through: `o[0]`, not `o.token`."""
+    and grammar operand are read so too in the loops every instruction passes through: `o[0]` and
+    `o[1]`, not `o.token` and `o.grammar_operand`."""
     fields: LineFields = inst.src
     tok = fields.result
     return tok.text if tok is not None else None
@@ -615,7 +618,6 @@ class _Analysis:
         self.u = Uniformity(fn)
         self.root: dict[str, str | None] = {}  # pointer -> the variable or parameter it points into
         self.contents: dict[str, Fact] = {}  # local variable or pointer parameter -> what loads give
-        self.contents_why: dict[str, Why] = {}
         self.maximal = fn.id in shared.reconverging
         self._enclosed: dict[str, list[tuple[str, str]]] = {}
         self._fenced: dict[str, set[int]] = {}  # block -> its instructions between two workgroup barriers (ids)
@@ -629,6 +631,7 @@ class _Analysis:
         self._root_read: dict[str, int] = {}
         self._control_read: set[str] = set()
         self._stale = False
+        self._changed = False  # whether the round changed a value or a variable's contents
 
     def run(self) -> Uniformity:
         u, m, fn = self.u, self.m, self.fn
@@ -639,10 +642,10 @@ class _Analysis:
                 self.root[p.result] = p.result
                 self.contents[p.result] = (ALL, 1 << (i + 1))
         for _ in range(64):  # facts only go down; a few rounds settle any function
-            before = (dict(u.values), dict(u.blocks), dict(self.contents))
+            blocks = u.blocks  # (_control makes a new dict: this one stays as the round read it)
             self._values()
             self._control()
-            if (u.values, u.blocks, self.contents) == before or not self._rereads(before[1]):
+            if (not self._changed and u.blocks == blocks) or not self._rereads(blocks):
                 break
         self._summarise()
         u.contents, u.root = self.contents, self.root
@@ -666,6 +669,7 @@ class _Analysis:
         new = meet(old, f)
         if new != old:
             u.values[id_] = new
+            self._changed = True
             if new[0] < old[0] or id_ not in u.why:
                 u.why[id_] = why
             if self._read.get(id_, self._at + 1) <= self._at:
@@ -682,9 +686,11 @@ class _Analysis:
 
     def _values(self) -> None:
         self._at = 0
-        self._read, self._contents_read, self._root_read = {}, {}, {}
-        self._control_read = set()
-        self._stale = False
+        self._read.clear()
+        self._contents_read.clear()
+        self._root_read.clear()
+        self._control_read.clear()
+        self._stale = self._changed = False
         blocks = self.cfg.blocks
         for label in self.cfg.order:
             for inst in blocks[label].insts:
@@ -754,7 +760,7 @@ class _Analysis:
                 continue
             read.setdefault(tok.text, at)
             g = values.get(tok.text)
-            if g is not None and o.grammar_operand.kind != "IdResultType" and self._lowers(res, g):
+            if g is not None and o[1].kind != "IdResultType" and self._lowers(res, g):
                 start, end = _span(inst)
                 self._lower(res, g, Why(line, start, end, f"{op} of {tok.text}", tok.text))
 
@@ -766,7 +772,7 @@ class _Analysis:
     def _pointer_operand(self, inst: Inst) -> str | None:
         for o in inst.operands:
             tok = o[0]  # (see _result)
-            if tok.kind == "ID" and o.grammar_operand.kind == "IdRef":
+            if tok.kind == "ID" and o[1].kind == "IdRef":
                 return tok.text
         return None
 
@@ -830,6 +836,7 @@ class _Analysis:
         new = meet(old, f)
         if new != old:
             self.contents[root] = new
+            self._changed = True
             if new[0] < old[0] or root not in self.u.why:
                 self.u.why[root] = why
             if self._contents_read.get(root, self._at + 1) <= self._at:
@@ -1196,22 +1203,24 @@ class _Analysis:
 _NO_ENTRIES: Final[dict[Any, Any]] = {}
 _NO_LABELS: Final[set[str]] = set()
 _NO_ITEMS: Final[list[Any]] = []
-# Uniformity's dict fields: an empty one is replaced by _NO_ENTRIES once the analysis is finished.
-_MAPPINGS: Final = ("values", "why", "blocks", "block_why", "params", "diverges", "contents", "root")
+_UNSUMMARISED: Final = Summary(writes=_NO_ENTRIES)  # a Uniformity's summary until _summarise sets it
 
 
 def _share_empties(u: Uniformity) -> None:
-    for name in _MAPPINGS:
-        if not getattr(u, name):
-            setattr(u, name, _NO_ENTRIES)
-    if not u.leaves:
-        u.leaves = _NO_LABELS
-    if not u.unmet:
-        u.unmet = _NO_ITEMS
-    if not u.calls:
-        u.calls = _NO_ITEMS
-    if not u.summary.writes:
-        u.summary.writes = _NO_ENTRIES
+    # Each field named in the code, not through getattr over a list of names: the compiled build
+    # reads a native field directly, and getattr looks the name up.
+    u.values = u.values or _NO_ENTRIES
+    u.why = u.why or _NO_ENTRIES
+    u.blocks = u.blocks or _NO_ENTRIES
+    u.block_why = u.block_why or _NO_ENTRIES
+    u.params = u.params or _NO_ENTRIES
+    u.diverges = u.diverges or _NO_ENTRIES
+    u.contents = u.contents or _NO_ENTRIES
+    u.root = u.root or _NO_ENTRIES
+    u.leaves = u.leaves or _NO_LABELS
+    u.unmet = u.unmet or _NO_ITEMS
+    u.calls = u.calls or _NO_ITEMS
+    u.summary.writes = u.summary.writes or _NO_ENTRIES
 
 
 def _culprit(a: _Analysis, f: Fact, args: list[str]) -> str | None:
