@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
 
 from ...model import uniformity as uni
 from ...model.cfg import block_holding
@@ -16,10 +15,6 @@ from .. import fixes
 from ..diagnostic import WARNING, Diagnostic, Related, related_at
 from ..family import Family, Rule
 from ..scope import Lines, Scope, with_op
-
-_T = TypeVar("_T")
-# What _load_store derived from each id, by (deriving function, id).
-_Memo = dict[tuple[Callable[[Module, str], Any], str], Any]
 
 COOPMAT = "OpTypeCooperativeMatrixKHR"
 _CONVERSIONS = {
@@ -64,12 +59,24 @@ def _value_or_id(m: Module, id_: str) -> int | str:
     return id_ if v is None else v
 
 
-def _mat(m: Module, id_: str | None) -> _Mat | None:
-    t = m.type_of(id_)
-    if t is None or t.opname != COOPMAT:
-        return None
+def _mat_of(m: Module, t: Inst) -> _Mat:
+    """The parts of an OpTypeCooperativeMatrixKHR."""
     mat = _mat_at(m, t.line)  # types live outside functions
     return mat if mat.inst is t else _Mat(m, t)
+
+
+_IS_TYPE = -2
+
+
+def _result_type_at(d: Inst) -> int:
+    """Where Inst.result_type finds a definition's Result Type among its operands: _IS_TYPE when
+    the definition is a type (its own type, for Module.type_of), -1 when it has none."""
+    if d.is_type:
+        return _IS_TYPE
+    for k, op in enumerate(d.operands):
+        if op.grammar_operand.kind == "IdResultType" and op.token.kind == "ID":
+            return k
+    return -1
 
 
 @module_fact
@@ -87,11 +94,115 @@ def _is_const_u32ish(m: Module, id_: str) -> bool:
     return info is not None and info[0] == 32
 
 
+# Where a load's or store's operands are: see _load_store_slots.
+_LoadStoreSlots = tuple[int, int, int, int, tuple[int, ...]]
+# Where a MulAdd's operands are: see _muladd_slots.
+_MulAddSlots = tuple[tuple[int, ...], tuple[tuple[int, str, str], ...]]
+
+
+class _Memo:
+    """What one check derived from each id: thousands of instructions name the same few ids and
+    types, so each is looked into once per check (not per module: an edit in place may change what
+    an id inside a function is)."""
+
+    def __init__(self, m: Module) -> None:
+        self.m = m
+        self.mats: dict[str, _Mat | None] = {}
+        self.not_matrix: dict[str, bool] = {}
+        self.pointees: dict[str, str | None] = {}
+        self.layouts: dict[str, bool] = {}
+        self.strides: dict[str, bool] = {}
+        # where each line shape's operands are (see _load_store_slots, _muladd_slots)
+        self.load_stores: dict[str, _LoadStoreSlots] = {}
+        self.muladd_shapes: dict[str, _MulAddSlots] = {}
+        self.result_types: dict[str, int] = {}  # see _result_type_at
+        self.by_type: dict[int, _Mat] = {}
+        # MulAdd's verdicts on its matrices (Result, A, B, C), by those matrices
+        self.muladds: dict[tuple[_Mat | None, ...], list[_Verdict]] = {}
+
+    def load_store_slots(self, inst: Inst) -> _LoadStoreSlots:
+        """_load_store_slots(inst), once per line shape (a shape fixes the operands' grammar)."""
+        shape = inst.src.shape
+        if shape is None:
+            return _load_store_slots(inst)
+        found = self.load_stores.get(shape)
+        if found is None:
+            found = self.load_stores[shape] = _load_store_slots(inst)
+        return found
+
+    def muladd_slots(self, inst: Inst) -> _MulAddSlots:
+        """_muladd_slots(inst), once per line shape."""
+        shape = inst.src.shape
+        if shape is None:
+            return _muladd_slots(inst)
+        found = self.muladd_shapes.get(shape)
+        if found is None:
+            found = self.muladd_shapes[shape] = _muladd_slots(inst)
+        return found
+
+    def mat(self, id_: str) -> _Mat | None:
+        """_mat(m, id_)."""
+        if id_ in self.mats:
+            return self.mats[id_]
+        t = self.type_of(id_)
+        if t is None or t.opname != COOPMAT:
+            self.mats[id_] = None
+            return None
+        # by its type's line too: thousands of values share a few types
+        found = self.by_type.get(t.line)
+        if found is None or found.inst is not t:
+            found = self.by_type[t.line] = _mat_of(self.m, t)
+        self.mats[id_] = found
+        return found
+
+    def type_of(self, id_: str) -> Inst | None:
+        """m.type_of(id_), with where its definition's Result Type is found once per line shape (a
+        shape fixes the operands' grammar): each matrix value is typed once, thousands of them."""
+        m = self.m
+        d = m.defs.get(id_) if id_ else None
+        if d is None:
+            return None
+        shape = d.src.shape
+        if shape is None:
+            return m.type_of(id_)
+        at = self.result_types.get(shape)
+        if at is None:
+            at = self.result_types[shape] = _result_type_at(d)
+        if at == _IS_TYPE:
+            return d
+        return m.defs.get(d.operands[at].token.text) if at >= 0 else None
+
+    def is_not_matrix(self, id_: str) -> bool:
+        """Whether id_ is defined and not a cooperative matrix (or its type)."""
+        if id_ in self.not_matrix:
+            return self.not_matrix[id_]
+        found = self.not_matrix[id_] = self.m.definition(id_) is not None and self.mat(id_) is None
+        return found
+
+    def bad_pointee(self, id_: str) -> str | None:
+        if id_ in self.pointees:
+            return self.pointees[id_]
+        found = self.pointees[id_] = _bad_pointee(self.m, id_)
+        return found
+
+    def bad_layout(self, id_: str) -> bool:
+        if id_ in self.layouts:
+            return self.layouts[id_]
+        found = self.layouts[id_] = self.m.definition(id_) is not None and not _is_const_u32ish(self.m, id_)
+        return found
+
+    def bad_stride(self, id_: str) -> bool:
+        if id_ in self.strides:
+            return self.strides[id_]
+        found = self.strides[id_] = self.m.definition(id_) is not None and int_info(self.m.type_of(id_)) is None
+        return found
+
+
 def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if scope is None:
         out.extend(_memory_model(m))
-    memo: _Memo = {}  # what _load_store derives from each id, once per check
+    memo = _Memo(m)
     values = _declares_matrix(m)
     judges = _VALUE_JUDGES if values else _OWN_JUDGES
     for inst in with_op(m, judges, scope):
@@ -217,73 +328,63 @@ def _storage(m: Module, inst: Inst) -> list[Diagnostic]:
     ]
 
 
+def _load(m: Module, inst: Inst, memo: _Memo) -> list[Diagnostic]:
+    return _load_store(m, inst, True, memo)
+
+
+def _store(m: Module, inst: Inst, memo: _Memo) -> list[Diagnostic]:
+    return _load_store(m, inst, False, memo)
+
+
 def _load_store(m: Module, inst: Inst, load: bool, memo: _Memo) -> list[Diagnostic]:
-    out = []
-    named = _named(inst)
+    ops = inst.operands
+    ptr_at, obj_at, layout_at, stride_at, bad_at = memo.load_store_slots(inst)
+    bad = "MakePointerAvailable" if load else "MakePointerVisible"
+    out = [
+        FAMILY.cite(inst.line, ops[k].token, "coopmat.memory-operand", f"{bad} is not valid on {inst.opname}")
+        for k in bad_at
+    ]
     if load:
-        rt = inst.operands[0] if inst.operands else None
-        if rt and rt.is_id and _once(memo, _not_a_matrix, m, rt.token.text):
+        rt = ops[0] if ops else None
+        if rt and rt.is_id and memo.is_not_matrix(rt.token.text):
             out.append(
                 FAMILY.cite(
                     inst.line, rt.token, "coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type"
                 )
             )
-    else:
-        obj = named.get("Object")
-        if obj and _once(memo, _not_a_matrix, m, obj.token.text):
-            out.append(
-                FAMILY.cite(
-                    inst.line, obj.token, "coopmat.store-object", f"{obj.token.text} is not a cooperative matrix"
-                )
-            )
-    ptr = named.get("Pointer")
-    if ptr and (pointee := _once(memo, _bad_pointee, m, ptr.token.text)) is not None:
+    elif obj_at >= 0 and memo.is_not_matrix((obj := ops[obj_at]).token.text):
+        out.append(
+            FAMILY.cite(inst.line, obj.token, "coopmat.store-object", f"{obj.token.text} is not a cooperative matrix")
+        )
+    if ptr_at >= 0 and (pointee := memo.bad_pointee((ptr := ops[ptr_at]).token.text)) is not None:
         out.append(FAMILY.cite(inst.line, ptr.token, "coopmat.pointer", f"{ptr.token.text} points to {pointee}"))
-    layout = named.get("MemoryLayout")
-    if layout and layout.is_id and _once(memo, _bad_layout, m, layout.token.text):
+    if layout_at >= 0 and (layout := ops[layout_at]).is_id and memo.bad_layout(layout.token.text):
         out.append(
             FAMILY.cite(
                 inst.line, layout.token, "coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant"
             )
         )
-    stride = named.get("Stride")
-    if stride and stride.is_id and _once(memo, _bad_stride, m, stride.token.text):
+    if stride_at >= 0 and (stride := ops[stride_at]).is_id and memo.bad_stride(stride.token.text):
         out.append(
             FAMILY.cite(inst.line, stride.token, "coopmat.stride", f"{stride.token.text} is not a scalar integer")
         )
-    bad = "MakePointerAvailable" if load else "MakePointerVisible"
-    for op in inst.operands:
-        if op.grammar_operand.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):
-            out.append(
-                FAMILY.cite(inst.line, op.token, "coopmat.memory-operand", f"{bad} is not valid on {inst.opname}")
-            )
     return out
 
 
-def _named(inst: Inst) -> dict[str, Operand]:
-    """Each operand by its grammar name (the first of a name, as Inst.operand finds it)."""
-    named: dict[str, Operand] = {}
-    for op in inst.operands:
-        named.setdefault(op.grammar_operand.name, op)
-    return named
-
-
-def _once(
-    memo: _Memo,
-    derive: Callable[[Module, str], _T],
-    m: Module,
-    id_: str,
-) -> _T:
-    """derive(m, id_), once per check: thousands of loads and stores name the same few ids."""
-    key = (derive, id_)
-    if key in memo:
-        return memo[key]
-    value = memo[key] = derive(m, id_)
-    return value
-
-
-def _not_a_matrix(m: Module, id_: str) -> bool:
-    return m.definition(id_) is not None and _mat(m, id_) is None
+def _load_store_slots(inst: Inst) -> _LoadStoreSlots:
+    """Where a load's or store's Pointer, Object, MemoryLayout and Stride are among its operands (the
+    first of each name, as Inst.operand finds it; -1: none), then each memory operand the instruction
+    does not take."""
+    bad = "MakePointerAvailable" if inst.opname == "OpCooperativeMatrixLoadKHR" else "MakePointerVisible"
+    at = dict.fromkeys(("Pointer", "Object", "MemoryLayout", "Stride"), -1)
+    bad_at = []
+    for k, op in enumerate(inst.operands):
+        name = op.grammar_operand.name
+        if at.get(name) == -1:
+            at[name] = k
+        if op.grammar_operand.kind == "MemoryAccess" and any(e.name == bad for e in op.enumerants):
+            bad_at.append(k)
+    return at["Pointer"], at["Object"], at["MemoryLayout"], at["Stride"], tuple(bad_at)
 
 
 def _bad_pointee(m: Module, id_: str) -> str | None:
@@ -293,14 +394,6 @@ def _bad_pointee(m: Module, id_: str) -> str | None:
         return None
     pointee = m.strip_pointer(pt)
     return describe(m, pointee) if pointee is not None and scalar_of(m, pointee) is None else None
-
-
-def _bad_layout(m: Module, id_: str) -> bool:
-    return m.definition(id_) is not None and not _is_const_u32ish(m, id_)
-
-
-def _bad_stride(m: Module, id_: str) -> bool:
-    return m.definition(id_) is not None and int_info(m.type_of(id_)) is None
 
 
 def _length(m: Module, inst: Inst, type_op: Operand | None) -> list[Diagnostic]:
@@ -325,74 +418,87 @@ def _length(m: Module, inst: Inst, type_op: Operand | None) -> list[Diagnostic]:
     return out
 
 
-def _muladd(m: Module, inst: Inst) -> list[Diagnostic]:
+def _muladd(m: Module, inst: Inst, memo: _Memo) -> list[Diagnostic]:
     out = []
-    named = {
-        "Result": inst.operands[0] if inst.operands else None,
-        "A": inst.operand("A"),
-        "B": inst.operand("B"),
-        "C": inst.operand("C"),
-    }
-    ops = {k: o for k, o in named.items() if o and o.is_id}
-    mats = {k: _mat(m, o.token.text) for k, o in ops.items()}
-    want = _MULADD_USES
-    for k, mat in mats.items():
-        if mat is not None and isinstance(mat.use, int) and mat.use_name() != want[k]:
+    operands = inst.operands
+    places, signed = memo.muladd_slots(inst)
+    ops = [o if k >= 0 and (o := operands[k]).is_id else None for k in places]
+    key = tuple(memo.mat(o.token.text) if o is not None else None for o in ops)
+    verdicts = memo.muladds.get(key)
+    if verdicts is None:
+        verdicts = memo.muladds[key] = _muladd_verdicts(key)
+    for k, code, lead, related in verdicts:
+        op = ops[k]
+        assert op is not None  # a verdict is on a matrix, which only an id operand has
+        out.append(FAMILY.cite(inst.line, op.token, code, lead, related=related))
+    for k, name, which in signed:
+        mat = key[_MULADD_KEYS.index(which)]
+        if mat is not None and mat.component is not None and int_info(mat.component) is None:
             out.append(
                 FAMILY.cite(
                     inst.line,
-                    ops[k].token,
-                    "coopmat.muladd-use",
-                    f"{k} has Use {mat.use_name()}, must be {want[k]}",
-                    related=(related_at(mat.inst.line, mat.inst.src.result, "its type"),),
+                    operands[k].token,
+                    "coopmat.signed-components",
+                    f"{name} given, but {which}'s components are {describe(m, mat.component)}",
                 )
             )
-    r, a, b, c = (mats.get(k) for k in ("Result", "A", "B", "C"))
+    return out
+
+
+def _muladd_slots(inst: Inst) -> _MulAddSlots:
+    """Where a MulAdd's Result Type (its first operand), A, B and C are among its operands (the
+    first of each name, as Inst.operand finds it; -1: none), and each SignedComponents operand
+    (operand, enumerant, the matrix it names)."""
+    places = [0 if inst.operands else -1, -1, -1, -1]
+    signed = []
+    for k, op in enumerate(inst.operands):
+        name = op.grammar_operand.name
+        if name in ("A", "B", "C") and places[_MULADD_KEYS.index(name)] == -1:
+            places[_MULADD_KEYS.index(name)] = k
+        for e in op.enumerants:
+            which = _SIGNED.get(e.name)
+            if which:
+                signed.append((k, e.name, which))
+    return tuple(places), tuple(signed)
+
+
+# What MulAdd says of one operand: its index among Result, A, B, C, the code, the lead, the related.
+_Verdict = tuple[int, str, str, tuple[Related, ...]]
+_MULADD_KEYS = ("Result", "A", "B", "C")
+
+
+def _muladd_verdicts(mats: tuple[_Mat | None, ...]) -> list[_Verdict]:
+    """What MulAdd says of matrices of these types (None: not a matrix), on each operand: the same
+    for every MulAdd of those types, so found once per check for each combination."""
+    out: list[_Verdict] = []
+    want = _MULADD_USES
+    for k, mat in enumerate(mats):
+        name = _MULADD_KEYS[k]
+        if mat is not None and isinstance(mat.use, int) and mat.use_name() != want[name]:
+            related = (related_at(mat.inst.line, mat.inst.src.result, "its type"),)
+            out.append((k, "coopmat.muladd-use", f"{name} has Use {mat.use_name()}, must be {want[name]}", related))
+    r, a, b, c = mats
     # (operand, its dimension, what it must equal, name of the dimension)
-    pairs = []
+    pairs: list[tuple[int, int | str, int | str, str]] = []
     if r and a:
-        pairs.append(("A", a.rows, r.rows, "rows (M)"))
+        pairs.append((1, a.rows, r.rows, "rows (M)"))
     if r and b:
-        pairs.append(("B", b.cols, r.cols, "columns (N)"))
+        pairs.append((2, b.cols, r.cols, "columns (N)"))
     if a and b:
-        pairs.append(("B", b.rows, a.cols, "rows (K, A's columns)"))
+        pairs.append((2, b.rows, a.cols, "rows (K, A's columns)"))
     if r and c:
-        pairs += [("C", c.rows, r.rows, "rows (M)"), ("C", c.cols, r.cols, "columns (N)")]
+        pairs += [(3, c.rows, r.rows, "rows (M)"), (3, c.cols, r.cols, "columns (N)")]
     for k, got, expect, what in pairs:
         mat = mats[k]
         if got != expect and mat is not None:
-            out.append(
-                FAMILY.cite(
-                    inst.line,
-                    ops[k].token,
-                    "coopmat.muladd-shape",
-                    f"{k} has {got} {what}, expected {expect}",
-                    related=(related_at(mat.inst.line, mat.inst.src.result, "its type"),),
-                )
-            )
-    scopes = {k: v.scope for k, v in mats.items() if v is not None}
+            related = (related_at(mat.inst.line, mat.inst.src.result, "its type"),)
+            out.append((k, "coopmat.muladd-shape", f"{_MULADD_KEYS[k]} has {got} {what}, expected {expect}", related))
+    scopes = {k: v.scope for k, v in enumerate(mats) if v is not None}
     if len(scopes) > 1 and len(set(map(str, scopes.values()))) > 1:
         first = next(iter(scopes.values()))
         for k, s in scopes.items():
             if s != first:
-                out.append(
-                    FAMILY.cite(
-                        inst.line, ops[k].token, "coopmat.muladd-scope", f"{k} has scope {s}, the result has {first}"
-                    )
-                )
-    for op in inst.operands:
-        for e in op.enumerants:
-            which = _SIGNED.get(e.name)
-            mat = mats.get(which) if which else None
-            if mat is not None and mat.component is not None and int_info(mat.component) is None:
-                out.append(
-                    FAMILY.cite(
-                        inst.line,
-                        op.token,
-                        "coopmat.signed-components",
-                        f"{e.name} given, but {which}'s components are {describe(m, mat.component)}",
-                    )
-                )
+                out.append((k, "coopmat.muladd-scope", f"{_MULADD_KEYS[k]} has scope {s}, the result has {first}", ()))
     return out
 
 
@@ -406,11 +512,12 @@ _SIGNED = {
 }
 
 
-def _conversion(m: Module, inst: Inst) -> list[Diagnostic]:
+def _conversion(m: Module, inst: Inst, memo: _Memo) -> list[Diagnostic]:
     ops = inst.ids(skip_type=True)
-    if not ops or not inst.result_type:
+    result_type = inst.result_type
+    if not ops or not result_type:
         return []
-    res, val = _mat(m, inst.result_type), _mat(m, ops[0].token.text)
+    res, val = memo.mat(result_type), memo.mat(ops[0].token.text)
     if res is None and val is None:
         return []
     if res is None or val is None:
@@ -445,11 +552,11 @@ def _conversion(m: Module, inst: Inst) -> list[Diagnostic]:
     return out
 
 
-def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
+def _arithmetic(m: Module, inst: Inst, memo: _Memo) -> list[Diagnostic]:
+    result_type = inst.result_type
+    res = memo.mat(result_type) if result_type else None
     ops = inst.ids(skip_type=True)
-    res = _mat(m, inst.result_type)
-    mats = [(o, _mat(m, o.token.text)) for o in ops]
-    if res is None and not any(x for _, x in mats):
+    if res is None and all(memo.mat(o.token.text) is None for o in ops):
         return []
     out = []
     op = inst.opname
@@ -471,7 +578,7 @@ def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
         if enc and op != "OpMatrixTimesScalar":
             out.append(FAMILY.cite(inst.line, inst.opcode, "coopmat.encoding", f"{op} does not take {enc} components"))
     if op in _BINARY:
-        for o, _ in mats:
+        for o in ops:
             if (
                 o.token.text
                 and m.type_of(o.token.text) is not None
@@ -488,8 +595,9 @@ def _arithmetic(m: Module, inst: Inst) -> list[Diagnostic]:
     return out
 
 
-def _constituents(m: Module, inst: Inst) -> list[Diagnostic]:
-    res = _mat(m, inst.result_type)
+def _constituents(m: Module, inst: Inst, memo: _Memo) -> list[Diagnostic]:
+    result_type = inst.result_type
+    res = memo.mat(result_type) if result_type else None
     if res is None:
         return []
     parts = inst.ids(skip_type=True)
@@ -561,8 +669,8 @@ Judge = Callable[[Module, Inst, _Memo], list[Diagnostic]]
 # What judges each opcode's instructions. These rules hold whatever the module declares:
 _OWN_JUDGES: dict[str, Judge] = {
     COOPMAT: lambda m, inst, memo: _type(m, inst),
-    "OpCooperativeMatrixLoadKHR": lambda m, inst, memo: _load_store(m, inst, True, memo),
-    "OpCooperativeMatrixStoreKHR": lambda m, inst, memo: _load_store(m, inst, False, memo),
+    "OpCooperativeMatrixLoadKHR": _load,
+    "OpCooperativeMatrixStoreKHR": _store,
     "OpCooperativeMatrixLengthKHR": lambda m, inst, memo: _length(m, inst, inst.operand("Type")),
     "OpSpecConstantOp": lambda m, inst, memo: _spec_length(m, inst),
 }
@@ -570,10 +678,10 @@ _OWN_JUDGES: dict[str, Judge] = {
 _VALUE_JUDGES: dict[str, Judge] = {
     **_OWN_JUDGES,
     "OpVariable": lambda m, inst, memo: _storage(m, inst),
-    "OpCooperativeMatrixMulAddKHR": lambda m, inst, memo: _muladd(m, inst),
-    **dict.fromkeys(_CONVERSIONS, lambda m, inst, memo: _conversion(m, inst)),
-    **dict.fromkeys((*_UNARY, *_BINARY, "OpMatrixTimesScalar"), lambda m, inst, memo: _arithmetic(m, inst)),
-    **dict.fromkeys(_COMPOSITES, lambda m, inst, memo: _constituents(m, inst)),
+    "OpCooperativeMatrixMulAddKHR": _muladd,
+    **dict.fromkeys(_CONVERSIONS, _conversion),
+    **dict.fromkeys((*_UNARY, *_BINARY, "OpMatrixTimesScalar"), _arithmetic),
+    **dict.fromkeys(_COMPOSITES, _constituents),
 }
 
 
