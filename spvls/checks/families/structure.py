@@ -25,18 +25,19 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     shader = "Shader" in m.declared_caps
     fn_types = [t.result for t in m.with_op(("OpTypeFunction",)) if t.result]
-    if scope is None:
-        out.extend(_function_type_uses(m, fn_types, None))
-    for fn in m.functions if scope is None else [scope]:
+    signatures: _Signatures = {}
+    out.extend(_function_type_uses(m, fn_types, scope))
+    functions = m.functions if scope is None else [scope]
+    calls = _calls_by_function(m) if scope is None else [m.with_op(("OpFunctionCall",), scope)]
+    for fn, fn_calls in zip(functions, calls, strict=True):
         if scope is None:
             out.extend(_function_end(m, fn))
             out.extend(_linkage(m, fn))
         else:  # whether it is a declaration reads its lines, which an in-place edit may change
             out.extend(d for d in _linkage(m, fn) if d.line == fn.line)
         out.extend(_signature(m, fn))
-        out.extend(_parameters(m, fn))
-        out.extend(_calls(m, fn))
-        out.extend(_function_type_uses(m, fn_types, fn))
+        out.extend(_parameters(m, fn, signatures))
+        out.extend(_calls(m, fn_calls, signatures))
         out.extend(_function(m, fn, shader))
     return out
 
@@ -60,36 +61,65 @@ def _signature(m: Module, fn: Function) -> list[Diagnostic]:
     return [FAMILY.cite(fn.line, mine, "structure.function-type", lead)]
 
 
-def _calls(m: Module, fn: Function) -> list[Diagnostic]:
-    """OpFunctionCall's Function is an OpFunction, whose return and parameter types the call's
-    Result Type and arguments have."""
+def _calls_by_function(m: Module) -> list[list[Inst]]:
+    """Each function's OpFunctionCalls, in the order of m.functions: one walk of the module's calls
+    beside its functions (both in line order), not a search of them per function."""
+    calls = m.with_op(("OpFunctionCall",))
     out = []
-    for call in m.with_op(("OpFunctionCall",), fn):
+    k = 0
+    for fn in m.functions:
+        while k < len(calls) and calls[k].line < fn.line:
+            k += 1
+        end = k
+        while end < len(calls) and calls[end].line <= fn.end_line:
+            end += 1
+        out.append(calls[k:end])
+    return out
+
+
+def _calls(m: Module, calls: list[Inst], signatures: _Signatures) -> list[Diagnostic]:
+    """A function's OpFunctionCalls: their Function is an OpFunction, whose return and parameter types
+    the call's Result Type and arguments have."""
+    out = []
+    for call in calls:
         op = call.operand("Function")
         d = m.definition(op.token.text) if op is not None and op.token.kind == "ID" else None
         if op is None or d is None or d.grammar_inst is None:
             continue
         if d.opname == "OpFunction":
-            out.extend(_call_types(m, d, call))
+            out.extend(_call_types(m, d, call, signatures))
             continue
         lead = f"{op.token.text} is not a function: OpFunctionCall calls the result of an OpFunction"
         out.append(FAMILY.cite(call.line, op.token, "structure.call-target", lead))
     return out
 
 
-def _function_type(m: Module, fn: Inst) -> tuple[str, list[str]] | None:
+# The return and parameter types each Function Type gives, by its id (None: no OpTypeFunction),
+# read once per check: thousands of functions and calls share a few function types.
+_Signatures = dict[str, tuple[str, list[str]] | None]
+
+
+def _function_type(m: Module, fn: Inst, signatures: _Signatures) -> tuple[str, list[str]] | None:
     """The return and parameter types an OpFunction's Function Type gives (None: no OpTypeFunction)."""
     op = fn.operand("Function Type")
-    ft = m.definition(op.token.text) if op is not None else None
-    if ft is None or ft.opname != "OpTypeFunction":
+    if op is None:
         return None
-    ids = [o.token.text for o in ft.ids(skip_type=True) if o.token.text != ft.result]
-    return (ids[0], ids[1:]) if ids else None
+    name = op.token.text
+    if name in signatures:
+        return signatures[name]
+    ft = m.definition(name)
+    ids = (
+        [o.token.text for o in ft.ids(skip_type=True) if o.token.text != ft.result]
+        if ft is not None and ft.opname == "OpTypeFunction"
+        else []
+    )
+    found = signatures[name] = (ids[0], ids[1:]) if ids else None
+    return found
 
 
-def _parameters(m: Module, fn: Function) -> list[Diagnostic]:
+def _parameters(m: Module, fn: Function, signatures: _Signatures) -> list[Diagnostic]:
     """The OpFunctionParameters are of the Function Type's parameter types, no more of them."""
-    found = _function_type(m, fn.inst)
+    found = _function_type(m, fn.inst, signatures)
     if found is None:
         return []
     params = found[1]
@@ -110,8 +140,8 @@ def _parameters(m: Module, fn: Function) -> list[Diagnostic]:
     return []
 
 
-def _call_types(m: Module, f: Inst, site: Inst) -> list[Diagnostic]:
-    found = _function_type(m, f)
+def _call_types(m: Module, f: Inst, site: Inst, signatures: _Signatures) -> list[Diagnostic]:
+    found = _function_type(m, f, signatures)
     ops = site.operands
     if found is None or len(ops) < 2 or not ops[0].is_id:
         return []
@@ -134,7 +164,8 @@ def _call_types(m: Module, f: Inst, site: Inst) -> list[Diagnostic]:
 
 def _function_type_uses(m: Module, fn_types: list[str], fn: Function | None) -> list[Diagnostic]:
     """Uses of an OpTypeFunction other than by OpFunction, a debug or decoration instruction or a
-    NonSemantic extended instruction: those inside `fn`, or (fn None) those outside functions."""
+    NonSemantic extended instruction: those inside `fn`, or (fn None) all of them, in one walk of
+    each type's uses rather than a search of them per function."""
     out = []
     for name in fn_types:
         uses = m.uses.get(name, ())
@@ -146,8 +177,6 @@ def _function_type_uses(m: Module, fn_types: list[str], fn: Function | None) -> 
             if inst is last or _may_name_function_type(m, inst):
                 continue
             last = inst
-            if fn is None and m.function_at(inst.line) is not None:
-                continue
             tok = next(o.token for o in inst.operands if o.token.kind == "ID" and o.token.text == name)
             lead = f"{name} is a function type, which only OpFunction may use (here {inst.opname})"
             out.append(FAMILY.cite(inst.line, tok, "structure.function-type-use", lead))
@@ -262,14 +291,16 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
         backward = shader and _backward(fn, cfg.edges)
     if returns:
         out.extend(_returns(m, fn, returns))
-    if suspects:
-        out.extend(_structured(cfg_of(m, fn), suspects))
-    if headers:
-        out.extend(_exits(cfg_of(m, fn)))
-    if backward:
-        out.extend(_back_edges(cfg_of(m, fn)))
-    if phis:
-        out.extend(_phis(m, fn))
+    if suspects or headers or backward or phis:
+        graph = cfg if cfg is not None else cfg_of(m, fn)  # a module fact: looked up once, not per rule
+        if suspects:
+            out.extend(_structured(graph, suspects))
+        if headers:
+            out.extend(_exits(graph))
+        if backward:
+            out.extend(_back_edges(graph))
+        if phis:
+            out.extend(_phis(m, fn, graph))
     return out
 
 
@@ -322,8 +353,11 @@ def _not_labels(m: Module, fn: Function, operands: list[tuple[Token | None, int]
     defines may change in place)."""
     out = []
     defs = m.defs
+    # Without an id defined twice, a label of this function is its block's OpLabel: found in the
+    # function's own few labels, not in the module's every definition.
+    labels = fn.labels if not m.duplicates else {}
     for tok, line in operands:
-        if tok is None:
+        if tok is None or tok.text in labels:
             continue
         d = defs.get(tok.text)
         if d is None or d.opname == "OpLabel" or d.grammar_inst is None:
@@ -550,9 +584,9 @@ def _returns(m: Module, fn: Function, returns: list[Inst]) -> list[Diagnostic]:
     return out
 
 
-def _phis(m: Module, fn: Function) -> list[Diagnostic]:
+def _phis(m: Module, fn: Function, cfg: Cfg) -> list[Diagnostic]:
     out = []
-    preds = cfg_of(m, fn).preds
+    preds = cfg.preds
     for b in fn.blocks:
         for inst in b.insts:
             if inst.opname != "OpPhi":
