@@ -110,6 +110,7 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     # Requirements depend only on the instruction or enumerant and the module's header, so each
     # one found satisfied is not asked again (a 100k-line module uses a few dozen of each).
     satisfied: set[int] = set()  # ids of objects the check holds (the module's) for its whole run
+    satisfied_shapes: set[str] = set()
     for inst in insts(m, scope):
         grammar_inst = inst.inst  # (Inst.grammar_inst, without the property: this loop sees every line)
         if grammar_inst is None:
@@ -124,6 +125,12 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
                 out.extend(found)
             else:
                 satisfied.add(id(grammar_inst))
+        # A line shape fixes the operands' enumerants: a shape whose every enumerant was found
+        # satisfied is not looked into again (most lines of a large module repeat a few shapes).
+        shape = inst.src.shape
+        if shape is not None and shape in satisfied_shapes:
+            continue
+        whole = True
         for op in inst.operands:
             # An operand's enumerants come as one tuple shared by the lines of a shape: a tuple found
             # satisfied is not looked into again.
@@ -135,9 +142,14 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
                 found = _operand(m, inst, op)
                 if found:
                     out.extend(found)
+                    whole = False
                 elif inst.opname != "OpCapability":  # OpCapability's own operand is judged differently
                     satisfied.update(id(e) for e in es)
                     satisfied.add(id(es))
+                else:
+                    whole = False
+        if whole and shape is not None:
+            satisfied_shapes.add(shape)
     return out
 
 

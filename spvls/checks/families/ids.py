@@ -195,8 +195,10 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
         pos = -1
         for op in inst.operands:
             pos += 1
-            tok = op.token
-            if tok.kind != "ID":  # (Operand.is_id, without the call: this loop sees every operand)
+            # (op.token, by index: compiled, an Operand's field read by name is a lookup, by index
+            # a load; and Operand.is_id without the call: this loop sees every operand)
+            tok = op[0]
+            if tok.kind != "ID":
                 continue
             name = tok.text
             d = defs.get(name)

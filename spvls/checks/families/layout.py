@@ -51,7 +51,13 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
             if highest < _FUNCTIONS:  # the first function: later module-level lines point here
                 highest, where = _FUNCTIONS, inst.line
             e = bisect_right(ends, inst.line)
-            after = bisect_right(insts, ends[e], k, key=_line) if e < len(ends) else len(insts)
+            after = len(insts)
+            if e < len(ends):
+                # A walk over the body (short beside the module): compiled, a bisection's calls of
+                # its key cost more than the steps it saves.
+                after, stop = k + 1, ends[e]
+                while after < len(insts) and insts[after].line <= stop:
+                    after += 1
             fn = m.function_of.get(inst.result or "")
             if fn is not None and fn.foreign and fn.blocks:  # it holds a module-level line (Function.foreign)
                 # Before the first label, structure.outside-block speaks for the first line.
@@ -97,10 +103,6 @@ def _missing_model(m: Module) -> list[Diagnostic]:
     first = m.insts[0]
     message = "the module has no OpMemoryModel: exactly one is required (SPIR-V 2.4)"
     return [at(first.line, first.opcode, ERROR, "layout.missing-memory-model", message)]
-
-
-def _line(inst: Inst) -> int:
-    return inst.line
 
 
 def _misplaced(inst: Inst, code: str, what: str) -> Diagnostic:

@@ -14,10 +14,11 @@ from ..family import Family, Rule
 from ..scope import Scope, with_op
 
 _Pointer = tuple[str, str | None]  # (storage class, pointee id) of an OpTypePointer
+_Pointers = dict[str, _Pointer]
 
 
 @module_fact
-def _pointers(m: Module) -> dict[str, _Pointer]:
+def _pointers(m: Module) -> _Pointers:
     """(storage class, pointee id) of each OpTypePointer, by id."""
     found: dict[str, _Pointer] = {}
     for t in m.outside_functions():
@@ -28,21 +29,22 @@ def _pointers(m: Module) -> dict[str, _Pointer]:
     return found
 
 
-def _pointer(m: Module, type_id: str | None) -> _Pointer | None:
+def _pointer(pointers: _Pointers, type_id: str | None) -> _Pointer | None:
     """(storage class, pointee id) of an OpTypePointer; None for anything else."""
-    return _pointers(m).get(type_id) if type_id else None
+    return pointers.get(type_id) if type_id else None
 
 
 def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
+    pointers = _pointers(m)  # once per check: a module fact costs more to look up than a dictionary
     for inst in with_op(m, _HANDLERS, scope):
-        found = _HANDLERS[inst.opname](m, inst)
+        found = _HANDLERS[inst.opname](m, inst, pointers)
         if found:
             out.extend(found)
     return out
 
 
-def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
+def _variable(m: Module, inst: Inst, pointers: _Pointers) -> list[Diagnostic]:
     ops = inst.operands
     storage = next((o for o in ops if o.enumerants), None)
     if not ops or storage is None:
@@ -59,7 +61,7 @@ def _variable(m: Module, inst: Inst) -> list[Diagnostic]:
                 )
             )
         else:
-            ptr = _pointer(m, rt.text)
+            ptr = _pointer(pointers, rt.text)
             out.extend(_initializer(m, inst, ops, ptr))
             if ptr is not None and ptr[0] and ptr[0] != sc:
                 out.append(
@@ -114,13 +116,15 @@ def _value_type(m: Module, id_: str) -> str | None:
     return d.operands[0].token.text
 
 
-def _pointed(m: Module, inst: Inst, tok: Token, role: str) -> tuple[_Pointer | None, list[Diagnostic]]:
+def _pointed(
+    m: Module, inst: Inst, tok: Token, role: str, pointers: _Pointers
+) -> tuple[_Pointer | None, list[Diagnostic]]:
     """(storage class, pointee) of the pointer operand `tok`, or None with what to report: nothing where its type
     is unknown here or an untyped pointer, memory.pointer where it is no pointer at all."""
     pt = _value_type(m, tok.text)
     if pt is None:
         return None, []
-    ptr = _pointer(m, pt)
+    ptr = _pointer(pointers, pt)
     if ptr is None and not _untyped(m, pt):
         return None, [
             FAMILY.cite(inst.line, tok, "memory.pointer", f"{role} {tok.text} is of type {pt}, not a pointer")
@@ -128,12 +132,12 @@ def _pointed(m: Module, inst: Inst, tok: Token, role: str) -> tuple[_Pointer | N
     return ptr, []
 
 
-def _load(m: Module, inst: Inst) -> list[Diagnostic]:
+def _load(m: Module, inst: Inst, pointers: _Pointers) -> list[Diagnostic]:
     ops = inst.operands
     if len(ops) < 2 or not ops[1].is_id:
         return []
     rt, ptr_op = ops[0].token.text, ops[1].token
-    ptr, problem = _pointed(m, inst, ptr_op, "Pointer")
+    ptr, problem = _pointed(m, inst, ptr_op, "Pointer", pointers)
     if ptr is None:
         return problem
     if ptr[1] != rt and m.definition(rt) is not None:
@@ -148,12 +152,12 @@ def _load(m: Module, inst: Inst) -> list[Diagnostic]:
     return []
 
 
-def _store(m: Module, inst: Inst) -> list[Diagnostic]:
+def _store(m: Module, inst: Inst, pointers: _Pointers) -> list[Diagnostic]:
     ops = inst.operands
     if len(ops) < 2 or not ops[0].is_id or not ops[1].is_id:
         return []
     ptr_op, obj = ops[0].token, ops[1].token
-    ptr, problem = _pointed(m, inst, ptr_op, "Pointer")
+    ptr, problem = _pointed(m, inst, ptr_op, "Pointer", pointers)
     if ptr is None:
         return problem
     ot = _value_type(m, obj.text)
@@ -181,15 +185,15 @@ def _untyped(m: Module, type_id: str) -> bool:
     return t is not None and t.opname == "OpTypeUntypedPointerKHR"
 
 
-def _chain(m: Module, inst: Inst) -> list[Diagnostic]:
+def _chain(m: Module, inst: Inst, pointers: _Pointers) -> list[Diagnostic]:
     ops = [o for o in inst.operands if o.is_id]
     if len(ops) < 2:
         return []
     rt_tok, base = ops[0].token, ops[1].token
-    bptr, problem = _pointed(m, inst, base, "Base")
+    bptr, problem = _pointed(m, inst, base, "Base", pointers)
     if bptr is None:
         return problem
-    rptr = _pointer(m, rt_tok.text)
+    rptr = _pointer(pointers, rt_tok.text)
     if rptr is None:
         t = m.definition(rt_tok.text)
         if t is None or t.opname == "OpTypeUntypedPointerKHR":
