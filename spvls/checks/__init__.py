@@ -152,9 +152,9 @@ def analyze(
                 m.generation = doc.generation
                 return Analysis(m, sorted(_merge(by_family) + env_note(m), key=_key), fn, by_family, scopes)
     generation = doc.generation
-    m = build(doc, load(), version)
-    m.env, m.stated = env, said
-    with building(len(doc.lines)):  # the module facts the families build (CFGs, uniformity): see heap
+    with building(len(doc.lines)):  # one build: the model, and the facts its families build (see heap)
+        m = build(doc, load(), version)
+        m.env, m.stated = env, said
         by_family = _run(m)
     a = Analysis(m, sorted(_merge(by_family) + env_note(m), key=_key), None, by_family)
     m.generation = generation

@@ -43,26 +43,28 @@ def keep() -> None:
 @contextmanager
 def building(lines: int) -> Iterator[None]:
     """Pause the cycle collector while a document or model of `lines` lines is built; freeze what
-    exists after. A small build only counts towards the next full collection."""
+    exists after. A small build only counts towards the next full collection. A build inside
+    another (a model inside a whole check) is part of it: counted, paused and frozen once."""
     global _depth, _builds
-    if _depth == 0:
-        _builds += 1
-        if _builds % FULL_EVERY == 0 and gc.get_freeze_count():
-            gc.unfreeze()
-            gc.collect()
-        elif lines >= BIG:
-            gc.collect(1)  # young cyclic garbage made before: gone, not frozen with the rest
-        if lines < BIG:
-            yield
-            return
+    if _depth > 0:
+        yield
+        return
+    _builds += 1
+    if _builds % FULL_EVERY == 0 and gc.get_freeze_count():
+        gc.unfreeze()
+        gc.collect()
+    elif lines >= BIG:
+        gc.collect(1)  # young cyclic garbage made before: gone, not frozen with the rest
+    big = lines >= BIG
     was = gc.isenabled()
-    gc.disable()
+    if big:
+        gc.disable()
     _depth += 1
     try:
         yield
     finally:
         _depth -= 1
-        if was:
-            gc.enable()
-        if _depth == 0:
+        if big:
+            if was:
+                gc.enable()
             gc.freeze()
