@@ -4,6 +4,7 @@
 import gc
 import subprocess
 import sys
+import threading
 import weakref
 from pathlib import Path
 
@@ -87,3 +88,38 @@ def test_the_servers_warm_up_leaves_nothing_for_the_first_collection():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert int(out.stdout) < 100, out.stdout
+
+
+def test_the_warm_up_starts_with_the_imports_kept():
+    # Its own collections (the grammar's unpickling makes tens of thousands of containers) skip them.
+    probe = (
+        "import gc; from spvls.server import early; import spvls.state.warm as w; seen = []; real = w.analyze;"
+        "w.analyze = lambda *a, **k: (seen.append(len(gc.get_objects())), real(*a, **k))[1];"
+        "w.warm_checks(); print(seen[0])"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert int(out.stdout) < 2000, out.stdout
+
+
+def test_a_big_build_is_its_own_while_another_thread_builds_a_small_one(monkeypatch):
+    # A large open is built off the server's loop while the loop may build a small document: the
+    # large one is still paused and frozen (each thread nests its own builds).
+    monkeypatch.setattr(heap, "_builds", 0)
+    held, release = threading.Event(), threading.Event()
+
+    def small() -> None:
+        with heap.building(10):
+            held.set()
+            release.wait(30)
+
+    t = threading.Thread(target=small)
+    t.start()
+    try:
+        assert held.wait(30)
+        gc.freeze()
+        before = gc.get_freeze_count()
+        d = Document(module(3000))
+        assert gc.get_freeze_count() - before > len(d.lines)  # each line at least: the document froze
+    finally:
+        release.set()
+        t.join()

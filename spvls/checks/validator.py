@@ -206,7 +206,8 @@ def _shape(inst: Instruction) -> str:
     """The instruction's operands after its result, as keepgoing._ids reads them."""
     kinds = load().kinds
     out = ""
-    for o in inst.operands:
+    last = len(inst.operands) - 1
+    for k, o in enumerate(inst.operands):
         if o.kind in ("IdResultType", "IdResult"):
             continue
         kind = kinds.get(o.kind)
@@ -226,7 +227,7 @@ def _shape(inst: Instruction) -> str:
             one = "w"
         else:
             return out + "."
-        if o.quantifier == "*" or (o.quantifier == "?" and one == "i" and o is inst.operands[-1]):
+        if o.quantifier == "*" or (o.quantifier == "?" and one == "i" and k == last):
             return out + "*" + one
         if o.quantifier == "?":
             return out + "."

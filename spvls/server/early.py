@@ -28,7 +28,6 @@ from ..checks import parallel
 from ..state import progress
 from ..state.documents import Session
 from ..state.warm import warm_checks
-from ..syntax import heap
 from ..transport import Framer, framed
 from . import capabilities, published
 
@@ -210,7 +209,6 @@ def _pending(stream: Any) -> bool:
 def serve_stdio(source_roots: Sequence[str] = ()) -> int:
     """Answer what can be answered before pygls, then run the pygls server from there.
     source_roots: directories (--source-root) where a module's source files may also be read."""
-    heap.keep()  # the modules just imported: see warm_checks, which keeps what it builds too
     stdin: Any = sys.stdin.buffer
     stdout = sys.stdout.buffer
     front, framer = Front(stdout), Framer()

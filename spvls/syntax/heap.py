@@ -22,14 +22,17 @@ property tests, 27.1 -> 10.2 s of CPU).
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 FULL_EVERY = 16
 BIG = 2_000  # lines
 
-_depth = 0
 _builds = 0
+# How deep in builds each thread is: a build inside another of the same thread is part of it, but a
+# large open built off the server's loop is its own build while the loop builds a small one.
+_nesting = threading.local()
 
 
 def keep() -> None:
@@ -45,8 +48,9 @@ def building(lines: int) -> Iterator[None]:
     """Pause the cycle collector while a document or model of `lines` lines is built; freeze what
     exists after. A small build only counts towards the next full collection. A build inside
     another (a model inside a whole check) is part of it: counted, paused and frozen once."""
-    global _depth, _builds
-    if _depth > 0:
+    global _builds
+    depth = getattr(_nesting, "depth", 0)
+    if depth > 0:
         yield
         return
     _builds += 1
@@ -59,11 +63,11 @@ def building(lines: int) -> Iterator[None]:
     was = gc.isenabled()
     if big:
         gc.disable()
-    _depth += 1
+    _nesting.depth = 1
     try:
         yield
     finally:
-        _depth -= 1
+        _nesting.depth = 0
         if big:
             if was:
                 gc.enable()

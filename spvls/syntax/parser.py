@@ -175,7 +175,7 @@ def _parser() -> Lark:
     return parser.lark
 
 
-@mypyc_attr(native_class=False)  # pickle makes one without calling __init__: a native class cannot be
+@mypyc_attr(native_class=False)  # pickle makes one without its __init__, which a native class refuses
 class _Saved:
     """A Lark parser pickled through Lark's own save/load, which keeps its tables and our transformer."""
 

@@ -76,3 +76,15 @@ def test_opcode_completion_follows_each_modules_enablement_and_shares_equal_ones
     assert _completion_detail(plain, *at, "OpSubgroupBallotKHR") == "Group (SPV_KHR_shader_ballot) — needs OpCapability SubgroupBallotKHR"
     assert _completion_detail(again, at[0] + 1, at[1], "OpSubgroupBallotKHR") == _completion_detail(plain, *at, "OpSubgroupBallotKHR")
     assert _completion_detail(ballot, at[0] + 1, at[1], "OpSubgroupBallotKHR") == "Group (SPV_KHR_shader_ballot)"
+
+
+def test_each_line_of_a_repeated_shape_that_lacks_a_capability_is_reported():
+    # The capabilities family skips a line shape once all its enumerants were found satisfied:
+    # a shape with a missing capability is never taken as satisfied, however often it repeats.
+    text = (
+        "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n%float = OpTypeFloat 32\n"
+        "%a = OpTypeImage %float Rect 0 0 0 1 Unknown\n%b = OpTypeImage %float Rect 0 0 0 2 Unknown\n"
+        "%c = OpTypeImage %float Rect 0 0 0 1 Unknown\n"
+    )
+    got = [(d.line, d.start, d.code) for d in analyze(Document(text), "spv1.6").diagnostics]
+    assert got == [(4, 24, "capability.missing"), (5, 24, "capability.missing"), (6, 24, "capability.missing")]

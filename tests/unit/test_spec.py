@@ -162,3 +162,11 @@ def test_the_operand_names_completion_reads_are_the_grammars():
     assert listed <= id_names, listed - id_names
     types = set(c._TYPE_OF.values()) | {t for ts in c._PREFER.values() for t in ts}
     assert all(g.instruction(t) is not None and g.instruction(t).is_type for t in types), types
+
+
+def test_equal_grammar_operands_are_one_object():
+    # The built cache then holds each once (spec/grammar.py _grammar_operands).
+    from spvls.spec import grammar
+
+    add, sub = grammar.load().instruction("OpIAdd").operands, grammar.load().instruction("OpISub").operands
+    assert add[2] == sub[2] and add[2] is sub[2]
