@@ -200,10 +200,14 @@ def main(inp: IO[bytes] | None = None, out: IO[bytes] | None = None) -> int:
     inp, out = inp or sys.stdin.buffer, out or sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the answers
     try:
-        _send(out, {"ready": st.version()})
-    except st.Unavailable as e:
-        _send(out, {"unavailable": str(e)})
-        return 0
+        try:
+            hello = {"ready": st.version()}
+        except st.Unavailable as e:
+            _send(out, {"unavailable": str(e)})
+            return 0
+        _send(out, hello)
+    except BrokenPipeError:  # the parent went away before this child was ready (it exited)
+        os._exit(0)  # at once, as below: nobody to answer, and nothing to say on stderr
     # The job's CPU budget, spent: the parent reads the exit status as a timeout.
     watch = _Deadline(time.process_time, lambda: os._exit(TIMEOUT_EXIT), WATCH_EVERY)
     while True:

@@ -8,6 +8,7 @@ import csv
 import io
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -393,3 +394,14 @@ def test_a_child_whose_parent_has_gone_exits_quietly() -> None:
     proc.stdin.flush()
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0 and err == b""
+
+
+def test_a_child_whose_parent_is_gone_before_it_is_ready_exits_without_a_word() -> None:
+    # A server that exits while its validator's process starts: the child's "ready" meets a broken
+    # pipe, and the server's stderr (which the child shares) gets no traceback.
+    code = (
+        "import os; from spvls.binding import worker; r, w = os.pipe(); os.close(r);"
+        "worker.main(open(os.devnull, 'rb'), os.fdopen(w, 'wb'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert (out.returncode, out.stderr) == (0, "")
