@@ -309,6 +309,9 @@ class Stats:
 # (where '%' may be text) always go to Lark whole.
 _ID = re.compile(r'%[^\s;="]*')
 _ID_SPLIT = re.compile(f"({_ID.pattern})")
+# The same split for an ASCII line: \s spelled out as the ASCII characters str.isspace() takes, a
+# character class the regex engine tests by bitmap, not by a Unicode category per character.
+_ASCII_ID_SPLIT = re.compile(r'(%[^\t-\r\x1c-\x20;="]*)')
 VALID_ID = re.compile(r"%[A-Za-z0-9_]+")  # what spirv-as accepts as an id (the parser takes more)
 
 
@@ -334,7 +337,18 @@ def _parse_whole(text: str) -> Line:
         if toks is not None:
             out = [_new(Token, (kind, tok_text, start, start + len(tok_text))) for _, kind, tok_text, start in toks]
             return _new(Line, (text, None, None, *out))
-    return _parse(text)
+    return _comment_only(text) or _parse(text)
+
+
+def _comment_only(text: str) -> Line | None:
+    """A line of blanks, or of blanks then a comment, as Lark reads it, without Lark (a cold open
+    met a Lark parse for each line of spirv-dis' header); None for any other line."""
+    body = text.lstrip(" \t")
+    if not body:
+        return Line(text, None, None, (), None, None)
+    if body[0] != ";" or "\n" in body or "\x00" in body:  # (Lark's COMMENT stops at a newline; NUL is an error)
+        return None
+    return Line(text, None, None, (), _new(Token, ("COMMENT", body, len(text) - len(body), len(text))), None)
 
 
 class _Shape(NamedTuple):
@@ -419,9 +433,12 @@ def _plan(abstract: str) -> tuple[tuple[bool, str, str, int, int], ...] | None:
     """Lark's tokens of a shape whose words are stand-ins, each marked with its stand-in's length
     where a word goes (0 elsewhere); None when the shape has an error, () when a stand-in is not
     one token (not the case in this grammar, but Lark decides)."""
-    template = _lark_template(abstract)
-    if template is None:
-        return None
+    toks = _plain(abstract)
+    if toks is None:
+        template = _lark_template(abstract)
+        if template is None:
+            return None
+        toks = template.toks
     parts = _WORD.split(abstract)
     cols = set()  # the column of each stand-in, and the stand-in
     col = 0
@@ -430,10 +447,35 @@ def _plan(abstract: str) -> tuple[tuple[bool, str, str, int, int], ...] | None:
         cols.add((col, stand_in))
         col += len(stand_in)
     plan = []
-    for is_id, kind, tok_text, start in template.toks:
+    for is_id, kind, tok_text, start in toks:
         marked = (start, tok_text) in cols
         plan.append((is_id, kind, tok_text, start, len(tok_text) if marked else 0))
     return tuple(plan) if sum(1 for p in plan if p[4]) == len(cols) else ()
+
+
+# What Lark reads each blank-separated piece of a plain shape as: an id, or a word's stand-in.
+_PLAIN_OPERANDS = {"%": "ID", "a": "WORD", "0": "INT", "0.0": "FLOAT"}
+_PIECE = re.compile(r"[^ \t]+")
+
+
+def _plain(abstract: str) -> tuple[tuple[bool, str, str, int], ...] | None:
+    """The tokens of a shape whose words are stand-ins when it is `[% =] Op operand...`, every piece
+    between blanks (the spaces and tabs the grammar ignores) an id or a stand-in: what Lark makes of
+    it, read without Lark (a cold open met a Lark parse for each of its few dozen shapes, a third
+    of a 10k-line parse). None for any other shape, which Lark reads. tests/unit/test_parser.py
+    holds the two equal over every corpus shape and random lines."""
+    pieces = [(m.group(), m.start()) for m in _PIECE.finditer(abstract)]
+    first = 2 if len(pieces) >= 3 and pieces[0][0] == "%" and pieces[1][0] == "=" else 0
+    if len(pieces) <= first or pieces[first][0] != "Op":
+        return None
+    toks = [(True, "ID", "%", pieces[0][1])] if first else []
+    toks.append((False, "OPNAME", "Op", pieces[first][1]))
+    for piece, start in pieces[first + 1 :]:
+        kind = _PLAIN_OPERANDS.get(piece)
+        if kind is None:
+            return None
+        toks.append((kind == "ID", kind, piece, start))
+    return tuple(toks)
 
 
 @lru_cache(maxsize=16384)
@@ -483,7 +525,8 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int) -> int:
     a quote (its string may run on over the next lines: the Document groups them). Returns where it
     stopped. The loop of a Document's build, with no call per line where the line's shape is known:
     the shape's tokens are moved over the line's own ids (each '%' in the shape is one id)."""
-    split, join, template_of, whole = _ID_SPLIT.split, "%".join, _template, _parse_whole
+    split, ascii_split, join = _ID_SPLIT.split, _ASCII_ID_SPLIT.split, "%".join
+    template_of, whole = _template, _parse_whole
     new, token_class, line_class = _new, Token, Line  # locals: the compiled build looks a global up by name
     interned = _interned
     last, id_at = interned.last, interned.id_at
@@ -493,7 +536,7 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int) -> int:
             break
         template = None
         if ";" not in text and "%" in text:
-            parts = split(text)  # the text between ids, and the ids: one pass over the line
+            parts = ascii_split(text) if text.isascii() else split(text)  # the text between ids, and the ids
             template = template_of(join(parts[::2]))
         if template is None:
             lines[i] = whole(text)

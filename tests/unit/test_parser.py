@@ -92,7 +92,7 @@ def test_lines_of_one_shape_parse_as_lark_parses_each(words, other_ids):
 
 _words = (st.from_regex(r"Op[A-Za-z0-9_]{0,10}", fullmatch=True) | st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True)
           | st.from_regex(r"[-+]?[0-9]{1,6}(\.[0-9]{1,4})?", fullmatch=True))
-_glue = st.sampled_from(["=", "|", "1D", "0x1p+1", "!3", "$", "-", ".5", "1e3", "%", "%a.b", "\x0c", "é", "Op|x"])
+_glue = st.sampled_from(["=", "|", "1D", "0x1p+1", "!3", "$", "-", ".5", "1e3", "%", "%a.b", "\x0c", "é", "Op|x", "; c", ";"])
 
 
 @settings(max_examples=500, deadline=None)
