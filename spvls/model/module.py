@@ -9,7 +9,6 @@ from bisect import bisect_left, bisect_right, insort
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Final
 
 from ..compiled import mypyc_attr
@@ -93,11 +92,20 @@ class Inst(Match):
         return lits[index].token.text if index < len(lits) else None
 
 
-_token_of = itemgetter(0)  # an Operand's token
-
-
 def _inst_line(inst: Inst) -> int:
     return inst.line
+
+
+def _file_use(uses: dict[str, list[Inst] | tuple[Inst, ...]], tok: Token, inst: Inst) -> None:
+    """Module._build's filing of one operand in the uses index (see there)."""
+    if tok.kind == "ID":
+        lst = uses.get(tok.text)
+        if lst is None:
+            uses[tok.text] = (inst,)
+        elif isinstance(lst, tuple):
+            uses[tok.text] = [lst[0], inst]
+        else:
+            lst.append(inst)
 
 
 def make_inst(n: int, line: Line, m: Match) -> Inst:
@@ -373,6 +381,7 @@ class Module:
         per_op: dict[str, tuple[int, list[Inst]]] = {}
         body: list[Inst] = []
         m: Match
+        tok: Token  # typed: the compiled build reads a Token's fields as tuple items
         for n, line in enumerate(self.doc.lines):
             fields: LineFields = line  # (see LineFields)
             if fields.opcode is None:
@@ -380,14 +389,17 @@ class Module:
             shape = fields.shape
             t = templates.get(shape) if shape is not None else None
             if t is not None:  # match's first case, made straight into the Inst
-                gi = t[0]
-                op = gi.name
-                toks = line.operands  # a clean match fills one operand per token
-                # operands_of's Operands, each shared with the previous line of this shape that has
-                # the same token in its slot (see _templates)
-                kinds, enums, last = t[1], t[2], t[4]
+                gi, op, kinds, enums, rest, last = t
+                m = inst = Inst(gi, (), rest, n, line, op)
+                # A clean match fills one operand per token. A line with a shape is a plain Line, its
+                # operands its items after LineFields (read by index: .operands is a property call,
+                # and a slice of a tuple subclass a generic one in the compiled build).
+                row: tuple[object, ...] = line
                 pairs = []
-                for k, tok in enumerate(toks):
+                for k in range(len(kinds)):
+                    tok = row[k + 4]  # type: ignore[assignment]  # (a Token)
+                    # operands_of's Operands, each shared with the previous line of this shape that
+                    # has the same token in its slot (see _templates)
                     pair = last[k]
                     if pair is None or pair[0] is not tok:
                         if enums is None:
@@ -396,14 +408,24 @@ class Module:
                             pair = new(enums[0][k], (tok, kinds[k], *enums[1][k]))
                         last[k] = pair
                     pairs.append(pair)
-                operands = tuple(pairs)
-                m = inst = Inst(gi, operands, t[3], n, line, op)
+                    # What _index does, for lines that come in order into empty indexes (a third of
+                    # the model's build went to _index's calls and checks).
+                    if tok.kind == "ID":
+                        lst = uses.get(tok.text)
+                        if lst is None:
+                            uses[tok.text] = (inst,)
+                        elif isinstance(lst, tuple):
+                            uses[tok.text] = [lst[0], inst]
+                        else:
+                            lst.append(inst)
+                inst.operands = tuple(pairs)
             else:
                 m = inst = make_inst(n, line, match(grammar, line, ext_imports))
                 op = inst.opname
-                toks = tuple(map(_token_of, m.operands))
                 if m.inst is None or m.problems:
                     self._index_problems(inst)  # (a clean match has none)
+                for operand in m.operands:
+                    _file_use(uses, operand.token, inst)
             insts.append(inst)
             inst_at[n] = inst
             seen = per_op.get(op)
@@ -413,28 +435,17 @@ class Module:
             else:
                 role = seen[0]
                 seen[1].append(inst)
-            # What _index does, for lines that come in order into empty indexes (a third of the
-            # model's build went to _index's calls and checks).
             result = fields.result
             if result is not None and defs.setdefault(result.text, inst) is not inst:
                 duplicates.append(inst)
-            for tok in toks:
-                if tok.kind == "ID":
-                    lst = uses.get(tok.text)
-                    if lst is None:
-                        uses[tok.text] = (inst,)
-                    elif isinstance(lst, tuple):
-                        uses[tok.text] = [lst[0], inst]
-                    else:
-                        lst.append(inst)
             if not role:  # most lines: an instruction of a block's body
                 if block is not None:
                     body.append(inst)
                 continue
-            if role & _INDEX and toks:
+            if role & _INDEX and m.operands:
                 if role & _IMPORT:
                     if result is not None:
-                        ext_imports[result.text] = set_name = string_value(toks[0].text)
+                        ext_imports[result.text] = set_name = string_value(m.operands[0].token.text)
                         self._imports_in_order.append((n, result.text, set_name))
                 else:
                     self._index_module(inst)

@@ -385,11 +385,15 @@ class _Matcher:
         return [o for o in inst.operands if o.kind not in ("IdResultType", "IdResult")]
 
 
+EnumSlots = tuple[tuple[type[Operand], ...], tuple[tuple[tuple[Enumerant, ...]] | tuple[()], ...]]
+
 # Clean matches by line shape: lines that differ only in their ids fill the same operands
 # (the ids are abstracted in the shape; OpExtInst and its kin, whose set is an id, match each time).
-# Each: (instruction, each operand's grammar operand, enum slots (see _enum_slots), the Match's rest
-# (see Rest), the Operand last made for each slot (see Module._build)).
-_templates: dict[Grammar, dict[str, tuple]] = {}  # by grammar, then shape: no key tuple per line
+# Each: (instruction, its name, each operand's grammar operand, enum slots (see _enum_slots), the
+# Match's rest (see Rest), the Operand last made for each slot (see Module._build)). Typed, so the
+# compiled build reads the items natively.
+Template = tuple[Instruction, str, tuple[GrammarOperand, ...], EnumSlots | None, Rest, list[Operand | None]]
+_templates: dict[Grammar, dict[str, Template]] = {}  # by grammar, then shape: no key tuple per line
 _MAX_TEMPLATES = 65536
 _new = tuple.__new__  # an Operand without the NamedTuple's Python-level __new__
 # The problems of every clean match, shared (100k lines held 100k empty lists): only the matches
@@ -397,7 +401,7 @@ _new = tuple.__new__  # an Operand without the NamedTuple's Python-level __new__
 _CLEAN: list[Problem] = []
 
 
-def templates_of(grammar: Grammar) -> dict[str, tuple]:
+def templates_of(grammar: Grammar) -> dict[str, Template]:
     """The grammar's templates by shape (see _templates)."""
     found = _templates.get(grammar)
     if found is None:
@@ -414,7 +418,7 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
     if shape is not None:
         template = templates.get(shape)
         if template is not None:
-            inst, kinds, enums, rest, _ = template
+            inst, _, kinds, enums, rest, _ = template
             return Match(inst, operands_of(line, kinds, enums), rest.problems, rest.pending, rest.ext_inst)
     m = _match(grammar, line, line.opcode, ext_imports)
     if shape is not None and not m.problems and m.inst is not None and not _by_set(m.inst):
@@ -422,15 +426,13 @@ def match(grammar: Grammar, line: Line, ext_imports: dict[str, str] | None = Non
             templates.clear()  # in place: a build holds it
         templates[shape] = (
             m.inst,
+            m.inst.name,
             tuple(o.grammar_operand for o in m.operands),
             _enum_slots(m.operands),
             Rest(_CLEAN, tuple(m.pending), m.ext_inst),
             [None] * len(m.operands),
         )
     return m
-
-
-EnumSlots = tuple[tuple[type[Operand], ...], tuple[tuple[tuple[Enumerant, ...]] | tuple[()], ...]]
 
 
 def _enum_slots(operands: Sequence[Operand]) -> EnumSlots | None:
