@@ -205,8 +205,11 @@ class Document:
 
     def set_text(self, text: str) -> None:
         removed = len(self.texts)
-        with building(text.count("\n") + 1):
-            self.texts, self._breaks = _split(paired(text))
+        # Split first: its strings are no work for the cycle collector, and their count is the size
+        # `building` asks for, without another pass over the text.
+        texts, breaks = _split(paired(text))
+        with building(len(texts)):
+            self.texts, self._breaks = texts, breaks
             self.lines = [_UNPARSED] * len(self.texts)
             self.span = _ones(len(self.texts))
             self._regroup(0, len(self.texts))
