@@ -212,7 +212,7 @@ class Document:
             self.texts, self._breaks = texts, breaks
             self.lines = [_UNPARSED] * len(self.texts)
             self.span = _ones(len(self.texts))
-            self._regroup(0, len(self.texts))
+            self._regroup(0, len(self.texts), text.isascii())
             forget_ids()
         self.generation += 1
         self._restart_log()
@@ -247,15 +247,16 @@ class Document:
             lo, new_end = a, b + added - removed  # ...and after it
         return lo, old_end - lo, new_end - lo
 
-    def _regroup(self, lo: int, hi: int) -> int:
+    def _regroup(self, lo: int, hi: int, all_ascii: bool = False) -> int:
         """Parse lines from lo on; past hi, stop where the old grouping resumes. Returns where it stopped.
-        span[lo:hi] is all ones on entry (so a line of its own needs no store)."""
+        span[lo:hi] is all ones on entry (so a line of its own needs no store). all_ascii: the whole
+        text is (see parse_lines)."""
         i, n = lo, len(self.texts)
         hi = min(hi, n)
         texts, lines, span = self.texts, self.lines, self.span
         while i < n:
             if i < hi:
-                i = parse_lines(texts, lines, i, hi)  # up to a line with a quote: the common case
+                i = parse_lines(texts, lines, i, hi, all_ascii)  # up to a line with a quote: the common case
                 if i == hi:
                     continue
             else:

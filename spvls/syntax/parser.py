@@ -520,11 +520,12 @@ def _layout(template: _Shape, key: int | tuple[int, ...] | None) -> list[Token |
     return fixed
 
 
-def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int) -> int:
+def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int, all_ascii: bool = False) -> int:
     """Parse texts[i:stop] into lines[i:stop], each as parse_line would, up to the first that holds
     a quote (its string may run on over the next lines: the Document groups them). Returns where it
     stopped. The loop of a Document's build, with no call per line where the line's shape is known:
-    the shape's tokens are moved over the line's own ids (each '%' in the shape is one id)."""
+    the shape's tokens are moved over the line's own ids (each '%' in the shape is one id). all_ascii:
+    every text is ASCII (the caller knows it of the whole text at no cost; else each line is asked)."""
     split, ascii_split, join = _ID_SPLIT.split, _ASCII_ID_SPLIT.split, "%".join
     template_of, whole = _template, _parse_whole
     new, token_class, line_class = _new, Token, Line  # locals: the compiled build looks a global up by name
@@ -536,7 +537,8 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int) -> int:
             break
         template = None
         if ";" not in text and "%" in text:
-            parts = ascii_split(text) if text.isascii() else split(text)  # the text between ids, and the ids
+            # The text between ids, and the ids
+            parts = ascii_split(text) if all_ascii or text.isascii() else split(text)
             template = template_of(join(parts[::2]))
         if template is None:
             lines[i] = whole(text)
