@@ -373,7 +373,8 @@ class Module:
     def _build(self) -> None:
         fn: Function | None = None
         block: Block | None = None
-        grammar, ext_imports, insts, inst_at = self.grammar, self.ext_imports, self.insts, self.inst_at
+        grammar, ext_imports, insts = self.grammar, self.ext_imports, self.insts
+        inst_at: list[Inst | None] = self.inst_at  # as a list: the compiled build stores natively
         defs, uses, duplicates = self.defs, self.uses, self.duplicates
         templates, new = templates_of(grammar), tuple.__new__
         # Each opname's _role, found once per build, and its instructions (with_op's index: built
