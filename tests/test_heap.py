@@ -81,24 +81,27 @@ def test_the_module_facts_of_a_whole_check_are_frozen_with_the_model(monkeypatch
 def test_the_servers_warm_up_leaves_nothing_for_the_first_collection():
     # What a fresh server imports and warms up lives as long as it: frozen, so the young collection
     # before its first big build (and every collection after) does not traverse it.
-    probe = (
+    tracked = _printed(
         "import gc; from spvls.server import early;"
         "from spvls.state.warm import warm_checks; warm_checks();"
         "print(len(gc.get_objects(0)) + len(gc.get_objects(1)) + len(gc.get_objects(2)))"
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert int(out.stdout) < 100, out.stdout
+    assert tracked < 100
 
 
 def test_the_warm_up_starts_with_the_imports_kept():
     # Its own collections (the grammar's unpickling makes tens of thousands of containers) skip them.
-    probe = (
+    tracked = _printed(
         "import gc; from spvls.server import early; import spvls.state.warm as w; seen = []; real = w.analyze;"
         "w.analyze = lambda *a, **k: (seen.append(len(gc.get_objects())), real(*a, **k))[1];"
         "w.warm_checks(); print(seen[0])"
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert int(out.stdout) < 2000, out.stdout
+    assert tracked < 2000
+
+
+def _printed(code: str) -> int:
+    """The number a fresh interpreter running `code` prints."""
+    return int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 
 def test_a_big_build_is_its_own_while_another_thread_builds_a_small_one(monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from ...model import uniformity as uni
 from ...model.cfg import block_holding
@@ -100,6 +101,20 @@ _LoadStoreSlots = tuple[int, int, int, int, tuple[int, ...]]
 _MulAddSlots = tuple[tuple[int, ...], tuple[tuple[int, str, str], ...]]
 
 
+_S = TypeVar("_S")
+
+
+def _per_shape(found: dict[str, _S], inst: Inst, make: Callable[[Inst], _S]) -> _S:
+    """make(inst), kept in `found` by the line's shape (a line without one is made each time)."""
+    shape = inst.src.shape
+    if shape is None:
+        return make(inst)
+    value = found.get(shape)
+    if value is None:
+        value = found[shape] = make(inst)
+    return value
+
+
 class _Memo:
     """What one check derived from each id: thousands of instructions name the same few ids and
     types, so each is looked into once per check (not per module: an edit in place may change what
@@ -122,23 +137,11 @@ class _Memo:
 
     def load_store_slots(self, inst: Inst) -> _LoadStoreSlots:
         """_load_store_slots(inst), once per line shape (a shape fixes the operands' grammar)."""
-        shape = inst.src.shape
-        if shape is None:
-            return _load_store_slots(inst)
-        found = self.load_stores.get(shape)
-        if found is None:
-            found = self.load_stores[shape] = _load_store_slots(inst)
-        return found
+        return _per_shape(self.load_stores, inst, _load_store_slots)
 
     def muladd_slots(self, inst: Inst) -> _MulAddSlots:
         """_muladd_slots(inst), once per line shape."""
-        shape = inst.src.shape
-        if shape is None:
-            return _muladd_slots(inst)
-        found = self.muladd_shapes.get(shape)
-        if found is None:
-            found = self.muladd_shapes[shape] = _muladd_slots(inst)
-        return found
+        return _per_shape(self.muladd_shapes, inst, _muladd_slots)
 
     def mat(self, id_: str) -> _Mat | None:
         """_mat(m, id_)."""
