@@ -411,7 +411,14 @@ class Module:
                     pairs.append(pair)
                     # What _index does, for lines that come in order into empty indexes (a third of
                     # the model's build went to _index's calls and checks).
-                    _file_use(uses, tok, inst)
+                    if tok.kind == "ID":
+                        lst = uses.get(tok.text)
+                        if lst is None:
+                            uses[tok.text] = (inst,)
+                        elif isinstance(lst, tuple):
+                            uses[tok.text] = [lst[0], inst]
+                        else:
+                            lst.append(inst)
                 inst.operands = tuple(pairs)
             else:
                 m = inst = make_inst(n, line, match(grammar, line, ext_imports))
