@@ -42,10 +42,12 @@ FROM_INSTRUCTIONS = 30_000
 # The families this process keeps; the child runs all others. Kept here: those that read the
 # uniformity analysis, which a keystroke's re-check reads for every function, so it must be computed
 # here, and which costs more than the child's whole share would save if the child computed it too
-# (a child given `uniformity` left the first keystrokes of a large module waiting for it); and two
-# small ones that even the shares (bench/families.py: the child's share includes the CFGs that
-# `structure` reads, computed there again).
-HERE = ("coopmat", "uniformity", "reconvergence", "syntax", "layout")
+# (a child given `uniformity` left the first keystrokes of a large module waiting for it); `structure`,
+# which reads the CFGs that analysis is built on (the child built them again); and `layout`, small.
+# That evens the shares once the child's copy-on-write faults (every page its families touch) are
+# counted in its share: the child finished last, and this process waited for it, with `structure`
+# there and `syntax` here.
+HERE = ("coopmat", "uniformity", "reconvergence", "structure", "layout")
 # How long the child may take: this many times what this process took for its own share, and at
 # least WAIT_AT_LEAST seconds (its share costs about as much: see HERE).
 WAIT_FACTOR, WAIT_AT_LEAST = 4.0, 5.0
@@ -122,7 +124,7 @@ def run_split(m: Module, names: list[str], run: Run, prime: Prime | None = None)
     """`run(m, names)`, with the families among `names` not kept HERE run by a forked child. While this
     process would otherwise wait for the child, `prime(m, families)` computes here the module facts
     the child's families computed there, which the next keystroke's re-check would otherwise pay;
-    when the child answered first, `settle()` does it later (the server: once it has published)."""
+    those left when the child answered, `settle()` does later (the server: once it has published)."""
     theirs = [n for n in names if n not in HERE]
     child = _fork(lambda: run(m, theirs))
     if child is None:
@@ -201,11 +203,12 @@ def _finish(child: _Forked, m: Module, names: list[str], run: Run, prime: Prime 
         entered = time.monotonic()
         out = run(m, mine)
         spent = time.monotonic() - entered
-        if prime is not None:
-            if child.ready():
-                _unprimed.append((_held(m), theirs, prime))
-            else:
-                prime(m, theirs)
+        if prime is not None:  # family by family, while the child works: its answer is not kept waiting
+            left = list(theirs)
+            while left and not child.ready():
+                prime(m, [left.pop(0)])
+            if left:
+                _unprimed.append((_held(m), left, prime))
         got = child.answer(entered, spent)
     except BaseException:
         _kill(child.pid)  # this process's share failed: the child's answer is not waited for

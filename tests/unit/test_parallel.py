@@ -16,7 +16,7 @@ from spvls.binding import spirv_tools as st
 from spvls.checks import FAMILIES, _prime, _run_whole, analyze, parallel
 from spvls.checks.idkinds import kinds
 from spvls.model import uniformity
-from spvls.model.module import build
+from spvls.model.module import Module, build
 from spvls.spec.grammar import load
 from spvls.syntax.document import Document
 from tests.scale.inputs import call_chain
@@ -69,12 +69,12 @@ def test_forked_checks_say_what_one_process_says(forking, env):
 
 def test_the_childs_families_facts_are_primed_here(forking):
     # A keystroke's re-check of ids reads idkinds.kinds first: computed here by the check of no line
-    # (a family that is not line-wise, as structure, by a check of the smallest function).
+    # (a family that is not line-wise, as entry, by a check of the smallest function).
     doc = Document(generated(3000))
     m = build(doc, load(), (1, 6))
     assert not any(slot[0] is kinds.__wrapped__ for slot in m.facts)
     theirs = [f.name for f in FAMILIES if f.name not in parallel.HERE]
-    assert "ids" in theirs and "structure" in theirs
+    assert "ids" in theirs and "entry" in theirs
     _prime(m, theirs)
     assert any(slot[0] is kinds.__wrapped__ for slot in m.facts)
 
@@ -182,6 +182,25 @@ def test_facts_the_child_computed_first_are_primed_after_publishing(forking, mon
     parallel.settle()
     assert any(slot[0] is kinds.__wrapped__ for slot in m.facts)
     parallel.settle()  # nothing left: a no-op
+
+
+def test_priming_stops_at_the_childs_answer_and_settle_does_the_rest(forking, monkeypatch):
+    """Facts are primed family by family while the child works; those left when it answers wait for
+    settle(), so its answer is not kept waiting for them."""
+    answers = iter([False])  # the child is still at work once, then has answered
+    monkeypatch.setattr(parallel._Forked, "ready", lambda self: next(answers, True))
+    primed: list[list[str]] = []
+
+    def prime(m: Module, names: list[str]) -> None:
+        primed.append(names)
+        _prime(m, names)
+
+    m = build(Document(generated(3000)), load(), (1, 6))
+    parallel.run_split(m, ["ids", "syntax", "coopmat"], _run_whole, prime)
+    assert primed == [["ids"]]
+    assert any(slot[0] is kinds.__wrapped__ for slot in m.facts)
+    parallel.settle()
+    assert primed == [["ids"], ["syntax"]]
 
 
 def _children_left() -> list[int]:
