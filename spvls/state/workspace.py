@@ -131,7 +131,8 @@ class Workspace:
     docs: dict[str, Document] = field(default_factory=dict)
     # uri -> (generation, env, the analysis, the analysis with the file's suppressions applied)
     _analyses: dict[str, tuple[int, str | None, Analysis, Analysis]] = field(default_factory=dict)
-    _marked: dict[str, bool] = field(default_factory=dict)  # uri -> has `; spvls: ignore…` comments
+    # uri -> (the document, its generation, whether it then had `; spvls: ignore…` comments)
+    _marked: dict[str, tuple[Document, int, bool]] = field(default_factory=dict)
     # The workspace folders (from `initialize`) and the roots given on the command line
     # (--source-root): with the sourceRoots setting, see `folders`.
     workspace_folders: list[Path] = field(default_factory=list)
@@ -152,6 +153,7 @@ class Workspace:
         doc = Document(text, uri, version)
         self.docs[uri] = doc
         self._analyses.pop(uri, None)  # a document opened again is checked afresh
+        self._marked[uri] = (doc, doc.generation, "spvls:" in text)  # one search, not one per line
         return doc
 
     def adopt(self, uri: str, doc: Document, a: Analysis | None, env: str | None) -> None:
@@ -196,15 +198,20 @@ class Workspace:
     def _suppressed(self, uri: str, doc: Document, touched: set[int] | None, a: Analysis) -> Analysis:
         """The analysis without what suppression comments silence. A document is searched for them
         whole only when its lines moved, it had some, or an edited line has one: a keystroke in a
-        large file without any costs nothing (a whole search of it is not free)."""
-        marked = self._marked.get(uri)
-        if (
-            touched is None
-            or marked is None
-            or marked
-            or any("spvls:" in doc.texts[i] for i in touched if 0 <= i < len(doc.texts))
-        ):
-            marked = self._marked[uri] = any("spvls:" in t for t in doc.texts)
+        large file without any costs nothing (a whole search of it is not free). `open` searched
+        the text it was given: its first analysis does not search the lines again."""
+        seen = self._marked.get(uri)
+        if seen is not None and seen[0] is doc and seen[1] == doc.generation:
+            marked = seen[2]
+        else:
+            was = seen[2] if seen is not None and seen[0] is doc else None
+            marked = (
+                touched is None
+                or was is None
+                or was
+                or any("spvls:" in doc.texts[i] for i in touched if 0 <= i < len(doc.texts))
+            ) and any("spvls:" in t for t in doc.texts)
+            self._marked[uri] = (doc, doc.generation, marked)
         if not marked:
             return a
         return replace(a, diagnostics=suppress.apply(doc.texts, a.diagnostics))

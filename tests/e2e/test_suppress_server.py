@@ -28,3 +28,14 @@ async def test_suppressions_follow_edits(client):
 
     _edit(client, uri, 4, n, "OpRetrun")  # the suppression removed
     assert "operand.unknown-opcode" in {d.code for d in await diagnostics_for(client, uri, 4)}
+
+
+async def test_a_suppression_in_the_opened_text_holds_from_the_first_diagnostics(client):
+    body = MODULE.replace("OpReturn", "OpRetrun ; spvls: ignore[operand.unknown-opcode]")
+    uri = open_doc(client, body)
+    codes = {d.code for d in await diagnostics_for(client, uri, 1)}
+    assert "operand.unknown-opcode" not in codes and "suppression.unused" not in codes
+
+    n = body.split("\n").index("OpRetrun ; spvls: ignore[operand.unknown-opcode]")
+    _edit(client, uri, 2, n, "OpRetrun")  # the suppression removed
+    assert "operand.unknown-opcode" in {d.code for d in await diagnostics_for(client, uri, 2)}
