@@ -170,7 +170,7 @@ class Cfg:
             stack = list(seen)
             while stack:
                 b = self.blocks[stack.pop()]
-                for t in [*self.succ[b.label], *(o.token.text for o in merge_targets(b))]:
+                for t in [*self.succ[b.label], *(o[0].text for o in merge_targets(b))]:
                     if t not in seen and t in self.blocks:
                         seen.add(t)
                         stack.append(t)
@@ -181,7 +181,7 @@ class Cfg:
     def declared_merges(self) -> set[str]:
         """The labels some header of the function declares as its merge block or continue target
         (made at each use, not kept: a check asks once per function)."""
-        return {o.token.text for b in self.fn.blocks if b.merge is not None for o in merge_targets(b)}
+        return {o[0].text for b in self.fn.blocks if b.merge is not None for o in merge_targets(b)}
 
     # -- graph facts --------------------------------------------------------
     def _dfs(self, out_edges: dict[str, list[Edge]], back: list[Edge]) -> list[str]:
@@ -630,7 +630,7 @@ def merge_targets(b: Block) -> list[Operand]:
     """The block's declared merge block and (for OpLoopMerge) continue target operands."""
     if b.merge is None:
         return []
-    return [o for o in b.merge.operands if o.grammar_operand.name in _MERGE_OPERANDS and o.token.kind == "ID"]
+    return [o for o in b.merge.operands if o[0].kind == "ID" and o[1].name in _MERGE_OPERANDS]  # (see targets)
 
 
 def merge_block(b: Block) -> str | None:
@@ -650,10 +650,9 @@ def _merge_operand(b: Block, name: str) -> str | None:
     if merge is None:
         return None
     for o in merge.operands:
-        if o[1].name == name:  # (see targets)
-            tok = o[0]
-            if tok.kind == "ID":
-                return tok.text
+        tok = o[0]  # (see targets)
+        if tok.kind == "ID" and o[1].name == name:
+            return tok.text
     return None
 
 

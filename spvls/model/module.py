@@ -61,30 +61,34 @@ class Inst(Match):
         assert self.src.opcode is not None
         return self.src.opcode
 
+    # These read a Line's fields through LineFields and an operand's token and grammar operand as
+    # its items (`o[0]`, `o[1]`): the compiled build reads a tuple item there, where a field of a
+    # class it does not compile (Line, Operand) is looked up by name; every family asks them.
     @property
     def result(self) -> str | None:
-        return self.src.result.text if self.src.result else None
+        fields: LineFields = self.src
+        tok = fields.result
+        return tok.text if tok is not None else None
 
     @property
     def result_type(self) -> str | None:
-        for op in self.operands:
-            if op.grammar_operand.kind == "IdResultType" and op.token.kind == "ID":
-                return op.token.text
+        for o in self.operands:
+            tok = o[0]
+            if tok.kind == "ID" and o[1].kind == "IdResultType":
+                return tok.text
         return None
 
     def operand(self, name: str) -> Operand | None:
         """The operand the grammar names `name` (e.g. 'Component Type')."""
-        for op in self.operands:
-            if op.grammar_operand.name == name:
-                return op
+        for o in self.operands:
+            if o[1].name == name:
+                return o
         return None
 
     def ids(self, *, skip_type: bool = False) -> list[Operand]:
-        return [
-            o
-            for o in self.operands
-            if o.token.kind == "ID" and not (skip_type and o.grammar_operand.kind == "IdResultType")
-        ]
+        if not skip_type:
+            return [o for o in self.operands if o[0].kind == "ID"]
+        return [o for o in self.operands if o[0].kind == "ID" and o[1].kind != "IdResultType"]
 
     def literal(self, index: int) -> str | None:
         """The text of the index-th non-id operand."""
@@ -902,10 +906,17 @@ def build(doc: Document, grammar: Grammar, version: tuple[int, int]) -> Module:
 
 @module_fact
 def _outside_functions(m: Module) -> list[Inst]:
+    # One walk over the instructions (in line order), not two bisections per function: a bisection's
+    # key is a call for each step, which cost more than the walk's plain reads of each line.
     out: list[Inst] = []
-    start = 0
+    insts = m.insts
+    n = len(insts)
+    k = 0
     for f in m.functions:
-        stop = bisect_left(m.insts, f.line, start, key=_inst_line)
-        out += m.insts[start:stop]
-        start = bisect_right(m.insts, f.end_line, stop, key=_inst_line)
-    return out + m.insts[start:]
+        start, end = f.line, f.end_line
+        while k < n and insts[k].line < start:
+            out.append(insts[k])
+            k += 1
+        while k < n and insts[k].line <= end:
+            k += 1
+    return out + insts[k:]

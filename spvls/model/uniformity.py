@@ -1158,6 +1158,8 @@ class _Analysis:
                 if op == "OpFunctionCall":
                     self._call_needs(inst, label, needs)
                     continue
+                if op == "OpLabel":
+                    continue  # no operand, no type; its label is in `scopes` already (or not filed there)
                 # _need, its common case (no barrier, no derivative) written out: every instruction passes here.
                 if op in needing:
                     need = _need(m, inst, needing, derivatives, matrices, scopes, outer)

@@ -12,6 +12,7 @@ from ...model.module import Function, Inst, Module
 from ...model.operands import Operand
 from ...model.typeinfo import contains, describe, float_encoding, int_info, scalar_of
 from ...spec.grammar import Enumerant
+from ...syntax.parser import LineFields
 from .. import fixes
 from ..diagnostic import WARNING, Diagnostic, Related, related_at
 from ..family import Family, Rule
@@ -106,7 +107,8 @@ _S = TypeVar("_S")
 
 def _per_shape(found: dict[str, _S], inst: Inst, make: Callable[[Inst], _S]) -> _S:
     """make(inst), kept in `found` by the line's shape (a line without one is made each time)."""
-    shape = inst.src.shape
+    fields: LineFields = inst.src  # (see _load_store)
+    shape = fields.shape
     if shape is None:
         return make(inst)
     value = found.get(shape)
@@ -165,7 +167,8 @@ class _Memo:
         d = m.defs.get(id_) if id_ else None
         if d is None:
             return None
-        shape = d.src.shape
+        fields: LineFields = d.src  # (see _load_store)
+        shape = fields.shape
         if shape is None:
             return m.type_of(id_)
         at = self.result_types.get(shape)
@@ -173,7 +176,7 @@ class _Memo:
             at = self.result_types[shape] = _result_type_at(d)
         if at == _IS_TYPE:
             return d
-        return m.defs.get(d.operands[at].token.text) if at >= 0 else None
+        return m.defs.get(d.operands[at][0].text) if at >= 0 else None
 
     def is_not_matrix(self, id_: str) -> bool:
         """Whether id_ is defined and not a cooperative matrix (or its type)."""
@@ -340,37 +343,26 @@ def _store(m: Module, inst: Inst, memo: _Memo) -> list[Diagnostic]:
 
 
 def _load_store(m: Module, inst: Inst, load: bool, memo: _Memo) -> list[Diagnostic]:
+    # Operands' tokens read as their first items, a line's fields through LineFields: the compiled
+    # build reads a tuple item where a field of a class it does not compile is looked up by name.
     ops = inst.operands
     ptr_at, obj_at, layout_at, stride_at, bad_at = memo.load_store_slots(inst)
     bad = "MakePointerAvailable" if load else "MakePointerVisible"
     out = [
-        FAMILY.cite(inst.line, ops[k].token, "coopmat.memory-operand", f"{bad} is not valid on {inst.opname}")
+        FAMILY.cite(inst.line, ops[k][0], "coopmat.memory-operand", f"{bad} is not valid on {inst.opname}")
         for k in bad_at
     ]
     if load:
-        rt = ops[0] if ops else None
-        if rt and rt.is_id and memo.is_not_matrix(rt.token.text):
-            out.append(
-                FAMILY.cite(
-                    inst.line, rt.token, "coopmat.load-result", f"{rt.token.text} is not a cooperative matrix type"
-                )
-            )
-    elif obj_at >= 0 and memo.is_not_matrix((obj := ops[obj_at]).token.text):
-        out.append(
-            FAMILY.cite(inst.line, obj.token, "coopmat.store-object", f"{obj.token.text} is not a cooperative matrix")
-        )
-    if ptr_at >= 0 and (pointee := memo.bad_pointee((ptr := ops[ptr_at]).token.text)) is not None:
-        out.append(FAMILY.cite(inst.line, ptr.token, "coopmat.pointer", f"{ptr.token.text} points to {pointee}"))
-    if layout_at >= 0 and (layout := ops[layout_at]).is_id and memo.bad_layout(layout.token.text):
-        out.append(
-            FAMILY.cite(
-                inst.line, layout.token, "coopmat.layout", f"{layout.token.text} is not a 32-bit integer constant"
-            )
-        )
-    if stride_at >= 0 and (stride := ops[stride_at]).is_id and memo.bad_stride(stride.token.text):
-        out.append(
-            FAMILY.cite(inst.line, stride.token, "coopmat.stride", f"{stride.token.text} is not a scalar integer")
-        )
+        if ops and (rt := ops[0][0]).kind == "ID" and memo.is_not_matrix(rt.text):
+            out.append(FAMILY.cite(inst.line, rt, "coopmat.load-result", f"{rt.text} is not a cooperative matrix type"))
+    elif obj_at >= 0 and memo.is_not_matrix((obj := ops[obj_at][0]).text):
+        out.append(FAMILY.cite(inst.line, obj, "coopmat.store-object", f"{obj.text} is not a cooperative matrix"))
+    if ptr_at >= 0 and (pointee := memo.bad_pointee((ptr := ops[ptr_at][0]).text)) is not None:
+        out.append(FAMILY.cite(inst.line, ptr, "coopmat.pointer", f"{ptr.text} points to {pointee}"))
+    if layout_at >= 0 and (layout := ops[layout_at][0]).kind == "ID" and memo.bad_layout(layout.text):
+        out.append(FAMILY.cite(inst.line, layout, "coopmat.layout", f"{layout.text} is not a 32-bit integer constant"))
+    if stride_at >= 0 and (stride := ops[stride_at][0]).kind == "ID" and memo.bad_stride(stride.text):
+        out.append(FAMILY.cite(inst.line, stride, "coopmat.stride", f"{stride.text} is not a scalar integer"))
     return out
 
 
@@ -425,8 +417,8 @@ def _muladd(m: Module, inst: Inst, memo: _Memo) -> list[Diagnostic]:
     out = []
     operands = inst.operands
     places, signed = memo.muladd_slots(inst)
-    ops = [o if k >= 0 and (o := operands[k]).is_id else None for k in places]
-    key = tuple(memo.mat(o.token.text) if o is not None else None for o in ops)
+    ops = [o if k >= 0 and (o := operands[k])[0].kind == "ID" else None for k in places]
+    key = tuple(memo.mat(o[0].text) if o is not None else None for o in ops)
     verdicts = memo.muladds.get(key)
     if verdicts is None:
         verdicts = memo.muladds[key] = _muladd_verdicts(key)
@@ -559,7 +551,7 @@ def _arithmetic(m: Module, inst: Inst, memo: _Memo) -> list[Diagnostic]:
     result_type = inst.result_type
     res = memo.mat(result_type) if result_type else None
     ops = inst.ids(skip_type=True)
-    if res is None and all(memo.mat(o.token.text) is None for o in ops):
+    if res is None and all(memo.mat(o[0].text) is None for o in ops):
         return []
     out = []
     op = inst.opname

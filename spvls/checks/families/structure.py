@@ -263,7 +263,7 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
                 out.extend(_not_labels(m, fn, [(e.token, e.line) for e in edges]))
                 backward = backward or (shader and _backward(fn, edges))
         if b.merge is not None:
-            out.extend(_not_labels(m, fn, [(o.token, b.merge.line) for o in merge_targets(b)]))
+            out.extend(_not_labels(m, fn, [(o[0], b.merge.line) for o in merge_targets(b)]))
         insts = b.insts
         if insts and insts[0].opname in _PHI_OR_LINE and _first(b).opname == "OpPhi":
             phis = True
