@@ -384,6 +384,7 @@ class Module:
         # Each opname's _role, found once per build, and its instructions (with_op's index: built
         # here, before a fork shares it).
         per_op: dict[str, tuple[int, list[Inst]]] = {}
+        same_text: dict[str, Match] = {}  # see below
         body: list[Inst] = []
         m: Match
         tok: Token  # typed: the compiled build reads a Token's fields as tuple items
@@ -425,7 +426,17 @@ class Module:
                             lst.append(inst)
                 inst.operands = tuple(pairs)
             else:
-                m = inst = make_inst(n, line, match(grammar, line, ext_imports))
+                # A line without ids matches alike wherever it is (no import can resolve it): its
+                # Match is shared by the lines of its text (OpReturn, OpFunctionEnd...), in this
+                # build only (a process-wide table would keep every text it met).
+                text = fields.text
+                idless = "%" not in text
+                found = same_text.get(text) if idless else None
+                if found is None:
+                    found = match(grammar, line, ext_imports)
+                    if idless:
+                        same_text[text] = found
+                m = inst = make_inst(n, line, found)
                 op = inst.opname
                 if m.inst is None or m.problems:
                     self._index_problems(inst)  # (a clean match has none)
