@@ -346,20 +346,23 @@ class Cfg:
 
     # -- constructs ---------------------------------------------------------
     def _find_constructs(self) -> list[Construct]:
+        # Reachability read from idom, whose keys `reachable` views: compiled, a test on the dict is
+        # its own lookup, on the view a generic one.
+        reachable = self.idom
         out: list[Construct] = []
         back_from: dict[str, str] = {}  # loop header -> the first back-edge block into it
         for e in self.edges:
             if e.back:
                 back_from.setdefault(e.target, e.source)
         for b in self.blocks.values():
-            if b.merge is None or b.label not in self.reachable:
+            if b.merge is None or b.label not in reachable:
                 continue
             merge = merge_block(b)
             if b.merge.opname == "OpLoopMerge":
                 cont = continue_target(b)
                 loop = Construct("loop", b.label, merge)
                 out.append(loop)
-                if cont in self.reachable:
+                if cont in reachable:
                     # What the merge block dominates is never post-dominated by the back-edge block
                     # in structured code (it leaves the loop): cut off first, to keep this local.
                     blocks = self.dominated(cont, merge)
@@ -371,7 +374,7 @@ class Cfg:
                 t = b.terminator
                 if t is not None and t.opname == "OpSwitch":
                     for target in dict.fromkeys(o.token.text for o in t.ids()[1:]):
-                        if target != merge and target in self.reachable:
+                        if target != merge and target in reachable:
                             out.append(Construct("case", target, merge))
         self._place(out)
         return out
@@ -477,7 +480,7 @@ class Cfg:
         out: list[tuple[Edge, Construct]] = []
         if not self.constructs:
             return out
-        reachable, chains = self.reachable, self._chains
+        reachable, chains = self.idom, self._chains  # (see _find_constructs)
         for e in self.edges:
             source, target = e.source, e.target
             if source not in reachable or target not in reachable:

@@ -455,6 +455,42 @@ def _coopmat_scope(
 
 
 @module_fact
+def _fresh_matrix_lines(m: Module) -> dict[int, frozenset[int]]:
+    """_matrix_lines' memo, by `m.rewrites` (only 0 is kept: see there)."""
+    return {}
+
+
+def _matrix_lines(m: Module, matrices: dict[str, int]) -> frozenset[int] | None:
+    """The lines of the instructions that name a cooperative matrix type or an id some instruction
+    naming one defines, in a model no edit has changed in place (None in any other): _coopmat_scope
+    finds a level only there (the type of an id it reads names the matrix type), so a first check
+    skips the other instructions. Found through the index of uses, in the instructions' own few,
+    once per model: not after an edit in place, where a keystroke would pay it for one function."""
+    if m.rewrites != 0:
+        return None
+    held = _fresh_matrix_lines(m)
+    found = held.get(0)
+    if found is not None:
+        return found
+    lines: set[int] = set()
+    values: list[str] = []
+    uses = m.uses
+    for t in matrices:
+        for inst in uses.get(t, ()):
+            lines.add(inst.line)
+            res = _result(inst)
+            if res is not None:
+                values.append(res)
+    for v in values:
+        for inst in uses.get(v, ()):
+            lines.add(inst.line)
+    found = frozenset(lines)
+    if keeps(m, 0):
+        held[0] = found
+    return found
+
+
+@module_fact
 def _outer_scopes(m: Module) -> dict[str, int]:
     """_coopmat_scope's memo of the ids whose first definition comes before the first function:
     lines no in-place edit reaches, so what they gave holds for the module's life (filled as met)."""
@@ -525,11 +561,12 @@ _VALUE_KINDS: Final = {
 
 
 @module_fact
-def _cache(m: Module) -> dict[str, tuple[tuple, Uniformity]]:
+def _cache(m: Module) -> dict[str, tuple[tuple, Uniformity, int]]:
     """Each function's analysis with what it was computed from (its blocks' instruction lists and its
     callees' summaries), checked by identity and value at each use: an in-place edit gives the edited
     block a new list, so only that function is analysed again, and its callers only when its summary
-    changed."""
+    changed. Third: the `m.rewrites` at which an analysis asked for from outside (no call chain
+    under way) was last found current, else -1."""
     return {}
 
 
@@ -537,6 +574,12 @@ def analyse(m: Module, fn: Function, _busy: frozenset[str] = frozenset()) -> Uni
     """The function's uniformity (callees first, each once per change)."""
     rewrites = m.rewrites
     cache = _cache(m)
+    hit = cache.get(fn.id)
+    # Found current since the model last changed: the same again (an analysis is a function of the
+    # model and the call chain it is asked in), without its callees' summaries compared once more for
+    # each family that reads it.
+    if hit is not None and not _busy and hit[2] == rewrites and hit[1].fn is fn:
+        return hit[1]
     callees: dict[str, Summary | None] = {}
     for callee, _site in fn.calls:
         if callee in callees:
@@ -546,10 +589,12 @@ def analyse(m: Module, fn: Function, _busy: frozenset[str] = frozenset()) -> Uni
     stamp = (tuple(b.insts for b in fn.blocks), tuple((k, s.key() if s else None) for k, s in callees.items()))
     hit = cache.get(fn.id)
     if hit is not None and hit[1].fn is fn and _same(hit[0], stamp):
+        if not _busy and hit[2] != rewrites and keeps(m, rewrites):
+            cache[fn.id] = (hit[0], hit[1], rewrites)
         return hit[1]
     u = _Analysis(m, fn, callees).run()
     if keeps(m, rewrites):
-        cache[fn.id] = (stamp, u)
+        cache[fn.id] = (stamp, u, -1 if _busy else rewrites)
     return u
 
 
@@ -560,7 +605,13 @@ def cached(m: Module, fn: Function) -> Uniformity | None:
 
 
 def _same(a: tuple, b: tuple) -> bool:
-    return len(a[0]) == len(b[0]) and all(x is y for x, y in zip(a[0], b[0], strict=True)) and a[1] == b[1]
+    x, y = a[0], b[0]
+    if len(x) != len(y):
+        return False
+    for k in range(len(x)):  # (a loop: compiled, a generator over zip costs more than the comparisons)
+        if x[k] is not y[k]:
+            return False
+    return a[1] == b[1]
 
 
 def of_module(m: Module) -> dict[str, Uniformity]:
@@ -1136,6 +1187,9 @@ class _Analysis:
         # Each id defined once, the function's labels are its blocks' (none a matrix): the branches
         # and merges that name them, mostly ahead, need not look them up (see _coopmat_scope).
         scopes: dict[str, int] = dict.fromkeys(self.cfg.blocks, _NO_MATRIX) if matrices and not m.duplicates else {}
+        # Where a matrix may be met, in a model no edit changed (None: anywhere). What the others would
+        # have filed in `scopes` (no matrix) is found again, where read, from the module's definitions.
+        touching = _matrix_lines(m, matrices) if matrices else None
         needs: list[Need] = []  # what callers must meet, in the order met (a tuple at the end)
         for label in self.cfg.order:
             b = self.cfg.blocks[label]
@@ -1167,6 +1221,8 @@ class _Analysis:
                         continue
                     kind, level = need
                 elif matrices:
+                    if touching is not None and inst.line not in touching:
+                        continue
                     scope = _coopmat_scope(m, inst, matrices, scopes, outer)
                     if scope is None or scope <= INVOCATION:
                         continue

@@ -178,33 +178,33 @@ def _convert(m: Module, inst: Inst, shapes: _Shapes) -> list[Diagnostic]:
 def _plainly_right(defs: dict[str, Inst], inst: Inst, code: str, shapes: _Shapes) -> bool:
     """The common case, decided fast: every operand's type is the Result Type (or, for a comparison,
     both operands share a type of the right kind and size)."""
+    # Operands' tokens read as their first items (`o[0]`): the compiled build reads a tuple item, where
+    # `o.token` is looked up on a class it does not compile, for every operand of every instruction here.
     ops = inst.operands
     if len(ops) < 2:
         return False
-    rt = ops[0].token.text
+    rt = ops[0][0].text
     types = []
-    for o in ops[1:]:
-        d = defs.get(o.token.text)
+    for k in range(1, len(ops)):
+        d = defs.get(ops[k][0].text)
         if d is None or not d.operands:
             return False
-        types.append(d.operands[0].token.text)
+        types.append(d.operands[0][0].text)
+    # A shape read as a _Shape once it is one (not None, not _SKIP): its fields are then read natively.
+    rs = shapes.get(rt)
+    if not isinstance(rs, _Shape):
+        return False
     if code in _SAME_AS_RESULT:
-        rs = shapes.get(rt)
         return (
-            rs is not None
-            and rs != _SKIP
-            and rs.kind == _RESULT_KIND[code]
+            rs.kind == _RESULT_KIND[code]
             and not (code == "arith.unsigned" and rs.signed)
             and all(t == rt for t in types)
         )
     if len(types) != 2 or types[0] != types[1]:
         return False
-    rs, os_ = shapes.get(rt), shapes.get(types[0])
+    os_ = shapes.get(types[0])
     return (
-        rs is not None
-        and os_ is not None
-        and rs != _SKIP
-        and os_ != _SKIP
+        isinstance(os_, _Shape)
         and rs.kind == "OpTypeBool"
         and os_.kind == ("OpTypeFloat" if code == "arith.float-compare" else "OpTypeInt")
         and rs.count == os_.count

@@ -14,6 +14,7 @@ from ...model.facts import module_fact
 from ...model.module import Inst, Module
 from ...model.operands import Operand
 from ...spec.grammar import Instruction, format_version
+from ...syntax.parser import LineFields
 from .. import fixes
 from ..diagnostic import ERROR, Diagnostic, Fix, Spanned, at
 from ..family import EXTENSION_PAGE, Family, Rule
@@ -110,6 +111,8 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
     # Requirements depend only on the instruction or enumerant and the module's header, so each
     # one found satisfied is not asked again (a 100k-line module uses a few dozen of each).
     satisfied: set[int] = set()  # ids of objects the check holds (the module's) for its whole run
+    # Instructions found satisfied, by opname (a string's hash is kept, an id() is a new int to hash)
+    satisfied_ops: dict[str, Instruction] = {}
     satisfied_shapes: set[str] = set()
     for inst in insts(m, scope):
         grammar_inst = inst.inst  # (Inst.grammar_inst, without the property: this loop sees every line)
@@ -119,16 +122,17 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
             out.extend(_sized(m, inst))
         elif inst.opname == "OpExtInstImport":
             out.extend(_non_semantic(m, inst))
-        if id(grammar_inst) not in satisfied:
+        if satisfied_ops.get(inst.opname) is not grammar_inst:
             found = _opcode(m, inst, grammar_inst)
             if found:
                 out.extend(found)
             else:
-                satisfied.add(id(grammar_inst))
+                satisfied_ops[inst.opname] = grammar_inst
         # A line shape fixes the operands' enumerants: a shape whose every enumerant was found
         # satisfied is not looked into again (most lines of a large module repeat a few shapes).
         # Not OpExtInst's: its operands follow the set its id imports, which the shape does not say.
-        shape = inst.src.shape if inst.opname != "OpExtInst" else None
+        fields: LineFields = inst.src  # (the compiled build reads a tuple item, not a Line's field by name)
+        shape = fields.shape if inst.opname != "OpExtInst" else None
         if shape is not None and shape in satisfied_shapes:
             continue
         whole = True

@@ -51,23 +51,25 @@ _INDEX = {
 _FORWARD_SETS = frozenset({"DebugInfo", "OpenCL.DebugInfo.100"})
 
 
-def _may_forward(m: Module, inst: Inst, index: int, name: str) -> bool:
+def _may_forward(m: Module, inst: Inst, position: int, name: str) -> bool:
+    """Whether the operand at `position` among the instruction's operands may name an id defined
+    later (the branches and OpPhi, most forward references, asked first: none of them is a type)."""
     op = inst.opname
-    grammar_inst = inst.grammar_inst
     if op in _ANY:
         return True
+    if op in _NOT_FIRST:
+        return _word_index(inst, position) != 0
+    if op == "OpPhi":
+        return _word_index(inst, position) > 1
+    grammar_inst = inst.grammar_inst
     if grammar_inst and grammar_inst.is_type and op != "OpTypeForwardPointer":
         # SPIR-V 2.4: a type may name a pointer type only OpTypeForwardPointer declared before it.
         declared = _forward_pointers(m).get(name)
         return declared is not None and declared < inst.line
-    if op in _NOT_FIRST:
-        return index != 0
-    if op == "OpPhi":
-        return index > 1
     if op == "OpExtInst":
         ids = inst.ids()
         return len(ids) > 1 and m.ext_imports.get(ids[1].token.text) in _FORWARD_SETS
-    return index in _INDEX.get(op, ())
+    return _word_index(inst, position) in _INDEX.get(op, ())
 
 
 def _word_index(inst: Inst, position: int) -> int:
@@ -220,7 +222,7 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
                 )
             else:
                 ahead = d.line > line or (d is inst and inst.opname != "OpPhi")  # naming itself too
-                if ahead and d.src.result and not _may_forward(m, inst, _word_index(inst, pos), name):
+                if ahead and d.src.result and not _may_forward(m, inst, pos, name):
                     why = (
                         "a type may name a later pointer type only once OpTypeForwardPointer has declared it"
                         if inst.grammar_inst is not None and inst.grammar_inst.is_type
@@ -241,7 +243,7 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
                 if d.opname == "OpFunction" and inst.opname not in _TAKES_FUNCTIONS and not _describes(m, inst):
                     out.append(_function_use(inst, op))
                 kind = kinds.get(name)
-                if pos == 0 and op.grammar_operand.kind == "IdResultType":
+                if pos == 0 and op[1].kind == "IdResultType":  # (op.grammar_operand: see above)
                     if kind != "type" and (problem := _not_a_type(inst, op, kind, d)) is not None:
                         out.append(problem)
                     elif inst.opname in _RESULT_KINDS and d.opname != _RESULT_KINDS[inst.opname][0]:

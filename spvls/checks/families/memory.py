@@ -113,7 +113,7 @@ def _value_type(m: Module, id_: str) -> str | None:
     grammar_inst = d.inst  # (Inst.grammar_inst, without the property)
     if grammar_inst is None or not grammar_inst.has_result_type or not d.operands:
         return None
-    return d.operands[0].token.text
+    return d.operands[0][0].text  # (see _load)
 
 
 def _pointed(
@@ -133,10 +133,12 @@ def _pointed(
 
 
 def _load(m: Module, inst: Inst, pointers: _Pointers) -> list[Diagnostic]:
+    # An operand's token read as its first item (`o[0]`): the compiled build reads a tuple item, where
+    # `o.token` (and `o.is_id`) is looked up on a class it does not compile, for every load and store.
     ops = inst.operands
-    if len(ops) < 2 or not ops[1].is_id:
+    if len(ops) < 2 or ops[1][0].kind != "ID":
         return []
-    rt, ptr_op = ops[0].token.text, ops[1].token
+    rt, ptr_op = ops[0][0].text, ops[1][0]
     ptr, problem = _pointed(m, inst, ptr_op, "Pointer", pointers)
     if ptr is None:
         return problem
@@ -144,7 +146,7 @@ def _load(m: Module, inst: Inst, pointers: _Pointers) -> list[Diagnostic]:
         return [
             FAMILY.cite(
                 inst.line,
-                ops[0].token,
+                ops[0][0],
                 "memory.load-type",
                 f"the Result Type is {rt}, but {ptr_op.text} points to {ptr[1]}",
             )
@@ -154,9 +156,9 @@ def _load(m: Module, inst: Inst, pointers: _Pointers) -> list[Diagnostic]:
 
 def _store(m: Module, inst: Inst, pointers: _Pointers) -> list[Diagnostic]:
     ops = inst.operands
-    if len(ops) < 2 or not ops[0].is_id or not ops[1].is_id:
+    if len(ops) < 2 or ops[0][0].kind != "ID" or ops[1][0].kind != "ID":  # (see _load)
         return []
-    ptr_op, obj = ops[0].token, ops[1].token
+    ptr_op, obj = ops[0][0], ops[1][0]
     ptr, problem = _pointed(m, inst, ptr_op, "Pointer", pointers)
     if ptr is None:
         return problem
@@ -186,10 +188,10 @@ def _untyped(m: Module, type_id: str) -> bool:
 
 
 def _chain(m: Module, inst: Inst, pointers: _Pointers) -> list[Diagnostic]:
-    ops = [o for o in inst.operands if o.is_id]
+    ops = [o for o in inst.operands if o[0].kind == "ID"]  # (see _load)
     if len(ops) < 2:
         return []
-    rt_tok, base = ops[0].token, ops[1].token
+    rt_tok, base = ops[0][0], ops[1][0]
     bptr, problem = _pointed(m, inst, base, "Base", pointers)
     if bptr is None:
         return problem
@@ -245,11 +247,12 @@ def _indexes(m: Module, inst: Inst, type_id: str | None, indexes: list[Operand])
     """Each index a scalar integer; none left once a type that is not a composite is reached."""
     out = []
     for o in indexes:
-        t = m.type_of(o.token.text)
-        d = m.definition(o.token.text)
+        tok = o[0]  # (see _load)
+        t = m.type_of(tok.text)
+        d = m.definition(tok.text)
         if t is not None and d is not None and not d.is_type and t.opname != "OpTypeInt":
-            lead = f"the index {o.token.text} is of type {t.result} ({t.opname}), not a scalar integer"
-            out.append(FAMILY.cite(inst.line, o.token, "memory.access-chain-index", lead))
+            lead = f"the index {tok.text} is of type {t.result} ({t.opname}), not a scalar integer"
+            out.append(FAMILY.cite(inst.line, tok, "memory.access-chain-index", lead))
     for k, o in enumerate(indexes):
         t = m.definition(type_id)
         if t is None or not t.is_type:
@@ -275,12 +278,12 @@ def _walk(m: Module, type_id: str | None, indexes: list[Operand]) -> str | None:
         op = t.opname
         ids = t.ids()
         if op in _ELEMENTS:
-            type_id = ids[0].token.text if ids else None
+            type_id = ids[0][0].text if ids else None  # (see _load)
         elif op == "OpTypeStruct":
-            k = m.int_value(o.token.text)
+            k = m.int_value(o[0].text)
             if k is None or not 0 <= k < len(ids):
                 return None  # spirv-val requires a constant in range; not judged here
-            type_id = ids[k].token.text
+            type_id = ids[k][0].text
         else:
             return None
     return type_id

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...model.module import Inst, Module
 from ...model.operands import Problem, name_suggestions, opcode_suggestions
-from ...syntax.parser import int_value
+from ...syntax.parser import LineFields, int_value
 from .. import fixes
 from ..diagnostic import ERROR, Diagnostic, at
 from ..family import Family, Rule
@@ -33,7 +33,8 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
             out.extend(_ext_set(m, inst))
         if inst.opname in _CONTEXT_DEPENDENT:
             out.extend(_literal_values(m, inst))
-        if len(inst.src.text) > 2 * MAX_WORDS:  # every word takes at least two characters of text
+        fields: LineFields = inst.src  # (the compiled build reads a tuple item, not a Line's field by name)
+        if len(fields.text) > 2 * MAX_WORDS:  # every word takes at least two characters of text
             out.extend(_word_count(inst))
     return out
 
