@@ -389,13 +389,23 @@ def _stand_in(word: str) -> str:
     return "Op" if word.startswith("Op") else "a"
 
 
-@lru_cache(maxsize=16384)
+# Each shape's template, None for a shape with an error: a dict, not an lru_cache, as parse_lines
+# asks it for each line and the compiled build looks a dict up directly (an lru_cache's call cost
+# it twice a lookup). Emptied when full.
+_templates: dict[str, _Shape | None] = {}
+_MAX_SHAPES = 16384
+
+
 def _template(shape: str) -> _Shape | None:
     """A shape's template, or None when the shape has an error."""
+    if shape in _templates:
+        return _templates[shape]
     toks = _placed(shape)
-    if toks is None:
-        return None
-    return _shape(tuple(toks), shape)
+    template = None if toks is None else _shape(tuple(toks), shape)
+    if len(_templates) >= _MAX_SHAPES:
+        _templates.clear()
+    _templates[shape] = template
+    return template
 
 
 def _placed(shape: str) -> list[tuple[bool, str, str, int]] | None:
@@ -555,7 +565,7 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int, all_asci
     the shape's tokens are moved over the line's own ids (each '%' in the shape is one id). all_ascii:
     every text is ASCII (the caller knows it of the whole text at no cost; else each line is asked)."""
     split, ascii_split, join = _ID_SPLIT.split, _ASCII_ID_SPLIT.split, "%".join
-    template_of, whole = _template, _parse_whole
+    templates, template_of, whole = _templates, _template, _parse_whole
     new, token_class, line_class = _new, Token, Line  # locals: the compiled build looks a global up by name
     interned = _interned
     last, id_at = interned.last, interned.id_at
@@ -574,7 +584,9 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int, all_asci
                 parts = ascii_split(text) if all_ascii or text.isascii() else split(text)
                 shape = join(parts[::2])
                 ids = parts[1::2]
-            template = template_of(shape)
+            template = templates.get(shape)
+            if template is None:
+                template = template_of(shape)
         if template is None:
             lines[i] = whole(text)
             i += 1

@@ -51,7 +51,7 @@ def _cold_parser() -> None:
     """Each run parses as a cold `spvls check` does: a second run of n lines found every line's
     shape in the parser's caches (16,384 shapes) while 4n lines, past them, found none (x9.5 for
     n = 5,000 distinct OpSpecConstantOp lines, where a cold parse grows x3.2)."""
-    parser._template.cache_clear()
+    parser._templates.clear()
     parser._parse_whole.cache_clear()
     parser._lark_template.cache_clear()
     parser._plan.cache_clear()

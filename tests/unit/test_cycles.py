@@ -17,7 +17,7 @@ JUNK = '\n%x = OpFoo "unterminated\n junk!!! \x00 \xff\n%y = OpIAdd %u32 %undefi
 
 def _clear_caches():
     parser._parse_whole.cache_clear()  # cached lines would keep objects alive
-    parser._template.cache_clear()
+    parser._templates.clear()
     parser._lark_template.cache_clear()
     parser._plan.cache_clear()
 
