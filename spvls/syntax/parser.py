@@ -530,28 +530,32 @@ def _layout(template: _Shape, key: int | tuple[int, ...] | None) -> list[Token |
     return fixed
 
 
-# Whether this module runs compiled (tools/compiled.py), as black tells: its calls of str methods
-# are direct there, and cost less than the regex engine's split (two thirds); interpreted, a loop
-# of them costs more.
+# Whether this module runs compiled (tools/compiled.py), as black tells: there a loop over a line's
+# characters is native code, and splits it in a fraction of the regex engine's time; interpreted,
+# such a loop is far slower than the regex.
 _COMPILED: Final = Path(__file__).suffix in (".so", ".pyd")
 
 
-def _spaced_ids(text: str, ids: list[str]) -> str | None:
-    """_ID_SPLIT's split of a line without quotes or semicolons when each id runs from its '%' to
-    the next space (so holds no '=' and no other blank, which str.isprintable finds): the shape, the
-    ids appended to `ids`. None for any other line (`ids` then holds some)."""
+def _split_ids(text: str, ids: list[str]) -> str | None:
+    """_ID_SPLIT's split of a line, read character by character: the shape (each id written '%'),
+    the ids appended to `ids`. None when an id holds a character beyond ASCII (`ids` then holds
+    some), which the regex reads."""
     pieces = []
     prev = 0
+    size = len(text)
     at = text.find("%")
     while at >= 0:
-        end = text.find(" ", at)
-        if end < 0:
-            end = len(text)
-        tok = text[at:end]
-        if "=" in tok or not tok.isprintable():
-            return None
+        end = at + 1
+        while end < size:
+            c = ord(text[end])
+            # _ASCII_ID_SPLIT's stops: \t-\r, \x1c-\x20, '"', ';', '='
+            if c <= 32 and (c >= 28 or 9 <= c <= 13) or c == 34 or c == 59 or c == 61:
+                break
+            if c >= 128:
+                return None
+            end += 1
         pieces.append(text[prev:at])
-        ids.append(tok)
+        ids.append(text[at:end])
         prev = end
         at = text.find("%", end)
     pieces.append(text[prev:])
@@ -578,7 +582,7 @@ def parse_lines(texts: list[str], lines: list[Line], i: int, stop: int, all_asci
             shape = None
             if _COMPILED:
                 ids: list[str] = []
-                shape = _spaced_ids(text, ids)
+                shape = _split_ids(text, ids)
             if shape is None:
                 # The text between ids, and the ids
                 parts = ascii_split(text) if all_ascii or text.isascii() else split(text)
