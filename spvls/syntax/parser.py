@@ -14,7 +14,7 @@ import unicodedata
 from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, ClassVar, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
 
 import lark
 from lark import Lark, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -22,6 +22,9 @@ from lark import Lark, Transformer, UnexpectedCharacters, UnexpectedInput, Unexp
 from ..compiled import mypyc_attr
 from ..spec import builtcache
 from .interning import Interned
+
+if TYPE_CHECKING:  # a machine integer to the compiled build; annotations are not run (a pure install lacks it)
+    from mypy_extensions import i64
 
 
 class Token(NamedTuple):
@@ -542,12 +545,12 @@ def _split_ids(text: str, ids: list[str]) -> str | None:
     some), which the regex reads."""
     pieces = []
     prev = 0
-    size = len(text)
+    size: i64 = len(text)
     at = text.find("%")
     while at >= 0:
-        end = at + 1
+        end: i64 = at + 1
         while end < size:
-            c = ord(text[end])
+            c: i64 = ord(text[end])
             # _ASCII_ID_SPLIT's stops: \t-\r, \x1c-\x20, '"', ';', '='
             if c <= 32 and (c >= 28 or 9 <= c <= 13) or c == 34 or c == 59 or c == 61:
                 break
