@@ -1187,9 +1187,9 @@ class _Analysis:
         # Each id defined once, the function's labels are its blocks' (none a matrix): the branches
         # and merges that name them, mostly ahead, need not look them up (see _coopmat_scope).
         scopes: dict[str, int] = dict.fromkeys(self.cfg.blocks, _NO_MATRIX) if matrices and not m.duplicates else {}
-        # Where a matrix may be met, in a model no edit changed (None: anywhere). What the others would
-        # have filed in `scopes` (no matrix) is found again, where read, from the module's definitions.
+        # Where a matrix may be met, in a model no edit changed (None: anywhere).
         touching = _matrix_lines(m, matrices) if matrices else None
+        file_results = not m.duplicates  # as _coopmat_scope files them (its operands read them there)
         needs: list[Need] = []  # what callers must meet, in the order met (a tuple at the end)
         for label in self.cfg.order:
             b = self.cfg.blocks[label]
@@ -1222,6 +1222,9 @@ class _Analysis:
                     kind, level = need
                 elif matrices:
                     if touching is not None and inst.line not in touching:
+                        # What _coopmat_scope would file and find: no matrix made, none read.
+                        if file_results and (res := _result(inst)) is not None:
+                            scopes[res] = _NO_MATRIX
                         continue
                     scope = _coopmat_scope(m, inst, matrices, scopes, outer)
                     if scope is None or scope <= INVOCATION:
