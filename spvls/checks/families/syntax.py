@@ -6,7 +6,7 @@ import re
 
 from ...binding.text import LONE, utf8
 from ...model.module import Module
-from ...syntax.parser import VALID_ID, Line, LineFields, SyntaxProblem
+from ...syntax.parser import VALID_ID, Line, LineFields
 from ..diagnostic import ERROR, WARNING, Diagnostic, at
 from ..family import Family, Rule
 from ..scope import Scope, line_range
@@ -27,11 +27,18 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
         whole = "\n".join(texts)
         ascii_, clean = whole.isascii(), _BAD_ID.search(whole) is None
         if ascii_ and clean:  # only these lines can have something to say
-            numbers = [n for n, line in enumerate(m.doc.lines) if _error(line) or _shape(line) is None or span[n] != 1]
+            # A line's shape read as its item (`line[1]`, LineFields' second), its error only where it
+            # is a NotedLine (a plain Line has none): the compiled build reads a tuple item, not a field
+            # of Line (a class it does not compile) by name, for every line.
+            numbers = [
+                n
+                for n, line in enumerate(m.doc.lines)
+                if line[1] is None or span[n] != 1 or (type(line) is not Line and line.error)
+            ]
     for n in numbers:
         line = m.doc.lines[n]
-        e = _error(line)
-        if e:
+        e = line.error if type(line) is not Line else None  # (see above)
+        if e is not None:
             out.append(at(n, e, ERROR, "syntax.parse", e.message))
         if not ascii_ and not texts[n].isascii():
             out.extend(_lone_surrogates(m, n, line))
@@ -51,18 +58,6 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
                     )
                 )
     return out
-
-
-# A line's error and shape read without a lookup by name on Line (a class the compiled build does not
-# compile), for every line of the module: a plain Line has no error (a NotedLine holds it), and its
-# shape is one of its LineFields, read as a tuple item.
-def _error(line: Line) -> SyntaxProblem | None:
-    return line.error if type(line) is not Line else None
-
-
-def _shape(line: Line) -> str | None:
-    fields: LineFields = line
-    return fields.shape
 
 
 def _lone_surrogates(m: Module, n: int, line: Line) -> list[Diagnostic]:
