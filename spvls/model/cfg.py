@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from ..syntax.parser import Token
 from .facts import module_fact
@@ -91,7 +91,7 @@ class _Link:
 
 
 _Chain = _Link | None
-_NO_LABELS: tuple[str, ...] = ()
+_NO_LABELS: Final[tuple[str, ...]] = ()
 
 
 class Cfg:
@@ -558,7 +558,7 @@ def _label_set(labels: set[str]) -> Collection[str]:
     return tuple(labels) if len(labels) <= 8 else frozenset(labels)
 
 
-_OPENING_ORDER = {"case": 0, "continue": 1, "selection": 2, "loop": 2}
+_OPENING_ORDER: Final = {"case": 0, "continue": 1, "selection": 2, "loop": 2}
 
 
 def _first(chain: _Chain, label: str) -> Construct | None:
@@ -636,11 +636,11 @@ def targets(b: Block) -> list[Edge]:
     return out
 
 
-_BRANCHES = frozenset(("OpBranch", "OpBranchConditional", "OpSwitch"))
+_BRANCHES: Final = frozenset(("OpBranch", "OpBranchConditional", "OpSwitch"))
 
 
 # The operands of a merge instruction that name blocks, by the grammar's operand names.
-_MERGE_OPERANDS = ("Merge Block", "Continue Target")
+_MERGE_OPERANDS: Final = ("Merge Block", "Continue Target")
 
 
 def merge_targets(b: Block) -> list[Operand]:

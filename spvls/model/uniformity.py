@@ -55,7 +55,7 @@ LEVELS = (
     "the whole draw or dispatch",
 )
 # What a Scope enumerant spans, as a level.
-SCOPE_LEVEL = {
+SCOPE_LEVEL: Final = {
     "Invocation": INVOCATION,
     "Subgroup": SUBGROUP,
     "Workgroup": WORKGROUP,
@@ -118,8 +118,8 @@ _POINTER_OPS = {
     "OpCopyObject",
     "OpBitcast",
 }
-_TRANSPARENT = {"OpLine", "OpNoLine", "OpNop", "OpExtInst"}
-_KILLS = {"OpKill", "OpTerminateInvocation", "OpTerminateRayKHR", "OpIgnoreIntersectionKHR"}
+_TRANSPARENT: Final = {"OpLine", "OpNoLine", "OpNop", "OpExtInst"}
+_KILLS: Final = {"OpKill", "OpTerminateInvocation", "OpTerminateRayKHR", "OpIgnoreIntersectionKHR"}
 _READ_ONLY = {"Uniform", "UniformConstant", "PushConstant"}
 # The terminators that leave the function: all but the branches and OpUnreachable.
 _EXITS = TERMINATORS - {"OpBranch", "OpBranchConditional", "OpSwitch", "OpUnreachable"}

@@ -5,7 +5,7 @@ Only scalars and vectors are judged here: cooperative-matrix (and vector) arithm
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from ...model.facts import module_fact
 from ...model.module import Inst, Module
@@ -46,7 +46,7 @@ _FLOAT_COMPARE = {
     "OpOrdered",
     "OpUnordered",
 }
-_CODE = {
+_CODE: Final = {
     **dict.fromkeys(_INT, "arith.int"),
     **dict.fromkeys(_UNSIGNED, "arith.unsigned"),
     **dict.fromkeys(_FLOAT, "arith.float"),
@@ -55,7 +55,7 @@ _CODE = {
 }
 _OPS = sorted(_CODE)
 # Conversions: (the Result Type's component kind, the operand's).
-_CONVERT = {
+_CONVERT: Final = {
     "OpConvertFToU": ("OpTypeInt", "OpTypeFloat"),
     "OpConvertFToS": ("OpTypeInt", "OpTypeFloat"),
     "OpConvertSToF": ("OpTypeFloat", "OpTypeInt"),
@@ -83,7 +83,7 @@ class _Shape:
         return base if self.count == 1 else f"vec{self.count}<{base}>"
 
 
-_SKIP = "skip"  # floats with an FP encoding (bfloat16, fp8), and their vectors: not judged here
+_SKIP: Final = "skip"  # floats with an FP encoding (bfloat16, fp8), and their vectors: not judged here
 # _shapes as the judges read it: they compare with _SKIP before reading a _Shape's fields.
 _Shapes = dict[str, Any]
 
@@ -211,8 +211,8 @@ def _plainly_right(defs: dict[str, Inst], inst: Inst, code: str, shapes: _Shapes
     )
 
 
-_SAME_AS_RESULT = {"arith.int", "arith.unsigned", "arith.float"}
-_RESULT_KIND = {"arith.int": "OpTypeInt", "arith.unsigned": "OpTypeInt", "arith.float": "OpTypeFloat"}
+_SAME_AS_RESULT: Final = {"arith.int", "arith.unsigned", "arith.float"}
+_RESULT_KIND: Final = {"arith.int": "OpTypeInt", "arith.unsigned": "OpTypeInt", "arith.float": "OpTypeFloat"}
 
 
 def _judge(m: Module, inst: Inst, code: str, shapes: _Shapes) -> list[Diagnostic]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Final
 
 from ...model.enablement import CAPABILITY, LAST_VERSION, RESERVED, VERSION, Need, lacks
 from ...model.facts import module_fact
@@ -55,7 +56,7 @@ _WIDTH_CAPS = {
     ("OpTypeVector", 16): ("Vector16",),
 }
 _WIDTH_EXTS = {("OpTypeFloat", 16): ("SPV_AMD_gpu_shader_half_float", "SPV_AMD_gpu_shader_half_float_fetch")}
-_SIZED = {
+_SIZED: Final = {
     "OpTypeInt": "capability.int-type",
     "OpTypeFloat": "capability.float-type",
     "OpTypeVector": "capability.vector16",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from ...model import uniformity as uni
 from ...model.cfg import block_holding
@@ -30,7 +30,7 @@ _CONVERSIONS = {
     "OpBitcast",
 }
 _UNARY = {"OpSNegate", "OpFNegate"}
-_BINARY = {"OpIAdd", "OpFAdd", "OpISub", "OpFSub", "OpFMul", "OpIMul", "OpFDiv", "OpSDiv", "OpUDiv"}
+_BINARY: Final = {"OpIAdd", "OpFAdd", "OpISub", "OpFSub", "OpFMul", "OpIMul", "OpFDiv", "OpSDiv", "OpUDiv"}
 _COMPOSITES = ("OpCompositeConstruct", "OpConstantComposite", "OpSpecConstantComposite")
 
 
@@ -67,7 +67,7 @@ def _mat_of(m: Module, t: Inst) -> _Mat:
     return mat if mat.inst is t else _Mat(m, t)
 
 
-_IS_TYPE = -2
+_IS_TYPE: Final = -2
 
 
 def _result_type_at(d: Inst) -> int:

@@ -6,6 +6,7 @@ type or typeless, a function named where none belongs."""
 from __future__ import annotations
 
 from bisect import bisect_left
+from typing import Final
 
 from ...model.facts import module_fact
 from ...model.module import Function, Inst, Module
@@ -19,7 +20,7 @@ from ..scope import Scope, holds, insts
 
 # Operands (by word index, result type and result id counted) that may name an id
 # defined later: SPIR-V 2.4 "Logical Layout" allows forward references only in these.
-_ANY = frozenset(
+_ANY: Final = frozenset(
     {
         "OpExecutionMode",
         "OpExecutionModeId",
@@ -37,8 +38,8 @@ _ANY = frozenset(
         "OpExtInstWithForwardRefsKHR",
     }
 )
-_NOT_FIRST = frozenset({"OpGroupDecorate", "OpGroupMemberDecorate", "OpBranchConditional", "OpSwitch"})
-_INDEX = {
+_NOT_FIRST: Final = frozenset({"OpGroupDecorate", "OpGroupMemberDecorate", "OpBranchConditional", "OpSwitch"})
+_INDEX: Final = {
     "OpFunctionCall": {2},
     "OpEnqueueKernel": {8},
     "OpGetKernelNDrangeSubGroupCount": {3},
@@ -258,7 +259,7 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
 
 
 # What may name a function besides debug, annotation and non-semantic instructions (spirv-val's list).
-_TAKES_FUNCTIONS = frozenset(
+_TAKES_FUNCTIONS: Final = frozenset(
     {
         "OpEnqueueKernel",
         "OpEntryPoint",
@@ -297,7 +298,7 @@ def _function_use(inst: Inst, op: Operand) -> Diagnostic:
 
 
 # Instructions whose Result Type must be one kind of type, with the sentence saying so.
-_RESULT_KINDS = {
+_RESULT_KINDS: Final = {
     "OpSampledImage": (
         "OpTypeSampledImage",
         "OpSampledImage: Create a sampled image, containing both a sampler and an image. Result Type must be "

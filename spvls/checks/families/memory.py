@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from ...model.cfg import function_holding
 from ...model.facts import module_fact
@@ -230,7 +231,7 @@ def _chain(m: Module, inst: Inst, pointers: _Pointers) -> list[Diagnostic]:
 
 
 # Types an index steps into, reaching their one element type.
-_ELEMENTS = (
+_ELEMENTS: Final = (
     "OpTypeVector",
     "OpTypeMatrix",
     "OpTypeArray",
@@ -240,7 +241,7 @@ _ELEMENTS = (
 )
 # Types no index steps into. Only these are judged "not a composite": vendors add composites (a
 # cooperative vector, a node payload array) that spirv-val walks and this family need not know.
-_SCALARS = ("OpTypeBool", "OpTypeInt", "OpTypeFloat")
+_SCALARS: Final = ("OpTypeBool", "OpTypeInt", "OpTypeFloat")
 
 
 def _indexes(m: Module, inst: Inst, type_id: str | None, indexes: list[Operand]) -> list[Diagnostic]:
@@ -289,7 +290,7 @@ def _walk(m: Module, type_id: str | None, indexes: list[Operand]) -> str | None:
     return type_id
 
 
-_HANDLERS = {
+_HANDLERS: Final = {
     "OpLoad": _load,
     "OpStore": _store,
     "OpAccessChain": _chain,

@@ -3,6 +3,8 @@ model/operands.py)."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from ...model.module import Inst, Module
 from ...model.operands import Problem, name_suggestions, opcode_suggestions
 from ...syntax.parser import LineFields, int_value
@@ -19,7 +21,8 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
         if inst.inst is None:  # (Inst.grammar_inst, without the property) its one problem: the opcode is unknown
             out.append(_unknown_opcode(m, inst, suggesting))
         words = None  # the line's name operands by column, looked up once per line, not per problem
-        for p in inst.problems if inst.inst is not None else ():
+        # (a list, not a list or a tuple: the compiled build walks a list without an iterator)
+        for p in inst.problems if inst.inst is not None else _NO_PROBLEMS:
             if words is None:
                 words = {o.token.start: o for o in inst.operands if o.token.kind == "WORD"}
             if p.pool:
@@ -37,6 +40,9 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
         if len(fields.text) > 2 * MAX_WORDS:  # every word takes at least two characters of text
             out.extend(_word_count(inst))
     return out
+
+
+_NO_PROBLEMS: Final[list[Problem]] = []  # (read only)
 
 
 def _ext_set(m: Module, inst: Inst) -> list[Diagnostic]:
@@ -71,7 +77,7 @@ def _unknown_name(m: Module, inst: Inst, p: Problem, naming: bool) -> Diagnostic
     return at(inst.line, p, ERROR, p.code, p.message + hint, fixes=found)
 
 
-MAX_WORDS = 0xFFFF  # "The 16 high-order bits are the WordCount of the instruction" (SPIR-V 2.3)
+MAX_WORDS: Final = 0xFFFF  # "The 16 high-order bits are the WordCount of the instruction" (SPIR-V 2.3)
 
 
 def _word_count(inst: Inst) -> list[Diagnostic]:
@@ -98,7 +104,7 @@ def _word_count(inst: Inst) -> list[Diagnostic]:
     ]
 
 
-_CONTEXT_DEPENDENT = {"OpConstant", "OpSpecConstant", "OpSwitch"}
+_CONTEXT_DEPENDENT: Final = {"OpConstant", "OpSpecConstant", "OpSwitch"}
 
 
 def _int_range(width: int, signed: bool) -> tuple[int, int]:

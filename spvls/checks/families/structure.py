@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from typing import Final
 
 from ...model.cfg import Cfg, Edge, cfg_of, continue_target, merge_targets, targets
 from ...model.module import Block, Function, Inst, Module
@@ -11,13 +12,13 @@ from ..diagnostic import Diagnostic, related_at
 from ..family import Family, Rule
 from ..scope import Lines, Scope
 
-_MERGE_BEFORE = {
+_MERGE_BEFORE: Final = {
     "OpSelectionMerge": ("OpBranchConditional", "OpSwitch"),
     "OpLoopMerge": ("OpBranch", "OpBranchConditional"),
 }
 # Instructions with no semantics that may sit anywhere (spirv-val skips them as well).
-_TRANSPARENT = {"OpLine", "OpNoLine", "OpNop"}
-_PHI_OR_LINE = _TRANSPARENT | {"OpPhi"}
+_TRANSPARENT: Final = {"OpLine", "OpNoLine", "OpNop"}
+_PHI_OR_LINE: Final = _TRANSPARENT | {"OpPhi"}
 
 
 def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
@@ -304,8 +305,8 @@ def _function(m: Module, fn: Function, shader: bool) -> list[Diagnostic]:
     return out
 
 
-_RETURNS = {"OpReturn", "OpReturnValue"}
-_SELECTS = {"OpBranchConditional", "OpSwitch"}
+_RETURNS: Final = {"OpReturn", "OpReturnValue"}
+_SELECTS: Final = {"OpBranchConditional", "OpSwitch"}
 
 
 def _first(b: Block) -> Inst:
