@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Final
 
 from ..syntax.parser import Token
 from .facts import module_fact
@@ -145,7 +145,7 @@ class Cfg:
         children: dict[str, list[str]] = {}
         for label, d in self.idom.items():
             if label != d:
-                _file(children, d, label)
+                children.setdefault(d, []).append(label)
         self._dom_children: dict[str, tuple[str, ...]] = {d: tuple(cs) for d, cs in children.items()}
         self._enter: dict[str, int] | None = None  # dominator-tree walk numbers, see _number
         self._leave: dict[str, int] = {}
@@ -390,9 +390,9 @@ class Cfg:
         opened: dict[str, list[Construct]] = {}
         closed: dict[str, list[Construct]] = {}
         for c in constructs:
-            _file(opened, c.header, c)
+            opened.setdefault(c.header, []).append(c)
             if c.merge is not None and c.kind != "continue":  # a continue construct ends with its loop
-                _file(closed, c.merge, c)
+                closed.setdefault(c.merge, []).append(c)
         for cs in opened.values():  # at one block: those another header opens (outer) before its own
             if len(cs) > 1:
                 cs.sort(
@@ -523,19 +523,6 @@ class Cfg:
     def members(self, c: Construct) -> set[str]:
         """The construct's blocks (costs the blocks its header dominates: for tests and tools)."""
         return {b for b in self.dominated(c.header) if self.holds(c, b)}
-
-
-_T = TypeVar("_T")
-
-
-def _file(lists: dict[str, list[_T]], key: str, item: _T) -> None:
-    """lists.setdefault(key, []).append(item), without the list made and dropped for a key already
-    there (compiled, setdefault with a new list costs a few times a lookup; a CFG files each block)."""
-    found = lists.get(key)
-    if found is None:
-        lists[key] = [item]
-    else:
-        found.append(item)
 
 
 def _closes_loops(back: list[Edge], idom: dict[str, str], index: dict[str, int]) -> bool:
