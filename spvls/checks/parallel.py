@@ -42,9 +42,9 @@ FROM_INSTRUCTIONS = 30_000
 # The families this process keeps; the child runs all others. Kept here: those that read the
 # uniformity analysis, which a keystroke's re-check reads for every function, so it must be computed
 # here, and which costs more than the child's whole share would save if the child computed it too
-# (a child given `uniformity` left the first keystrokes of a large module waiting for it); `structure`,
-# which reads the CFGs that analysis is built on (in the child it built them again, and its share,
-# with the copy-on-write faults of every page it touches, came last); and `layout`, small.
+# (the first keystrokes of a large module would wait for it); `structure`, which reads the CFGs that
+# analysis is built on (the child would build them again, and its share, with the copy-on-write
+# faults of every page it touches, would come last); and `layout`, small.
 HERE = ("coopmat", "uniformity", "reconvergence", "structure", "layout")
 # How long the child may take: this many times what this process took for its own share, and at
 # least WAIT_AT_LEAST seconds (its share costs about as much: see HERE).

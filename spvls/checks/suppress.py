@@ -19,6 +19,12 @@ from .diagnostic import WARNING, Diagnostic
 _MARK = re.compile(r"spvls:\s*(ignore|ignore-file)\s*\[([^\]]*)\]")
 
 
+def may_hold(text: str) -> bool:
+    """Whether a text (a line, or a whole document: the mark spans no line break) may hold a
+    suppression comment; without one, applying suppressions changes nothing."""
+    return "spvls:" in text
+
+
 def matches(code: str, names: Iterable[str]) -> bool:
     """Whether `code` is one of `names` or in one of their families."""
     return any(code == n or code.startswith(n + ".") for n in names)
@@ -41,7 +47,7 @@ class _Mark:
 def _marks(texts: list[str]) -> list[_Mark]:
     out = []
     for n, text in enumerate(texts):
-        if "spvls:" not in text:
+        if not may_hold(text):
             continue
         parsed = parse_line(text)
         comment = parsed.comment

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as T
 
 from ..binding.spirv_tools import trim
-from ..checks import Analysis, analyze, parallel
+from ..checks import Analysis, analyze, parallel, suppress
 from ..state import progress
 from ..state.documents import Opening, Recalled
 from ..state.workspace import ON_SAVE, ON_TYPE
@@ -157,9 +157,10 @@ def _open_off_loop(ls: SpvServer, params: T.DidOpenTextDocumentParams, recalled:
     title = progress.checking(d.uri, lines)
     end = progress.begin(ls, session.client.takes_progress, lines, "spvls", title)
     env = session.ws.settings.target_env
+    marked = suppress.may_hold(d.text)  # here, whole: its analysis need not search its lines
     built = asyncio.get_running_loop().run_in_executor(_opener, _build, [d.text], d.uri, d.version, env)
     d.text = ""  # the thread has it: the message's copy is not held through the analysis
-    built.add_done_callback(lambda f: _opened(ls, d.uri, opening, recalled, env, end, f))
+    built.add_done_callback(lambda f: _opened(ls, d.uri, opening, recalled, env, end, f, marked))
 
 
 def _opened(
@@ -170,6 +171,7 @@ def _opened(
     env: str | None,
     end: Callable[[], None],
     built: asyncio.Future[tuple[Document, Analysis | None]],
+    marked: bool,
 ) -> None:
     """On the loop: the open built off it becomes the document, with the changes that came
     meanwhile applied in order; then as any open, its diagnostics and the cache."""
@@ -184,7 +186,7 @@ def _opened(
     finally:
         if not opening.done.done():
             opening.done.set_result(None)
-    if not session.adopt(uri, opening, doc, a, env):
+    if not session.adopt(uri, opening, doc, a, env, marked):
         if a is not None:
             parallel.forget(a.module)
         return  # closed or opened again meanwhile

@@ -108,7 +108,7 @@ def _files(root: str) -> list[tuple[str, int, int]]:
 
 def key(text: str, *context: object) -> str:
     """The entry's name for this text in this context. SHA-256, which x86 and ARM cores compute in
-    hardware: ~2.5x BLAKE2b's speed over the text of a large first open, which waits for it."""
+    hardware, faster than BLAKE2b over the text of a large first open, which waits for it."""
     h = hashlib.sha256(stamp())
     h.update(repr(context).encode("utf-8", "surrogatepass"))
     h.update(b"\0")

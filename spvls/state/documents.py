@@ -182,13 +182,15 @@ class Session:
         self.opened[uri] = Opened(version, opening=opening)
         return opening
 
-    def adopt(self, uri: str, opening: Opening, doc: Document, a: Analysis | None, env: str | None) -> bool:
+    def adopt(
+        self, uri: str, opening: Opening, doc: Document, a: Analysis | None, env: str | None, marked: bool
+    ) -> bool:
         """The open's Document and analysis, built off the loop, become the document's; False when
         the document was closed or opened again meanwhile (the result is dropped)."""
         opened = self.opened.get(uri)
         if opened is None or opened.opening is not opening:
             return False
-        self.ws.adopt(uri, doc, a, env)
+        self.ws.adopt(uri, doc, a, env, marked)
         opened.opening = None
         return True
 

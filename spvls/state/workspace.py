@@ -153,14 +153,15 @@ class Workspace:
         doc = Document(text, uri, version)
         self.docs[uri] = doc
         self._analyses.pop(uri, None)  # a document opened again is checked afresh
-        self._marked[uri] = (doc, doc.generation, "spvls:" in text)  # one search, not one per line
+        self._marked[uri] = (doc, doc.generation, suppress.may_hold(text))  # one search, not one per line
         return doc
 
-    def adopt(self, uri: str, doc: Document, a: Analysis | None, env: str | None) -> None:
+    def adopt(self, uri: str, doc: Document, a: Analysis | None, env: str | None, marked: bool) -> None:
         """A document opened with its analysis built elsewhere (off the event loop); without one,
-        it is analysed when asked."""
+        it is analysed when asked. `marked`: suppress.may_hold of the text it was built from."""
         self.docs[uri] = doc
         self._analyses.pop(uri, None)
+        self._marked[uri] = (doc, doc.generation, marked)
         if a is not None:
             self._analyses[uri] = (doc.generation, env, a, self._suppressed(uri, doc, None, a))
 
@@ -209,8 +210,8 @@ class Workspace:
                 touched is None
                 or was is None
                 or was
-                or any("spvls:" in doc.texts[i] for i in touched if 0 <= i < len(doc.texts))
-            ) and any("spvls:" in t for t in doc.texts)
+                or any(suppress.may_hold(doc.texts[i]) for i in touched if 0 <= i < len(doc.texts))
+            ) and suppress.may_hold("\n".join(doc.texts))  # one search, not one per line
             self._marked[uri] = (doc, doc.generation, marked)
         if not marked:
             return a

@@ -393,8 +393,8 @@ def _stand_in(word: str) -> str:
 
 
 # Each shape's template, None for a shape with an error: a dict, not an lru_cache, as parse_lines
-# asks it for each line and the compiled build looks a dict up directly (an lru_cache's call cost
-# it twice a lookup). Emptied when full.
+# asks it for each line and the compiled build looks a dict up directly (an lru_cache is a call,
+# dearer than the lookup). Emptied when full.
 _templates: dict[str, _Shape | None] = {}
 _MAX_SHAPES = 16384
 

@@ -3,6 +3,8 @@ and follows edits that add or remove a suppression."""
 from lsprotocol import types as T
 from test_server import MODULE, diagnostics_for, open_doc
 
+from spvls.state import progress
+
 
 def _edit(client, uri, version, line, text):
     client.text_document_did_change(T.DidChangeTextDocumentParams(
@@ -39,3 +41,13 @@ async def test_a_suppression_in_the_opened_text_holds_from_the_first_diagnostics
     n = body.split("\n").index("OpRetrun ; spvls: ignore[operand.unknown-opcode]")
     _edit(client, uri, 2, n, "OpRetrun")  # the suppression removed
     assert "operand.unknown-opcode" in {d.code for d in await diagnostics_for(client, uri, 2)}
+
+
+async def test_a_suppression_in_a_large_opened_text_holds_from_the_first_diagnostics(client):
+    # Past progress.LINES an open is built off the event loop and adopted (server.sync): the text's
+    # search for suppressions is taken on the loop and handed over with the built document.
+    open_doc(client, MODULE)  # a first open may be answered before pygls: this one is not the first
+    body = MODULE.replace("OpReturn", "OpRetrun ; spvls: ignore[operand.unknown-opcode]")
+    uri = open_doc(client, body + "\n; filler" * progress.LINES)
+    codes = {d.code for d in await diagnostics_for(client, uri, 1)}
+    assert "operand.unknown-opcode" not in codes and "suppression.unused" not in codes

@@ -138,7 +138,10 @@ def test_a_shape_of_abstracted_words_is_the_shape_lark_parses(data_root):
     assert abstracted > 0.9 * len(shapes)
 
 
-_blanks = st.sampled_from([" ", "  ", "\t", "\x0b", "\x1c", "\x01", "\x7f", "\xa0", "\u2028", "=", " = ", "%", ";", '"', ""])
+_blanks = st.sampled_from(
+    [" ", "  ", "\t", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", "\x01", "\x7f", "\x85", "\xa0", "\u2028"]
+    + ["=", " = ", "%", ";", '"', ""]
+)
 
 
 def _regex_split(text):
@@ -162,7 +165,7 @@ def test_split_ids_splits_lines_as_the_id_regex_does(data_root):
     rng = random.Random(11)
     for text in rng.sample(lines, 3000):
         i = rng.randrange(len(text) + 1)
-        lines.append(text[:i] + rng.choice(["%", "=", "\t", "\x0b", "\xa0", "%%", " ", "x", "\x7f", "é", ";"]) + text[i:])
+        lines.append(text[:i] + rng.choice(["%", "=", "\t", "\x0b", "\x0c", "\x1d", "\x1e", "\x1f", "\x85", "\xa0", "%%", " ", "x", "\x7f", "é", ";"]) + text[i:])
     taken = 0
     for text in lines:
         ids: list[str] = []

@@ -1,6 +1,7 @@
 """The uniformity analysis (model/uniformity.py) and its rules, on real compiler output: WGSL that
 Tint's uniformity analysis accepted gets no warning; spirv-lint's derivative warnings land where ours do;
 an in-place edit re-checks the callers of a function whose summary changed."""
+
 import re
 import subprocess
 from pathlib import Path
@@ -39,8 +40,11 @@ def _lint_blocks(spv: Path) -> set[str]:
 def test_derivative_warnings_agree_with_spirv_lint(tmp_path, stem):
     """spirv-lint names a block at "line 0"; spvls puts its warning on the derivative in that block."""
     spv = tmp_path / f"{stem}.spv"
-    subprocess.run(["glslangValidator", "-V", "--target-env", "vulkan1.1", str(RULES / f"{stem}.frag"), "-o", str(spv)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["glslangValidator", "-V", "--target-env", "vulkan1.1", str(RULES / f"{stem}.frag"), "-o", str(spv)],
+        check=True,
+        capture_output=True,
+    )
     text = subprocess.run([tool("spirv-dis"), "--raw-id", str(spv)], check=True, capture_output=True, text=True).stdout
     a = analyze(Document(text), "vulkan1.1")
     m = a.module
@@ -53,8 +57,12 @@ def test_derivative_warnings_agree_with_spirv_lint(tmp_path, stem):
     theirs = _lint_blocks(spv)
     assert theirs <= set(ours)
     if stem.endswith("fail"):
-        assert sorted(ours.values()) == ["OpDPdx", "OpImageSampleImplicitLod", "OpImageSampleImplicitLod",
-                                         "OpImageSampleImplicitLod"]
+        assert sorted(ours.values()) == [
+            "OpDPdx",
+            "OpImageSampleImplicitLod",
+            "OpImageSampleImplicitLod",
+            "OpImageSampleImplicitLod",
+        ]
         # The one spirv-lint does not see: after a call of a function that discards some fragments.
         [extra] = set(ours) - theirs
         block = next(b for f in a.module.functions for b in f.blocks if b.label == extra)
@@ -119,7 +127,9 @@ def test_an_edit_that_changes_a_summary_rechecks_the_callers():
     assert b.rechecked is not None and b.rechecked.id == "%sync"
     got = [(d.line, d.code) for d in b.diagnostics if d.code.startswith("uniformity")]
     fresh = [(d.line, d.code) for d in uniformity_warnings(doc.text)]
-    assert got == fresh == [(CALLER.split("\n").index("         %r1 = OpFunctionCall %void %sync %i"), "uniformity.call")]
+    assert (
+        got == fresh == [(CALLER.split("\n").index("         %r1 = OpFunctionCall %void %sync %i"), "uniformity.call")]
+    )
 
 
 @pytest.mark.parametrize("where", ["main", "callee"])
@@ -196,3 +206,30 @@ def test_derivative_warnings_agree_with_spirv_lint_over_the_corpus(data_root, tm
             disagree[row["path"]] = (sorted(ours), sorted(theirs))
     assert checked > (20 if FULL_DATA else 5)
     assert disagree == {}
+
+
+def _facts(m) -> dict:
+    """Each function's facts, its summary's needs by kind, level and line."""
+    out = {}
+    for k, u in uni.of_module(m).items():
+        s = u.summary
+        needs = [(n.kind, n.level, n.inst.line, n.deps, n.via) for n in s.needs]
+        out[k] = (u.values, u.blocks, u.contents, s.returns, s.kills, s.writes, needs)
+    return out
+
+
+COOPMAT = sorted(
+    p
+    for d in ("rules", "cases")
+    for p in (Path(__file__).parents[1] / "data" / d).glob("*.spvasm")
+    if "OpTypeCooperativeMatrixKHR" in p.read_text()
+)
+
+
+@pytest.mark.parametrize("path", COOPMAT, ids=lambda p: p.stem)
+def test_a_first_checks_matrix_scan_of_some_lines_finds_what_a_scan_of_all_finds(path, monkeypatch):
+    # A fresh model's analysis looks for cooperative-matrix levels only on the lines naming a matrix
+    # type or a value one defines (uniformity._matrix_lines); None makes it look everywhere.
+    fresh = _facts(analyze(Document(path.read_text()), "vulkan1.3").module)
+    monkeypatch.setattr(uni, "_matrix_lines", lambda m, matrices: None)
+    assert _facts(analyze(Document(path.read_text()), "vulkan1.3").module) == fresh
