@@ -233,3 +233,25 @@ def test_a_first_checks_matrix_scan_of_some_lines_finds_what_a_scan_of_all_finds
     fresh = _facts(analyze(Document(path.read_text()), "vulkan1.3").module)
     monkeypatch.setattr(uni, "_matrix_lines", lambda m, matrices: None)
     assert _facts(analyze(Document(path.read_text()), "vulkan1.3").module) == fresh
+
+
+def test_matrix_facts_after_edits_in_place_are_a_fresh_checks(rng):
+    # After an edit in place the matrix scan reads every line (the lines a first check found may
+    # have changed): seeded edits swap one id in a function's line for another the function names.
+    for path in COOPMAT:
+        doc = Document(path.read_text())
+        a = analyze(doc, "vulkan1.3")
+        for _ in range(20):
+            fn = rng.choice(a.module.functions) if a.module.functions else None
+            if fn is None:
+                break
+            ids = sorted({t for n in range(fn.line + 1, fn.end_line) for t in re.findall(r"%\w+", doc.texts[n])})
+            n = rng.randrange(fn.line + 1, fn.end_line)
+            found = [m for m in re.finditer(r"%\w+", doc.texts[n])][1:]  # not the result
+            if not found or not ids:
+                continue
+            m = rng.choice(found)
+            doc.replace((n, m.start()), (n, m.end()), rng.choice(ids))
+            a = analyze(doc, "vulkan1.3", a)
+            fresh = analyze(Document(doc.text), "vulkan1.3").module
+            assert _facts(a.module) == _facts(fresh), (path.name, n, doc.texts[n])
