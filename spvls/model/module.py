@@ -101,7 +101,8 @@ def _inst_line(inst: Inst) -> int:
 
 
 def _file_use(uses: dict[str, list[Inst] | tuple[Inst, ...]], tok: Token, inst: Inst) -> None:
-    """Module._build's filing of one operand in the uses index (see there)."""
+    """Module._build's filing of one operand in the uses index: what _index does, for lines that
+    come in order into empty indexes (without _index's checks, which the build paid per operand)."""
     if tok.kind == "ID":
         lst = uses.get(tok.text)
         if lst is None:
@@ -414,16 +415,7 @@ class Module:
                             pair = new(enums[0][k], (tok, kinds[k], *enums[1][k]))
                         last[k] = pair
                     pairs.append(pair)
-                    # What _index does, for lines that come in order into empty indexes (a third of
-                    # the model's build went to _index's calls and checks).
-                    if tok.kind == "ID":
-                        lst = uses.get(tok.text)
-                        if lst is None:
-                            uses[tok.text] = (inst,)
-                        elif isinstance(lst, tuple):
-                            uses[tok.text] = [lst[0], inst]
-                        else:
-                            lst.append(inst)
+                    _file_use(uses, tok, inst)
                 inst.operands = tuple(pairs)
             else:
                 # A line without ids matches alike wherever it is (no import can resolve it): its
