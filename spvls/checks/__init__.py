@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..compiled import let_others_run
 from ..model.module import Function, Module, build
 from ..model.target import Stated, stated
 from ..spec import env as envs
@@ -80,15 +81,19 @@ def _run(m: Module, scopes: dict[str, Scope] | None = None) -> dict[str, list[Di
     """Each family's diagnostics (in its scope; all: the whole module), sorted, with their sources."""
     if scopes is None and parallel.wanted(m):
         return parallel.run_split(m, list(_families()), _run_whole, _prime)
+    if scopes is None:
+        return _run_whole(m, list(_families()))
     return {
-        name: attach_sources(m, sorted(family.check(m, scopes[name] if scopes else None), key=_key))
-        for name, family in _families().items()
+        name: attach_sources(m, sorted(family.check(m, scopes[name]), key=_key)) for name, family in _families().items()
     }
 
 
 def _run_whole(m: Module, names: list[str]) -> dict[str, list[Diagnostic]]:
-    families = _families()
-    return {name: attach_sources(m, sorted(families[name].check(m, None), key=_key)) for name in names}
+    families, out = _families(), {}
+    for name in names:
+        let_others_run()  # a whole module's families (a large open's in a worker thread)
+        out[name] = attach_sources(m, sorted(families[name].check(m, None), key=_key))
+    return out
 
 
 def _prime(m: Module, names: list[str]) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Final
 
+from ..compiled import let_others_run
 from ..syntax.parser import Token
 from .facts import module_fact
 from .module import Block, Function, Module
@@ -96,6 +97,7 @@ _NO_LABELS: Final[tuple[str, ...]] = ()
 
 class Cfg:
     def __init__(self, fn: Function):
+        let_others_run()  # one per function: a module's CFGs are built in one go
         self.fn = fn
         blocks = self.blocks = fn.labels  # the first block of each label: the function's own index
         self.entry = fn.blocks[0].label if fn.blocks else None

@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from ..compiled import mypyc_attr
+from ..compiled import let_others_run, mypyc_attr
 from ..spec.grammar import Enumerant, Grammar, Instruction, is_type
 from ..syntax.document import Document
 from ..syntax.heap import building
@@ -310,6 +310,8 @@ _TERMINATOR: Final = 64
 _CALL: Final = 128
 _VARIABLE: Final = 256
 _MODULE_LEVEL: Final = 512
+# _build lets another thread run once every this many lines plus one (see let_others_run)
+_EVERY: Final = 1023
 
 
 def _role(op: str, grammar_inst: Instruction | None) -> int:
@@ -390,6 +392,8 @@ class Module:
         m: Match
         tok: Token  # typed: the compiled build reads a Token's fields as tuple items
         for n, line in enumerate(self.doc.lines):
+            if n & _EVERY == _EVERY:
+                let_others_run()
             fields: LineFields = line  # (see LineFields)
             if fields.opcode is None:
                 continue

@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..compiled import let_others_run
 from ..syntax.parser import LineFields
 from .cfg import Cfg, cfg_of, continue_target, merge_block
 from .facts import keeps, module_fact
@@ -592,6 +593,7 @@ def analyse(m: Module, fn: Function, _busy: frozenset[str] = frozenset()) -> Uni
         if not _busy and hit[2] != rewrites and keeps(m, rewrites):
             cache[fn.id] = (hit[0], hit[1], rewrites)
         return hit[1]
+    let_others_run()  # one per function: a module's analyses are made in one go
     u = _Analysis(m, fn, callees).run()
     if keeps(m, rewrites):
         cache[fn.id] = (stamp, u, -1 if _busy else rewrites)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from array import array
 
+from ..compiled import let_others_run
 from .heap import building
 from .parser import Line, Stats, forget_ids, parse_line, parse_lines, version_from_comment
 
@@ -77,6 +78,7 @@ def _ones(n: int) -> array:
 
 
 _ONE = (1,)
+_CHUNK = 1024  # lines parsed between points where another thread may run (see let_others_run)
 _LOG_MAX = 4096  # edits remembered between analyses; past it, the next analysis is whole
 
 
@@ -256,8 +258,10 @@ class Document:
         texts, lines, span = self.texts, self.lines, self.span
         while i < n:
             if i < hi:
-                i = parse_lines(texts, lines, i, hi, all_ascii)  # up to a line with a quote: the common case
-                if i == hi:
+                stop = min(hi, i + _CHUNK)
+                i = parse_lines(texts, lines, i, stop, all_ascii)  # up to a line with a quote: the common case
+                if i == stop:
+                    let_others_run()  # (a large open's parse runs in a worker thread)
                     continue
             else:
                 if span[i] != 0 and lines[i] is not _UNPARSED:
