@@ -257,7 +257,8 @@ class Window:
         self.type(name)
         self.pick(name)
         self.b.call("waitAttribute", selector=".tab.active", name="aria-label", pattern=_literal(name))
-        self.wait(".monaco-editor .view-lines")
+        # A binary's text is the server's disassembly: the first waits for the server to start.
+        self.wait(".monaco-editor .view-lines", timeout=60000)
 
     def choose_file(self, path: Path, timeout: float = 30) -> None:
         """In VS Code's own file dialog (a quick input holding a folder's path), the file at `path`:
