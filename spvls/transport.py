@@ -280,7 +280,7 @@ async def _pump(
         framer.problems.clear()
 
 
-INT_SLICE = 1 << 16  # integers written as text at a time
+INT_SLICE = 1 << 13  # integers written as text at a time
 # Each byte value's length as decimal text, as a byte (the table bytes.translate takes).
 _DIGITS = bytes(len(str(v)) for v in range(256))
 _LOW = 0 if sys.byteorder == "little" else 1  # where a 16-bit integer's low byte is
