@@ -24,10 +24,11 @@ else:
 _yield = getattr(os, "sched_yield", lambda: sleep(0))  # each lets go of the GIL (sleep(0) costs more)
 
 # Seconds of work between two offers of the GIL: more than the switch interval. A thread waiting
-# for the GIL asks for it only when its wait of one interval saw no other take it; an offer taken
-# back at once counts as taken, so offers more often than that would keep it from ever asking.
+# for the GIL asks the holder to let go only when a whole interval of waiting passed with no other
+# thread taking it; an offer the holder takes back at once wakes the waiter, which finds the GIL
+# held and starts a whole new wait. Offers every interval or more often would keep it waiting.
 _SLICE = 2 * sys.getswitchinterval()
-_next_offer = 0.0
+_next_offer = 0.0  # when the next offer is due (any worker thread's)
 _MAIN = threading.main_thread().ident  # the event loop's: the thread the others make way for
 
 
@@ -35,9 +36,11 @@ def let_others_run() -> None:
     """A point in a long stretch of work where another thread may take the GIL. The interpreter
     offers it every few milliseconds of bytecode; compiled code runs none, so without these points a
     worker thread's large open would hold the event loop's thread (every request) until it returned.
-    Cheap enough for every function of a module: a clock read, and once per slice sched_yield, which
-    lets go of the GIL (a thread that has asked for it then runs first). Nothing on the main thread
-    (the server's event loop): a keystroke's work is not held up for a worker's."""
+    Called from compiled code, this function's own frame is such a point while this module stays
+    interpreted; sched_yield, which lets go of the GIL (a thread that has asked for it then runs
+    first), is what holds if it is compiled too. Cheap enough for every function of a module: a
+    clock read, and an offer once per slice. The main thread (the server's event loop) makes no
+    offer: its work has the others wait, not the other way round."""
     global _next_offer
     if threading.get_ident() == _MAIN:
         return

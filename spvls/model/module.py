@@ -310,8 +310,9 @@ _TERMINATOR: Final = 64
 _CALL: Final = 128
 _VARIABLE: Final = 256
 _MODULE_LEVEL: Final = 512
-# _build lets another thread run once every this many lines plus one (see let_others_run)
-_EVERY: Final = 1023
+# _build offers the GIL (let_others_run) on each line whose number has these low bits all set: once
+# per 1,024 lines
+_OFFER_BITS: Final = 1023
 
 
 def _role(op: str, grammar_inst: Instruction | None) -> int:
@@ -392,7 +393,7 @@ class Module:
         m: Match
         tok: Token  # typed: the compiled build reads a Token's fields as tuple items
         for n, line in enumerate(self.doc.lines):
-            if n & _EVERY == _EVERY:
+            if n & _OFFER_BITS == _OFFER_BITS:
                 let_others_run()
             fields: LineFields = line  # (see LineFields)
             if fields.opcode is None:
