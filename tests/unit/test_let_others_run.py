@@ -1,6 +1,7 @@
 """compiled.let_others_run: a worker thread whose work holds the GIL from one C call to the next (as
 compiled code does: it never reaches the interpreter's switch) lets the main thread run where it
-calls it, and the main thread's own calls are nothing. Order of events, never timings."""
+calls it, the main thread's own calls are nothing, and each stage of a large open's work calls it.
+Order of events and counts, never timings."""
 
 from __future__ import annotations
 
@@ -11,8 +12,18 @@ import random
 import sys
 import threading
 import time
+from pathlib import Path
 
 from spvls import compiled
+from spvls.checks import _families, _run_whole, parallel
+from spvls.model import uniformity
+from spvls.model.cfg import cfg_of
+from spvls.model.module import build
+from spvls.spec.grammar import load
+from spvls.syntax.document import Document
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from generate import module
 
 _PARTS = 12
 
@@ -74,3 +85,38 @@ def test_on_the_main_thread_it_offers_nothing(monkeypatch):
     t.start()
     t.join()
     assert offered == [1]
+
+
+def test_a_large_open_offers_in_its_parse_model_build_cfgs_analyses_and_families(monkeypatch):
+    """Each stage of a large open's work, in a worker thread as the server runs it, offers the GIL
+    (an offer at every call here: the slice set to 0)."""
+    offers: list[str] = []
+    stage = ["none"]
+    monkeypatch.setattr(compiled, "_SLICE", 0.0)
+    monkeypatch.setattr(compiled, "_yield", lambda: offers.append(stage[0]))
+    monkeypatch.setattr(parallel, "enabled", False)  # every family here, none in a forked child
+    text = module(3_000)
+    names = list(_families())
+    functions: list[int] = []
+
+    def open_it() -> None:
+        stage[0] = "parse"
+        doc = Document(text)
+        stage[0] = "model"
+        m = build(doc, load(), (1, 6))
+        functions.append(len(m.functions))
+        stage[0] = "cfg"
+        for fn in m.functions:
+            cfg_of(m, fn)
+        stage[0] = "analysis"
+        uniformity.of_module(m)
+        stage[0] = "families"  # (the CFGs and analyses they read made above)
+        _run_whole(m, names)
+
+    t = threading.Thread(target=open_it)
+    t.start()
+    t.join()
+    counts = collections.Counter(offers)
+    assert counts["parse"] >= 2 and counts["model"] >= 2, counts  # 3,000 lines: 1,024 at a time
+    assert counts["cfg"] == counts["analysis"] == functions[0], counts
+    assert counts["families"] == len(names), counts

@@ -21,7 +21,8 @@ def check(m: Module, scope: Scope = None) -> list[Diagnostic]:
         if inst.inst is None:  # (Inst.grammar_inst, without the property) its one problem: the opcode is unknown
             out.append(_unknown_opcode(m, inst, suggesting))
         words = None  # the line's name operands by column, looked up once per line, not per problem
-        # (a list, not a list or a tuple: the compiled build walks a list without an iterator)
+        # (a list either way, never (): the compiled build walks a list without an iterator, where a
+        # value that may be a list or a tuple is walked generically)
         for p in inst.problems if inst.inst is not None else _NO_PROBLEMS:
             if words is None:
                 words = {o.token.start: o for o in inst.operands if o.token.kind == "WORD"}
